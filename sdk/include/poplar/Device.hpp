@@ -1,0 +1,44 @@
+// A (simulated) device that an Engine is loaded onto.
+#pragma once
+
+#include <memory>
+
+#include <poplar/OptionFlags.hpp>
+#include <poplar/Target.hpp>
+
+namespace poplar {
+
+/// A handle to a device. On Tessera every device is simulated by the CPU tile engine, so
+/// attaching always succeeds unless another Device handle holds the same device id.
+class Device {
+public:
+  Device();
+  ~Device();
+  Device(Device &&) noexcept;
+  Device &operator=(Device &&) noexcept;
+  Device(const Device &) = delete;
+  Device &operator=(const Device &) = delete;
+
+  /// A one-tile CPU device.
+  static Device createCPUDevice(unsigned numIPUs = 1);
+  /// A device simulating `target` exactly.
+  static Device createSimulatorDevice(const Target &target, const OptionFlags &opts = {});
+
+  const Target &getTarget() const;
+  unsigned getId() const;
+  /// Claims the device for this process; false if another handle holds it.
+  bool attach() const;
+  void detach() const;
+  bool isAttached() const;
+  /// Simulated devices carry no firmware; provided for source compatibility.
+  bool supportsRemoteBuffers() const { return false; }
+
+  // Tessera internals.
+  struct Impl;
+  explicit Device(std::unique_ptr<Impl> impl);
+
+private:
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace poplar

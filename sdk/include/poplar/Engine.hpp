@@ -1,0 +1,80 @@
+// The Engine: compiles a graph and its programs, then runs them on a (simulated) device.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <poplar/ArrayRef.hpp>
+#include <poplar/Device.hpp>
+#include <poplar/Graph.hpp>
+#include <poplar/OptionFlags.hpp>
+#include <poplar/Program.hpp>
+#include <poplar/StringRef.hpp>
+#include <poplar/Version.hpp>
+
+namespace poplar {
+
+/// Called with (stepsDone, totalSteps) while an Engine compiles.
+using ProgressFunc = std::function<void(int, int)>;
+
+/// Runs programs on the tile engine: BSP supersteps (exchange in → compute on every tile in
+/// parallel → exchange out), with results that never depend on the number of host threads.
+///
+/// Construction compiles: it checks the graph (mappings, connections, memory per tile) and
+/// plans every step, so `run()` only walks a precomputed list. Options (as Poplar names them):
+///  - `target.hostThreads`: host threads that run tiles (default: all cores);
+///  - `debug.allowOutOfMemory`: compile even when a tile overflows (its memory is still
+///    allocated on the host; the overflow is reported by the profile);
+///  - Poplar's other documented engine options are accepted and have no effect on CPU.
+/// An unknown option throws `invalid_option`, suggesting the nearest valid name. Options in
+/// the `POPLAR_ENGINE_OPTIONS` environment variable (a JSON object) override these.
+class Engine {
+public:
+  Engine(const Graph &graph, const program::Program &program, const OptionFlags &options = {},
+         ProgressFunc progress = {});
+  Engine(const Graph &graph, ArrayRef<program::Program> programs,
+         const OptionFlags &options = {}, ProgressFunc progress = {});
+  Engine(const Graph &graph, const std::vector<program::Program> &programs,
+         const OptionFlags &options = {}, ProgressFunc progress = {})
+      : Engine(graph, ArrayRef<program::Program>(programs), options, std::move(progress)) {}
+  Engine(Engine &&) noexcept;
+  Engine &operator=(Engine &&) noexcept;
+  ~Engine();
+
+  /// Allocates tile memory on the host and writes constants and initial values. The device's
+  /// target must have the graph's tile count.
+  void load(const Device &device);
+  /// Runs program `prog` (its index in the list given at construction) to completion.
+  void run(unsigned prog = 0, const std::string &debugName = "");
+
+  /// Copies a host buffer into the tensor registered with `Graph::createHostWrite(handle, …)`.
+  /// The buffer [buf, bufEnd) must hold at least the tensor's bytes.
+  void writeTensor(StringRef handle, const void *buf, const void *bufEnd);
+  /// Copies the tensor registered with `Graph::createHostRead(handle, …)` to [buf, bufEnd).
+  void readTensor(StringRef handle, void *buf, void *bufEnd);
+
+  /// Every Copy on stream `handle` reads (or writes) exactly one transfer at `p`.
+  void connectStream(StringRef handle, void *p);
+  /// A circular host buffer: successive Copies use successive transfers, wrapping at `end`.
+  /// Its size must be a whole number of transfers.
+  void connectStream(StringRef handle, void *begin, void *end);
+  /// Every Copy on stream `handle` calls `callback` with a buffer of one transfer to fill
+  /// (host-to-device) or to read (device-to-host).
+  void connectStreamToCallback(StringRef handle, std::function<void(void *)> callback);
+
+  /// Host threads running tiles.
+  unsigned getNumHostThreads() const;
+  /// Bytes of tile memory the compiled graph uses on `tile` (variables, vertex state, exchange).
+  std::uint64_t getTileMemoryUsed(unsigned tile) const;
+
+  struct Impl;
+
+private:
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace poplar

@@ -1,0 +1,191 @@
+// The graph: variables, constants, tile mappings, compute sets, vertices, streams, functions.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <poplar/ArrayRef.hpp>
+#include <poplar/DebugContext.hpp>
+#include <poplar/Device.hpp>
+#include <poplar/GraphElements.hpp>
+#include <poplar/Interval.hpp>
+#include <poplar/OptionFlags.hpp>
+#include <poplar/Program.hpp>
+#include <poplar/StringRef.hpp>
+#include <poplar/Target.hpp>
+#include <poplar/Tensor.hpp>
+#include <poplar/TensorCloneMethod.hpp>
+#include <poplar/Type.hpp>
+#include <poplar/exceptions.hpp>
+
+namespace poplar {
+
+/// One list of tensor-element intervals per tile: element `i` of the outer vector is tile i.
+using TileToTensorMapping = std::vector<std::vector<Interval>>;
+
+/// Number of replicas a graph describes (only 1 is executed by this release).
+struct replication_factor {
+  explicit replication_factor(unsigned v) : value(v) {}
+  unsigned value;
+};
+
+/// A field connection given to `addVertex`: `{"field", tensor}` or `{"field", {t0, t1}}`.
+struct ConnectionDesc {
+  ConnectionDesc(StringRef field, const Tensor &t) : field(field.str()), tensors{t} {}
+  ConnectionDesc(StringRef field, ArrayRef<Tensor> ts)
+      : field(field.str()), tensors(ts.begin(), ts.end()), isList(true) {}
+  std::string field;
+  std::vector<Tensor> tensors;
+  bool isList = false;
+};
+
+/// A dataflow graph for one Target. Build it, then hand it with programs to an Engine.
+/// Graphs are movable, not copyable. `createVirtualGraph` gives a view over a tile range that
+/// shares the same variables and compute sets.
+class Graph {
+public:
+  explicit Graph(const Target &target, replication_factor r = replication_factor(1));
+  explicit Graph(const Device &device, replication_factor r = replication_factor(1));
+  Graph(Graph &&) noexcept;
+  Graph &operator=(Graph &&) noexcept;
+  ~Graph();
+
+  /// The target of this graph (a virtual graph's target has only its tiles).
+  const Target &getTarget() const;
+  unsigned getReplicationFactor() const;
+
+  // ---- variables and constants -------------------------------------------------------
+  /// A new, unmapped variable of `shape`.
+  Tensor addVariable(const Type &type, ArrayRef<std::size_t> shape,
+                     const DebugContext &debugContext = {});
+  Tensor addVariable(const Type &type, ArrayRef<std::size_t> shape, VariableMappingMethod mapping,
+                     const DebugContext &debugContext = {});
+
+  /// A constant filled from `values` (converted to `type`); must still be mapped to tiles.
+  template <class T>
+  Tensor addConstant(const Type &type, ArrayRef<std::size_t> shape, ArrayRef<T> values,
+                     const DebugContext &debugContext = {"<const>"}) {
+    static_assert(std::is_arithmetic_v<T>, "addConstant takes arithmetic host values");
+    return addConstantImpl(type, shape, equivalent_device_type<T>::value, values.data(),
+                           values.size(), false, debugContext);
+  }
+  /// A constant of `shape` with every element equal to `value`.
+  template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
+  Tensor addConstant(const Type &type, ArrayRef<std::size_t> shape, T value,
+                     const DebugContext &debugContext = {"<const>"}) {
+    return addConstantImpl(type, shape, equivalent_device_type<T>::value, &value, 1, true,
+                           debugContext);
+  }
+  template <class T>
+  Tensor addConstant(const Type &type, ArrayRef<std::size_t> shape, const T *values,
+                     const DebugContext &debugContext = {"<const>"}) {
+    std::size_t n = 1;
+    for (auto d : shape)
+      n *= d;
+    return addConstantImpl(type, shape, equivalent_device_type<T>::value, values, n, false,
+                           debugContext);
+  }
+  /// A HALF constant from raw IEEE binary16 bits.
+  Tensor addConstantHalf(const Type &type, ArrayRef<std::size_t> shape, std::uint16_t bits,
+                         const DebugContext &debugContext = {"<const>"});
+
+  /// A new variable with `t`'s shape, type and tile mapping.
+  Tensor clone(const Tensor &t, const DebugContext &debugContext = {},
+               TensorCloneMethod method = TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES);
+  /// As clone, with another element type.
+  Tensor clone(const Type &type, const Tensor &t, const DebugContext &debugContext = {},
+               TensorCloneMethod method = TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES);
+  /// N clones stacked in a new outermost dimension.
+  Tensor cloneN(const Tensor &t, std::size_t N, const DebugContext &debugContext = {},
+                TensorCloneMethod method = TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES);
+
+  /// The whole variable `v` as a flat tensor.
+  Tensor getVariable(VariableRef v) const;
+  /// The debug name a variable was created with.
+  std::string getDebugStr(VariableRef v) const;
+  bool isConstant(VariableRef v) const;
+
+  /// Initial contents of `t` (written when the Engine is loaded).
+  template <class T> void setInitialValue(const Tensor &t, ArrayRef<T> values) {
+    setInitialValueImpl(t, equivalent_device_type<T>::value, values.data(), values.size(), false);
+  }
+  template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
+  void setInitialValue(const Tensor &t, T value) {
+    setInitialValueImpl(t, equivalent_device_type<T>::value, &value, 1, true);
+  }
+
+  // ---- tile mapping ------------------------------------------------------------------
+  /// Places every element of `t` on `tile`.
+  void setTileMapping(const Tensor &t, unsigned tile);
+  /// Places elements by a per-tile list of tensor-element intervals.
+  void setTileMapping(const Tensor &t, const TileToTensorMapping &mapping);
+  void setTileMapping(VertexRef v, unsigned tile);
+  /// Per tile, the intervals of `t`'s elements mapped there. With `requireComplete`, an
+  /// unmapped element throws `invalid_tile_mapping` naming the variable.
+  TileToTensorMapping getTileMapping(const Tensor &t, bool requireComplete = true) const;
+  TileToTensorMapping getTileMapping(const Tensor &t, bool *isComplete) const;
+
+  // ---- compute -----------------------------------------------------------------------
+  ComputeSet addComputeSet(const DebugContext &debugContext = {});
+  /// A vertex of a registered type; throws `unknown_vertex_type` for an unknown name.
+  VertexRef addVertex(ComputeSet cs, StringRef vertexType);
+  VertexRef addVertex(ComputeSet cs, StringRef vertexType, ArrayRef<ConnectionDesc> connections);
+  /// Connects a scalar, Vector or (indexed) VectorList element field to `t`.
+  void connect(FieldRef field, const Tensor &t);
+  /// Connects a VectorList field to one tensor per element.
+  void connect(FieldRef field, ArrayRef<Tensor> tensors);
+  /// Number of elements of a VectorList field (or the expected size of a Vector field).
+  void setFieldSize(FieldRef field, std::size_t size);
+  /// Value of a plain member field.
+  template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
+  void setInitialValue(FieldRef field, T value) {
+    setFieldValueImpl(field, equivalent_device_type<T>::value, &value, 1);
+  }
+  template <class T> void setInitialValue(FieldRef field, ArrayRef<T> values) {
+    setFieldValueImpl(field, equivalent_device_type<T>::value, values.data(), values.size());
+  }
+  /// Cycle estimate used by the cost model for `v` (overrides the vertex type's own).
+  void setPerfEstimate(const VertexRef &v, std::uint64_t cycles, std::uint64_t flops = 0);
+
+  // ---- host I/O ----------------------------------------------------------------------
+  DataStream addHostToDeviceFIFO(StringRef handle, const Type &elementType,
+                                 std::size_t numElements,
+                                 ReplicatedStreamMode mode = ReplicatedStreamMode::REPLICATE,
+                                 const OptionFlags &options = {});
+  DataStream addDeviceToHostFIFO(StringRef handle, const Type &elementType,
+                                 std::size_t numElements, const OptionFlags &options = {});
+  /// Lets the host write `t` with `Engine::writeTensor(handle, …)`.
+  void createHostWrite(StringRef handle, const Tensor &t, bool rearrangeOnHost = false);
+  /// Lets the host read `t` with `Engine::readTensor(handle, …)`.
+  void createHostRead(StringRef handle, const Tensor &t, bool rearrangeOnHost = false);
+
+  // ---- structure ---------------------------------------------------------------------
+  Function addFunction(const program::Program &program);
+  /// A graph over tiles [lowerTile, upperTile) of this one; tile numbers in it start at 0.
+  Graph createVirtualGraph(unsigned lowerTile, unsigned upperTile);
+
+  // Tessera internals.
+  core::GraphData &data() const { return *data_; }
+  /// Absolute tile index of this (possibly virtual) graph's tile 0.
+  unsigned tileBase() const { return tileBase_; }
+
+private:
+  Graph(std::shared_ptr<core::GraphData> data, Target target, unsigned tileBase);
+  Tensor addConstantImpl(const Type &type, ArrayRef<std::size_t> shape, Type hostType,
+                         const void *values, std::size_t count, bool broadcastOne,
+                         const DebugContext &dc);
+  void setInitialValueImpl(const Tensor &t, Type hostType, const void *values, std::size_t count,
+                           bool broadcastOne);
+  void setFieldValueImpl(FieldRef field, Type hostType, const void *values, std::size_t count);
+  unsigned absoluteTile(unsigned tile, const char *what) const;
+
+  std::shared_ptr<core::GraphData> data_;
+  Target target_;
+  unsigned tileBase_ = 0;
+};
+
+} // namespace poplar

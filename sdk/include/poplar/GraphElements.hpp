@@ -1,0 +1,110 @@
+// Small handles to objects owned by a Graph: compute sets, vertices, fields, functions, streams.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include <poplar/StringRef.hpp>
+#include <poplar/Type.hpp>
+
+namespace poplar {
+
+namespace core {
+struct GraphData;
+}
+
+/// A set of vertices that run in one BSP compute phase (`program::Execute`).
+class ComputeSet {
+public:
+  ComputeSet() = default;
+  ComputeSet(const core::GraphData *graph, unsigned id) : graph_(graph), id_(id) {}
+  unsigned getId() const { return id_; }
+  bool valid() const { return graph_ != nullptr; }
+  const core::GraphData *graph() const { return graph_; }
+  friend bool operator==(const ComputeSet &a, const ComputeSet &b) {
+    return a.graph_ == b.graph_ && a.id_ == b.id_;
+  }
+
+private:
+  const core::GraphData *graph_ = nullptr;
+  unsigned id_ = ~0u;
+};
+
+class FieldRef;
+
+/// A vertex in a compute set. `v["field"]` names one of its fields.
+class VertexRef {
+public:
+  VertexRef() = default;
+  VertexRef(core::GraphData *graph, unsigned id) : graph_(graph), id_(id) {}
+  unsigned getId() const { return id_; }
+  core::GraphData *graph() const { return graph_; }
+  inline FieldRef operator[](StringRef fieldName) const;
+  friend bool operator==(const VertexRef &a, const VertexRef &b) {
+    return a.graph_ == b.graph_ && a.id_ == b.id_;
+  }
+
+private:
+  core::GraphData *graph_ = nullptr;
+  unsigned id_ = ~0u;
+};
+
+/// A field of a vertex; `f[i]` is element i of a VectorList field.
+class FieldRef {
+public:
+  FieldRef() = default;
+  FieldRef(VertexRef vertex, std::string name, std::size_t index = kNoIndex)
+      : vertex_(vertex), name_(std::move(name)), index_(index) {}
+  FieldRef operator[](std::size_t i) const { return FieldRef(vertex_, name_, i); }
+  const VertexRef &vertex() const { return vertex_; }
+  const std::string &name() const { return name_; }
+  bool isIndexed() const { return index_ != kNoIndex; }
+  std::size_t index() const { return index_; }
+
+  static constexpr std::size_t kNoIndex = ~std::size_t(0);
+
+private:
+  VertexRef vertex_;
+  std::string name_;
+  std::size_t index_ = kNoIndex;
+};
+
+inline FieldRef VertexRef::operator[](StringRef fieldName) const {
+  return FieldRef(*this, fieldName.str());
+}
+
+/// A reusable program body added with `Graph::addFunction`, run with `program::Call`.
+class Function {
+public:
+  Function() = default;
+  Function(const core::GraphData *graph, unsigned id) : graph_(graph), id_(id) {}
+  unsigned getId() const { return id_; }
+  const core::GraphData *graph() const { return graph_; }
+
+private:
+  const core::GraphData *graph_ = nullptr;
+  unsigned id_ = ~0u;
+};
+
+enum class ReplicatedStreamMode { REPLICATE, BROADCAST };
+
+/// A FIFO between host and device, made by `addHostToDeviceFIFO` / `addDeviceToHostFIFO` and
+/// moved by `program::Copy`. The host side is connected with `Engine::connectStream`.
+class DataStream {
+public:
+  DataStream() = default;
+  DataStream(const core::GraphData *graph, unsigned id) : graph_(graph), id_(id) {}
+  unsigned getId() const { return id_; }
+  const core::GraphData *graph() const { return graph_; }
+  /// The handle the host uses to connect a buffer.
+  std::string handle() const;
+  Type elementType() const;
+  std::size_t numElements() const;
+
+private:
+  const core::GraphData *graph_ = nullptr;
+  unsigned id_ = ~0u;
+};
+
+} // namespace poplar

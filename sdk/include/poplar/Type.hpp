@@ -1,0 +1,86 @@
+// Element types of tensors and vertex fields.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+
+namespace poplar {
+
+/// Identifies one element type. Kept separate from `Type` so tables can be indexed by it.
+enum class TypeId : std::uint8_t {
+  Invalid,
+  Float,
+  Half,
+  Int,
+  UnsignedInt,
+  Short,
+  UnsignedShort,
+  Char,
+  SignedChar,
+  UnsignedChar,
+  Bool,
+  LongLong,
+  UnsignedLongLong,
+};
+inline constexpr unsigned kNumTypeIds = 13;
+
+/// An element type. A cheap value type: compare with `==`, print with `<<`.
+/// HALF is stored as IEEE-754 binary16 (2 bytes); BOOL as one byte holding 0 or 1.
+class Type {
+public:
+  constexpr Type() = default;
+  explicit constexpr Type(TypeId id) : id_(id) {}
+
+  constexpr TypeId id() const { return id_; }
+  /// Size of one element in bytes (the same on host and simulated device).
+  std::size_t size() const;
+  /// Poplar's spelling: "float", "half", "int", "unsigned int", …
+  std::string toString() const;
+  bool isFloatingPoint() const { return id_ == TypeId::Float || id_ == TypeId::Half; }
+  bool isValid() const { return id_ != TypeId::Invalid; }
+
+  friend constexpr bool operator==(Type a, Type b) { return a.id_ == b.id_; }
+  friend constexpr bool operator!=(Type a, Type b) { return a.id_ != b.id_; }
+  friend constexpr bool operator<(Type a, Type b) { return a.id_ < b.id_; }
+
+private:
+  TypeId id_ = TypeId::Invalid;
+};
+
+std::ostream &operator<<(std::ostream &os, const Type &t);
+
+inline constexpr Type FLOAT{TypeId::Float};
+inline constexpr Type HALF{TypeId::Half};
+inline constexpr Type INT{TypeId::Int};
+inline constexpr Type UNSIGNED_INT{TypeId::UnsignedInt};
+inline constexpr Type SHORT{TypeId::Short};
+inline constexpr Type UNSIGNED_SHORT{TypeId::UnsignedShort};
+inline constexpr Type CHAR{TypeId::Char};
+inline constexpr Type SIGNED_CHAR{TypeId::SignedChar};
+inline constexpr Type UNSIGNED_CHAR{TypeId::UnsignedChar};
+inline constexpr Type BOOL{TypeId::Bool};
+inline constexpr Type LONGLONG{TypeId::LongLong};
+inline constexpr Type UNSIGNED_LONGLONG{TypeId::UnsignedLongLong};
+
+/// Maps a host C++ type to its device element type: `equivalent_device_type<float>().value == FLOAT`.
+template <class T> struct equivalent_device_type;
+#define TESSERA_DEVICE_TYPE(CXX, VALUE)                                                            \
+  template <> struct equivalent_device_type<CXX> {                                                 \
+    static constexpr Type value = VALUE;                                                           \
+  };
+TESSERA_DEVICE_TYPE(float, FLOAT)
+TESSERA_DEVICE_TYPE(int, INT)
+TESSERA_DEVICE_TYPE(unsigned, UNSIGNED_INT)
+TESSERA_DEVICE_TYPE(short, SHORT)
+TESSERA_DEVICE_TYPE(unsigned short, UNSIGNED_SHORT)
+TESSERA_DEVICE_TYPE(char, CHAR)
+TESSERA_DEVICE_TYPE(signed char, SIGNED_CHAR)
+TESSERA_DEVICE_TYPE(unsigned char, UNSIGNED_CHAR)
+TESSERA_DEVICE_TYPE(bool, BOOL)
+TESSERA_DEVICE_TYPE(long long, LONGLONG)
+TESSERA_DEVICE_TYPE(unsigned long long, UNSIGNED_LONGLONG)
+#undef TESSERA_DEVICE_TYPE
+
+} // namespace poplar

@@ -1,0 +1,152 @@
+// What codelet files include: the vertex base classes and the field types.
+//
+// A codelet is an ordinary C++ class:
+//
+//   class Sum : public poplar::Vertex {
+//   public:
+//     poplar::Input<poplar::Vector<float>> in;
+//     poplar::Output<float> out;
+//     bool compute() { float s = 0; for (float x : in) s += x; *out = s; return true; }
+//   };
+//
+// Fields are views of tile memory filled in by the engine before `compute()` runs: scalar
+// fields point at one element, Vector fields at a contiguous run, VectorList fields at a table
+// of runs. Plain members (`unsigned n;`) are set with `Graph::setInitialValue(v["n"], …)`.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+namespace poplar {
+
+/// Layout hints Poplar uses to compress vertex state on the IPU. Accepted for source
+/// compatibility; on Tessera every layout stores a full pointer and a size.
+enum class VectorLayout { ONE_PTR, SPAN, SCALED_PTR32, SCALED_PTR64, SCALED_PTR128, COMPACT_PTR };
+enum class VectorListLayout {
+  ONE_PTR,
+  SCALED_PTR32,
+  SCALED_PTR64,
+  DELTAN,
+  DELTANELEMENTS,
+  COMPACT_DELTAN
+};
+
+/// Base of single-threaded vertices: `bool compute()` or `void compute()` runs once.
+class Vertex {
+public:
+  using WorkerIdType = unsigned;
+};
+
+/// Legacy supervisor vertices run as plain vertices.
+class SupervisorVertex : public Vertex {};
+
+namespace detail {
+/// Worker contexts of the tile the current MultiVertex runs on (set by the engine).
+unsigned currentNumWorkers();
+} // namespace detail
+
+/// Base of vertices whose `compute(unsigned workerId)` runs once per worker context, with
+/// `workerId` in [0, numWorkers()). Workers of one tile run one after another on Tessera, in
+/// order, so results never depend on scheduling.
+class MultiVertex {
+public:
+  using WorkerIdType = unsigned;
+  static unsigned numWorkers() { return detail::currentNumWorkers(); }
+};
+
+namespace detail {
+
+/// A contiguous run of elements: the layout of every Vector field.
+template <class T> class Span {
+public:
+  using value_type = T;
+  T *data() const { return data_; }
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  T &operator[](std::size_t i) const { return data_[i]; }
+  T *begin() const { return data_; }
+  T *end() const { return data_ + size_; }
+  T &front() const { return data_[0]; }
+  T &back() const { return data_[size_ - 1]; }
+
+  T *data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+/// A table of runs: the layout of every VectorList field.
+template <class T> class SpanList {
+public:
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const Span<T> &operator[](std::size_t i) const { return data_[i]; }
+  const Span<T> *begin() const { return data_; }
+  const Span<T> *end() const { return data_ + size_; }
+
+  Span<T> *data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+/// One element: the layout of every scalar field.
+template <class T> class Ref {
+public:
+  T &operator*() const { return *ptr_; }
+  T *operator->() const { return ptr_; }
+  operator T &() const { return *ptr_; }
+  T *data() const { return ptr_; }
+
+  T *ptr_ = nullptr;
+};
+
+} // namespace detail
+
+/// A plain Vector member is vertex state set with `setInitialValue(v["f"], ArrayRef<T>)`.
+/// Wrapped in Input/Output/InOut it is a view of tensor data instead.
+template <class T, VectorLayout L = VectorLayout::SPAN, unsigned Align = alignof(T),
+          bool Interleaved = false>
+class Vector : public detail::Span<T> {};
+
+template <class T, VectorListLayout L = VectorListLayout::DELTANELEMENTS,
+          unsigned Align = alignof(T), bool Interleaved = false>
+class VectorList : public detail::SpanList<T> {};
+
+/// A read-only field.
+template <class T> class Input : public detail::Ref<const T> {
+public:
+  Input &operator=(const Input &) = delete;
+};
+/// A write-only field: `*out = x`.
+template <class T> class Output : public detail::Ref<T> {
+public:
+  Output &operator=(const T &v) {
+    *this->ptr_ = v;
+    return *this;
+  }
+};
+/// A read-write field.
+template <class T> class InOut : public detail::Ref<T> {
+public:
+  InOut &operator=(const T &v) {
+    *this->ptr_ = v;
+    return *this;
+  }
+};
+
+template <class T, VectorLayout L, unsigned A, bool I>
+class Input<Vector<T, L, A, I>> : public detail::Span<const T> {};
+template <class T, VectorLayout L, unsigned A, bool I>
+class Output<Vector<T, L, A, I>> : public detail::Span<T> {};
+template <class T, VectorLayout L, unsigned A, bool I>
+class InOut<Vector<T, L, A, I>> : public detail::Span<T> {};
+
+template <class T, VectorListLayout L, unsigned A, bool I>
+class Input<VectorList<T, L, A, I>> : public detail::SpanList<const T> {};
+template <class T, VectorListLayout L, unsigned A, bool I>
+class Output<VectorList<T, L, A, I>> : public detail::SpanList<T> {};
+template <class T, VectorListLayout L, unsigned A, bool I>
+class InOut<VectorList<T, L, A, I>> : public detail::SpanList<T> {};
+
+} // namespace poplar
+
+// Registration of vertex classes (used by generated code and by built-in codelets).
+#include <tessera/VertexType.hpp>

@@ -1,0 +1,39 @@
+// Building the names of templated vertex types: templateVertex("Foo", FLOAT, 4) == "Foo<float,4>".
+#pragma once
+
+#include <sstream>
+#include <string>
+#include <type_traits>
+
+#include <poplar/Type.hpp>
+
+namespace poputil {
+
+namespace detail {
+inline std::string templateArg(const poplar::Type &t) { return t.toString(); }
+inline std::string templateArg(bool b) { return b ? "true" : "false"; }
+inline std::string templateArg(const std::string &s) { return s; }
+inline std::string templateArg(const char *s) { return s; }
+template <class T, class = std::enable_if_t<std::is_arithmetic_v<T> || std::is_enum_v<T>>>
+std::string templateArg(T v) {
+  if constexpr (std::is_enum_v<T>)
+    return std::to_string(static_cast<std::underlying_type_t<T>>(v));
+  else
+    return std::to_string(v);
+}
+} // namespace detail
+
+/// The registered name of a template vertex instantiated with `args` (types print as
+/// "float", "half"…, bools as "true"/"false", numbers in decimal).
+template <class... Args> std::string templateVertex(const std::string &name, const Args &...args) {
+  if constexpr (sizeof...(Args) == 0) {
+    return name;
+  } else {
+    std::string out = name + "<";
+    bool first = true;
+    ((out += (first ? "" : ",") + detail::templateArg(args), first = false), ...);
+    return out + ">";
+  }
+}
+
+} // namespace poputil

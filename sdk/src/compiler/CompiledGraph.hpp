@@ -1,0 +1,193 @@
+// What Engine construction produces and `run()` executes: tile memory sizes, vertex objects
+// to build in it, and a flat list of steps. Everything refers to tile memory as
+// (tile, byte offset) so the same plan works wherever the arenas are allocated.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <poplar/Type.hpp>
+#include <tessera/VertexType.hpp>
+
+namespace poplar::compiler {
+
+/// A place in tile memory.
+struct TileAddress {
+  unsigned tile = 0;
+  std::uint64_t offset = 0;
+};
+
+/// One memcpy between tile memories.
+struct CopyOp {
+  TileAddress src;
+  TileAddress dst;
+  std::uint64_t bytes = 0;
+};
+
+/// Copies grouped by destination tile; groups run in parallel, each group in order, so the
+/// result never depends on the number of host threads.
+struct CopyList {
+  std::vector<CopyOp> ops;
+  std::vector<std::size_t> groupBegin; ///< Start index of each group in `ops`, plus ops.size().
+  std::uint64_t totalBytes = 0;
+  bool empty() const { return ops.empty(); }
+  std::size_t numGroups() const { return groupBegin.empty() ? 0 : groupBegin.size() - 1; }
+};
+
+/// A run of a tensor's bytes in tile memory and where it sits in the tensor's host image.
+struct TensorPiece {
+  TileAddress at;
+  std::uint64_t hostOffset = 0; ///< Bytes from the start of the tensor (row-major).
+  std::uint64_t bytes = 0;
+};
+
+/// A tensor as seen by host-side steps (streams, host I/O, printing, predicates).
+struct TensorImage {
+  Type type;
+  std::vector<std::size_t> shape;
+  std::vector<TensorPiece> pieces;
+  std::uint64_t bytes = 0;
+};
+
+/// A vertex object to construct in tile memory at load time.
+struct VertexObject {
+  unsigned vertexId = 0;
+  std::string description; ///< For run-time error messages ("vertex 3 'Sum' in compute set …").
+  TileAddress at;
+  std::shared_ptr<const tessera::VertexTypeInfo> type;
+  /// Pointer slots to fill: slot ← address of target (and, when hasSize, the size after it).
+  struct PointerPatch {
+    TileAddress slot;
+    TileAddress target;
+    bool hasSize = false;
+    std::uint64_t size = 0;
+    bool null = false; ///< Empty vector: pointer stays null.
+  };
+  std::vector<PointerPatch> pointers;
+  /// Plain member values copied into the object (offset relative to the object).
+  struct ValuePatch {
+    std::uint64_t offset = 0;
+    std::vector<unsigned char> bytes;
+  };
+  std::vector<ValuePatch> values;
+};
+
+struct VertexCall {
+  unsigned objectIndex = 0; ///< Into CompiledGraph::vertexObjects.
+  unsigned workers = 1;     ///< numWorkerContexts for a MultiVertex, else 1.
+};
+
+struct TileWork {
+  unsigned tile = 0;
+  std::vector<VertexCall> calls;
+};
+
+struct ComputeSetPlan {
+  unsigned computeSet = 0;
+  std::string name;
+  CopyList exchangeIn;
+  std::vector<TileWork> tiles;
+  CopyList exchangeOut;
+  std::uint64_t numVertices = 0;
+};
+
+struct TensorCopyPlan {
+  std::string name;
+  CopyList copies;
+  /// Source and destination overlap: go through a host staging buffer of `copies.totalBytes`.
+  bool staged = false;
+  std::vector<TensorPiece> stagedSrc;
+  std::vector<TensorPiece> stagedDst;
+};
+
+struct StreamCopyPlan {
+  unsigned stream = 0;
+  TensorImage tensor;
+};
+
+struct SwitchPlan {
+  TensorImage control;
+  std::vector<std::pair<std::int64_t, std::size_t>> targets; ///< value → step index
+  std::size_t defaultTarget = 0;
+};
+
+enum class StepKind : std::uint8_t {
+  Execute,       ///< index: computeSets
+  Copy,          ///< index: copies
+  StreamIn,      ///< index: streamCopies
+  StreamOut,     ///< index: streamCopies
+  Jump,          ///< target
+  JumpIfZero,    ///< index: scalars; target
+  JumpIfNonZero, ///< index: scalars; target
+  LoopInit,      ///< index: loop slot; count; target = after the loop
+  LoopNext,      ///< index: loop slot; target = loop body start
+  Switch,        ///< index: switches
+  Call,          ///< target = function start
+  Return,
+  Print,  ///< index: prints
+  Abort,  ///< index: messages
+  AbortIf, ///< index: scalars, count: messages index
+  End,
+};
+
+struct Step {
+  StepKind kind;
+  unsigned index = 0;
+  std::size_t target = 0;
+  std::uint64_t count = 0;
+};
+
+struct PrintPlan {
+  std::string title;
+  TensorImage tensor;
+};
+
+/// Bytes in use on one tile, by kind, and the objects that use them (for memory reports).
+struct TileMemoryUse {
+  std::uint64_t variables = 0;
+  std::uint64_t vertexState = 0;
+  std::uint64_t exchange = 0; ///< Largest exchange area of any compute set (they share it).
+  std::uint64_t total() const { return variables + vertexState + exchange; }
+};
+
+struct CompiledGraph {
+  unsigned numTiles = 0;
+  unsigned numWorkerContexts = 6;
+  std::uint64_t bytesPerTile = 0;
+  std::vector<TileMemoryUse> memory; ///< Per tile.
+  std::vector<std::uint64_t> tileBytes; ///< Arena size per tile (aligned).
+
+  /// Initial contents: constants and setInitialValue, as (address, bytes).
+  struct InitialData {
+    TileAddress at;
+    std::vector<unsigned char> bytes;
+  };
+  std::vector<InitialData> initialData;
+
+  std::vector<VertexObject> vertexObjects;
+  std::vector<ComputeSetPlan> computeSets;
+  std::vector<TensorCopyPlan> copies;
+  std::vector<StreamCopyPlan> streamCopies;
+  std::vector<TensorImage> scalars;
+  std::vector<SwitchPlan> switches;
+  std::vector<PrintPlan> prints;
+  std::vector<std::string> messages;
+  unsigned numLoopSlots = 0;
+
+  std::vector<Step> steps;
+  std::vector<std::size_t> programStart; ///< Entry step of each program passed to the Engine.
+
+  struct StreamInfo {
+    std::string handle;
+    Type type;
+    std::uint64_t bytesPerTransfer = 0;
+    bool toDevice = true;
+  };
+  std::vector<StreamInfo> streams;
+  std::vector<std::pair<std::string, TensorImage>> hostWrites;
+  std::vector<std::pair<std::string, TensorImage>> hostReads;
+};
+
+} // namespace poplar::compiler

@@ -1,0 +1,111 @@
+#include "compiler/Compiler.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include <poplar/exceptions.hpp>
+
+#include "compiler/CompilerContext.hpp"
+
+namespace poplar::compiler {
+
+namespace {
+
+constexpr std::uint64_t kArenaAlign = 64;
+
+/// Fails with the worst tile, its largest users and how many other tiles overflow.
+void checkMemory(CompilerContext &ctx) {
+  const std::uint64_t limit = ctx.graph.target.getBytesPerTile();
+  unsigned worst = 0, overflowing = 0;
+  std::uint64_t worstBytes = 0;
+  for (unsigned t = 0; t < ctx.allocator.numTiles(); ++t) {
+    const std::uint64_t used = ctx.allocator.top(t);
+    if (used > limit) {
+      ++overflowing;
+      if (used > worstBytes) {
+        worstBytes = used;
+        worst = t;
+      }
+    }
+  }
+  if (overflowing == 0 || ctx.options.allowOutOfMemory)
+    return;
+  auto users = ctx.allocator.users(worst);
+  std::stable_sort(users.begin(), users.end(),
+                   [](const auto &a, const auto &b) { return a.bytes > b.bytes; });
+  std::ostringstream msg;
+  msg << "Out of memory on tile " << worst << ": " << worstBytes << " bytes needed, " << limit
+      << " available";
+  if (overflowing > 1)
+    msg << " (" << overflowing - 1 << " other tiles also overflow)";
+  msg << ". Largest users on tile " << worst << ":";
+  for (std::size_t i = 0; i < users.size() && i < 5; ++i)
+    msg << (i ? ";" : "") << ' ' << users[i].what << " (" << users[i].bytes << " bytes)";
+  msg << ". Spread the largest tensors over more tiles, or set debug.allowOutOfMemory to "
+         "compile anyway.";
+  throw graph_memory_allocation_error(msg.str());
+}
+
+void recordMemory(CompilerContext &ctx) {
+  auto &r = ctx.result;
+  const unsigned n = ctx.allocator.numTiles();
+  r.memory.assign(n, {});
+  r.tileBytes.assign(n, 0);
+  for (unsigned t = 0; t < n; ++t) {
+    for (const auto &u : ctx.allocator.users(t)) {
+      switch (u.use) {
+      case TileAllocator::Use::Variable:
+        r.memory[t].variables += u.bytes;
+        break;
+      case TileAllocator::Use::VertexState:
+        r.memory[t].vertexState += u.bytes;
+        break;
+      case TileAllocator::Use::Exchange:
+        r.memory[t].exchange += u.bytes;
+        break;
+      }
+    }
+    r.tileBytes[t] = alignUp(ctx.allocator.top(t), kArenaAlign);
+  }
+}
+
+} // namespace
+
+CompiledGraph compile(const core::GraphData &graph, const std::vector<program::Program> &programs,
+                      const CompileOptions &options) {
+  const int totalPhases = 5;
+  auto progress = [&](int done) {
+    if (options.progress)
+      options.progress(done, totalPhases);
+  };
+  progress(0);
+  const ProgramUse use = findProgramUse(graph, programs);
+  CompilerContext ctx(graph, options); // lays out every variable
+  progress(1);
+  auto &r = ctx.result;
+  r.numTiles = graph.target.getNumTiles();
+  r.numWorkerContexts = graph.target.getNumWorkerContexts();
+  r.bytesPerTile = graph.target.getBytesPerTile();
+  r.initialData = ctx.layout.initialData();
+
+  planVertexState(ctx, use.computeSets);
+  progress(2);
+  planExchange(ctx);
+  progress(3);
+  flattenPrograms(ctx, programs, use.functions);
+  progress(4);
+
+  for (const auto &s : graph.streams)
+    r.streams.push_back({s.handle, s.type, s.numElements * s.type.size(), s.toDevice});
+  for (const auto &[handle, t] : graph.hostWrites)
+    r.hostWrites.push_back({handle, ctx.layout.image(t)});
+  for (const auto &[handle, t] : graph.hostReads)
+    r.hostReads.push_back({handle, ctx.layout.image(t)});
+
+  recordMemory(ctx);
+  checkMemory(ctx);
+  progress(5);
+  return std::move(ctx.result);
+}
+
+} // namespace poplar::compiler

@@ -1,0 +1,91 @@
+#include "compiler/MemoryLayout.hpp"
+
+#include <poplar/exceptions.hpp>
+
+namespace poplar::compiler {
+
+std::uint64_t TileAllocator::allocate(unsigned tile, std::uint64_t bytes, std::uint64_t align,
+                                      Use use, std::string what) {
+  const std::uint64_t offset = alignUp(top_[tile], align);
+  top_[tile] = offset + bytes;
+  users_[tile].push_back({bytes, use, std::move(what)});
+  return offset;
+}
+
+MemoryLayout::MemoryLayout(const core::GraphData &graph, TileAllocator &allocator)
+    : graph_(graph), blocks_(graph.variables.size()) {
+  for (unsigned v = 0; v < graph.variables.size(); ++v) {
+    const auto &var = graph.variables[v];
+    const std::string name = var.name.empty() ? "var" + std::to_string(v) : var.name;
+    std::size_t expect = 0;
+    for (const auto &e : var.mapping.entries()) {
+      if (e.begin != expect)
+        break;
+      expect = e.end;
+    }
+    if (expect != var.numElements) {
+      // Find the first unmapped element for the message.
+      std::size_t first = 0;
+      for (const auto &e : var.mapping.entries()) {
+        if (e.begin != first)
+          break;
+        first = e.end;
+      }
+      throw invalid_tile_mapping("variable '" + name + "' (" + var.type.toString() + ", " +
+                                 std::to_string(var.numElements) +
+                                 " elements) is not completely mapped to tiles: element " +
+                                 std::to_string(first) + " has no tile");
+    }
+    const std::uint64_t elemSize = var.type.size();
+    for (const auto &e : var.mapping.entries()) {
+      if (e.tile >= allocator.numTiles())
+        throw invalid_tile_mapping("variable '" + name + "' is mapped to tile " +
+                                   std::to_string(e.tile) + " but the target has " +
+                                   std::to_string(allocator.numTiles()) + " tiles");
+      const std::uint64_t bytes = (e.end - e.begin) * elemSize;
+      std::string what = "variable '" + name + "'";
+      if (e.begin != 0 || e.end != var.numElements)
+        what += " [" + std::to_string(e.begin) + ", " + std::to_string(e.end) + ")";
+      const std::uint64_t off = allocator.allocate(e.tile, bytes, kTileAlign,
+                                                   TileAllocator::Use::Variable, std::move(what));
+      blocks_[v].push_back({e.begin, e.end, TileAddress{e.tile, off}});
+    }
+  }
+}
+
+TensorImage MemoryLayout::image(const Tensor &t) const {
+  TensorImage img;
+  const auto &d = t.data();
+  img.type = d.type;
+  img.shape = d.shape;
+  img.bytes = d.numElements * d.type.size();
+  forEachPiece(d, [&](std::uint64_t hostOffset, TileAddress at, std::uint64_t bytes) {
+    if (!img.pieces.empty()) {
+      auto &last = img.pieces.back();
+      if (last.at.tile == at.tile && last.at.offset + last.bytes == at.offset &&
+          last.hostOffset + last.bytes == hostOffset) {
+        last.bytes += bytes;
+        return;
+      }
+    }
+    img.pieces.push_back({at, hostOffset, bytes});
+  });
+  return img;
+}
+
+std::vector<CompiledGraph::InitialData> MemoryLayout::initialData() const {
+  std::vector<CompiledGraph::InitialData> out;
+  for (unsigned v = 0; v < graph_.variables.size(); ++v) {
+    const auto &var = graph_.variables[v];
+    if (var.initialValue.empty())
+      continue;
+    const std::uint64_t elemSize = var.type.size();
+    for (const auto &blk : blocks_[v]) {
+      const auto *src = var.initialValue.data() + blk.begin * elemSize;
+      out.push_back({blk.at, std::vector<unsigned char>(src, src + (blk.end - blk.begin) * elemSize)});
+    }
+  }
+  return out;
+}
+
+} // namespace poplar::compiler

@@ -1,0 +1,98 @@
+// Where every variable element lives: per-tile placement of variable blocks, and the
+// bookkeeping of who uses each tile's memory (for out-of-memory reports).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <poplar/Tensor.hpp>
+
+#include "compiler/CompiledGraph.hpp"
+#include "core/GraphData.hpp"
+#include "core/TensorData.hpp"
+
+namespace poplar::compiler {
+
+/// Bytes every allocation in tile memory is aligned to (the IPU's 64-bit data path).
+inline constexpr std::uint64_t kTileAlign = 8;
+
+inline std::uint64_t alignUp(std::uint64_t x, std::uint64_t a) { return (x + a - 1) / a * a; }
+
+/// Per-tile bump allocation with a record of each allocation's owner.
+class TileAllocator {
+public:
+  enum class Use { Variable, VertexState, Exchange };
+  struct User {
+    std::uint64_t bytes;
+    Use use;
+    std::string what;
+  };
+
+  explicit TileAllocator(unsigned numTiles) : top_(numTiles, 0), users_(numTiles) {}
+
+  std::uint64_t allocate(unsigned tile, std::uint64_t bytes, std::uint64_t align, Use use,
+                         std::string what);
+  std::uint64_t top(unsigned tile) const { return top_[tile]; }
+  void setTop(unsigned tile, std::uint64_t top) { top_[tile] = top; }
+  const std::vector<User> &users(unsigned tile) const { return users_[tile]; }
+  unsigned numTiles() const { return static_cast<unsigned>(top_.size()); }
+
+private:
+  std::vector<std::uint64_t> top_;
+  std::vector<std::vector<User>> users_;
+};
+
+/// Places each variable's mapped intervals in its tiles' memory. Throws `invalid_tile_mapping`
+/// naming the first variable with an unmapped element.
+class MemoryLayout {
+public:
+  struct Block {
+    std::size_t begin;
+    std::size_t end;
+    TileAddress at;
+  };
+
+  MemoryLayout(const core::GraphData &graph, TileAllocator &allocator);
+
+  /// Calls fn(tensorByteOffset, address, bytes) for each run of `t`'s bytes, in tensor order.
+  template <class Fn> void forEachPiece(const core::TensorData &t, Fn &&fn) const;
+  /// The pieces of `t` with their host-image offsets.
+  TensorImage image(const Tensor &t) const;
+  /// Where initial values must be written when the engine loads.
+  std::vector<CompiledGraph::InitialData> initialData() const;
+
+private:
+  const core::GraphData &graph_;
+  std::vector<std::vector<Block>> blocks_; ///< Per variable, sorted by element.
+};
+
+template <class Fn> void MemoryLayout::forEachPiece(const core::TensorData &t, Fn &&fn) const {
+  const std::uint64_t elemSize = t.type.size();
+  std::uint64_t at = 0;
+  for (const auto &r : t.regions) {
+    const auto &blocks = blocks_[r.var];
+    const std::uint64_t varElemSize = graph_.variables[r.var].type.size();
+    (void)varElemSize;
+    // First block ending after r.begin.
+    std::size_t lo = 0, hi = blocks.size();
+    while (lo < hi) {
+      std::size_t mid = (lo + hi) / 2;
+      if (blocks[mid].end <= r.begin)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    std::size_t b = r.begin;
+    for (std::size_t i = lo; b < r.end; ++i) {
+      const Block &blk = blocks[i];
+      const std::size_t e = std::min(r.end, blk.end);
+      fn(at, TileAddress{blk.at.tile, blk.at.offset + (b - blk.begin) * elemSize},
+         (e - b) * elemSize);
+      at += (e - b) * elemSize;
+      b = e;
+    }
+  }
+}
+
+} // namespace poplar::compiler

@@ -1,0 +1,280 @@
+// Programs → one flat step list with jumps (ARCHITECTURE.md decision 5).
+#include <algorithm>
+#include <set>
+
+#include <poplar/exceptions.hpp>
+
+#include "compiler/CompilerContext.hpp"
+#include "compiler/CopyListBuilder.hpp"
+
+namespace poplar::compiler {
+
+namespace {
+
+using core::ProgramNode;
+using Kind = ProgramNode::Kind;
+
+std::string programName(const ProgramNode &n) {
+  static const char *const kNames[] = {
+      "Sequence", "Execute", "Copy", "Copy (stream to tensor)", "Copy (tensor to stream)",
+      "Repeat", "RepeatWhile", "If", "Switch", "Call", "PrintTensor", "WriteUndef", "Sync",
+      "Abort", "AbortOnCondition"};
+  static_assert(sizeof(kNames) / sizeof(kNames[0]) ==
+                static_cast<std::size_t>(Kind::AbortOnCondition) + 1);
+  std::string s = kNames[static_cast<int>(n.kind)];
+  if (!n.name.empty())
+    s += " '" + n.name + "'";
+  return s;
+}
+
+class UseFinder {
+public:
+  explicit UseFinder(const core::GraphData &g) : g_(g), fnState_(g.functions.size(), 0) {}
+
+  void visit(const program::Program &p) {
+    const ProgramNode &n = *p.node();
+    if (!onStack_.insert(&n).second)
+      throw control_program_error(programName(n) + " contains itself");
+    check(n);
+    for (const auto &c : n.children)
+      visit(c);
+    onStack_.erase(&n);
+  }
+
+  ProgramUse use;
+
+private:
+  void requireTensor(const ProgramNode &n, const Tensor &t, const char *role) {
+    if (t.valid() && t.data().graph != &g_)
+      throw graph_program_compilation_error(programName(n) + ": its " + role + " " +
+                                            core::describe(t) +
+                                            " belongs to another graph than the Engine's");
+  }
+
+  void check(const ProgramNode &n) {
+    requireTensor(n, n.src, n.kind == Kind::Copy ? "source" : "tensor");
+    requireTensor(n, n.dst, "destination");
+    switch (n.kind) {
+    case Kind::Execute: {
+      if (n.computeSet.graph() != &g_)
+        throw graph_program_compilation_error(programName(n) + ": compute set " +
+                                              std::to_string(n.computeSet.getId()) +
+                                              " belongs to another graph than the Engine's");
+      const unsigned id = n.computeSet.getId();
+      if (seenCs_.insert(id).second)
+        use.computeSets.push_back(id);
+      break;
+    }
+    case Kind::StreamToDevice:
+    case Kind::StreamFromDevice:
+      if (n.stream.graph() != &g_)
+        throw graph_program_compilation_error(programName(n) + ": stream '" +
+                                              n.stream.handle() +
+                                              "' belongs to another graph than the Engine's");
+      break;
+    case Kind::Call: {
+      if (n.function.graph() != &g_)
+        throw graph_program_compilation_error(programName(n) +
+                                              ": the function belongs to another graph");
+      const unsigned f = n.function.getId();
+      if (fnState_[f] == 1)
+        throw control_program_error(programName(n) + ": function " + std::to_string(f) +
+                                    " calls itself; recursion is not supported");
+      if (fnState_[f] == 0) {
+        fnState_[f] = 1;
+        visit(g_.functions[f]);
+        fnState_[f] = 2;
+        use.functions.push_back(f);
+      }
+      break;
+    }
+    default:
+      break;
+    }
+  }
+
+  const core::GraphData &g_;
+  std::vector<int> fnState_; // 0 unseen, 1 being visited, 2 done
+  std::set<unsigned> seenCs_;
+  std::set<const ProgramNode *> onStack_;
+};
+
+class Flattener {
+public:
+  explicit Flattener(CompilerContext &ctx) : ctx_(ctx), out_(ctx.result) {}
+
+  void emitEntry(const program::Program &p) {
+    out_.programStart.push_back(out_.steps.size());
+    emit(*p.node());
+    push({StepKind::End});
+  }
+
+  void emitFunctions(const std::vector<unsigned> &functions) {
+    std::map<unsigned, std::size_t> start;
+    for (unsigned f : functions) {
+      start[f] = out_.steps.size();
+      emit(*ctx_.graph.functions[f].node());
+      push({StepKind::Return});
+    }
+    for (auto [step, f] : calls_)
+      out_.steps[step].target = start.at(f);
+  }
+
+private:
+  std::size_t push(Step s) {
+    out_.steps.push_back(s);
+    return out_.steps.size() - 1;
+  }
+  std::size_t here() const { return out_.steps.size(); }
+
+  unsigned scalar(const Tensor &t) {
+    out_.scalars.push_back(ctx_.layout.image(t));
+    return static_cast<unsigned>(out_.scalars.size() - 1);
+  }
+
+  unsigned stream(const ProgramNode &n, const Tensor &t, bool toDevice) {
+    const auto &s = ctx_.graph.streams[n.stream.getId()];
+    if (s.toDevice != toDevice)
+      throw stream_connection_error(programName(n) + ": stream '" + s.handle + "' is a " +
+                                    (s.toDevice ? "host-to-device" : "device-to-host") +
+                                    " FIFO and cannot be copied " +
+                                    (toDevice ? "from" : "to"));
+    if (s.type != t.elementType())
+      throw type_error(programName(n) + ": stream '" + s.handle + "' carries " +
+                       s.type.toString() + " but " + core::describe(t) + " holds " +
+                       t.elementType().toString());
+    if (s.numElements != t.numElements())
+      throw shape_error(programName(n) + ": stream '" + s.handle + "' moves " +
+                        std::to_string(s.numElements) + " elements per copy but " +
+                        core::describe(t) + " has " + std::to_string(t.numElements()));
+    out_.streamCopies.push_back({n.stream.getId(), ctx_.layout.image(t)});
+    return static_cast<unsigned>(out_.streamCopies.size() - 1);
+  }
+
+  void emit(const ProgramNode &n) {
+    switch (n.kind) {
+    case Kind::Sequence:
+      for (const auto &c : n.children)
+        emit(*c.node());
+      return;
+    case Kind::Execute:
+      push({StepKind::Execute, ctx_.computeSetPlan.at(n.computeSet.getId())});
+      return;
+    case Kind::Copy: {
+      TensorCopyPlan plan;
+      plan.name = n.name;
+      TensorImage src = ctx_.layout.image(n.src), dst = ctx_.layout.image(n.dst);
+      plan.staged = n.src.intersectsWith(n.dst);
+      CopyListBuilder b;
+      b.addTensorCopy(src, dst);
+      plan.copies = b.build();
+      if (plan.staged) {
+        plan.stagedSrc = std::move(src.pieces);
+        plan.stagedDst = std::move(dst.pieces);
+      }
+      out_.copies.push_back(std::move(plan));
+      push({StepKind::Copy, static_cast<unsigned>(out_.copies.size() - 1)});
+      return;
+    }
+    case Kind::StreamToDevice:
+      push({StepKind::StreamIn, stream(n, n.dst, true)});
+      return;
+    case Kind::StreamFromDevice:
+      push({StepKind::StreamOut, stream(n, n.src, false)});
+      return;
+    case Kind::Repeat: {
+      const unsigned slot = out_.numLoopSlots++;
+      const std::size_t init = push({StepKind::LoopInit, slot, 0, n.count});
+      const std::size_t body = here();
+      emit(*n.children[0].node());
+      push({StepKind::LoopNext, slot, body});
+      out_.steps[init].target = here();
+      return;
+    }
+    case Kind::RepeatWhile: {
+      const std::size_t top = here();
+      emit(*n.children[0].node());
+      const std::size_t exit = push(
+          {n.whileTrue ? StepKind::JumpIfZero : StepKind::JumpIfNonZero, scalar(n.src)});
+      emit(*n.children[1].node());
+      push({StepKind::Jump, 0, top});
+      out_.steps[exit].target = here();
+      return;
+    }
+    case Kind::If: {
+      const std::size_t toElse = push({StepKind::JumpIfZero, scalar(n.src)});
+      emit(*n.children[0].node());
+      const std::size_t toEnd = push({StepKind::Jump});
+      out_.steps[toElse].target = here();
+      emit(*n.children[1].node());
+      out_.steps[toEnd].target = here();
+      return;
+    }
+    case Kind::Switch: {
+      SwitchPlan plan;
+      plan.control = ctx_.layout.image(n.src);
+      const unsigned index = static_cast<unsigned>(out_.switches.size());
+      out_.switches.push_back(plan);
+      push({StepKind::Switch, index});
+      std::vector<std::size_t> toEnd;
+      std::vector<std::pair<std::int64_t, std::size_t>> targets;
+      for (std::size_t i = 0; i < n.caseValues.size(); ++i) {
+        targets.push_back({n.caseValues[i], here()});
+        emit(*n.children[i].node());
+        toEnd.push_back(push({StepKind::Jump}));
+      }
+      out_.switches[index].defaultTarget = here();
+      emit(*n.children.back().node());
+      for (auto j : toEnd)
+        out_.steps[j].target = here();
+      std::sort(targets.begin(), targets.end());
+      out_.switches[index].targets = std::move(targets);
+      return;
+    }
+    case Kind::Call:
+      calls_.push_back({push({StepKind::Call}), n.function.getId()});
+      return;
+    case Kind::Print:
+      out_.prints.push_back({n.message, ctx_.layout.image(n.src)});
+      push({StepKind::Print, static_cast<unsigned>(out_.prints.size() - 1)});
+      return;
+    case Kind::WriteUndef:
+    case Kind::Sync:
+      return;
+    case Kind::Abort:
+      out_.messages.push_back(n.message.empty() ? "Abort program executed" : n.message);
+      push({StepKind::Abort, static_cast<unsigned>(out_.messages.size() - 1)});
+      return;
+    case Kind::AbortOnCondition:
+      out_.messages.push_back(n.message.empty() ? "AbortOnCondition: the condition " +
+                                                      core::describe(n.src) + " was true"
+                                                : n.message);
+      push({StepKind::AbortIf, scalar(n.src), 0, out_.messages.size() - 1});
+      return;
+    }
+  }
+
+  CompilerContext &ctx_;
+  CompiledGraph &out_;
+  std::vector<std::pair<std::size_t, unsigned>> calls_;
+};
+
+} // namespace
+
+ProgramUse findProgramUse(const core::GraphData &graph,
+                          const std::vector<program::Program> &programs) {
+  UseFinder finder(graph);
+  for (const auto &p : programs)
+    finder.visit(p);
+  return std::move(finder.use);
+}
+
+void flattenPrograms(CompilerContext &ctx, const std::vector<program::Program> &programs,
+                     const std::vector<unsigned> &functions) {
+  Flattener f(ctx);
+  for (const auto &p : programs)
+    f.emitEntry(p);
+  f.emitFunctions(functions);
+}
+
+} // namespace poplar::compiler

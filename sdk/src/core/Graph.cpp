@@ -1,0 +1,607 @@
+#include <poplar/Graph.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <map>
+
+#include <poputil/TileMapping.hpp>
+
+#include "core/ElementConversion.hpp"
+#include "core/GraphData.hpp"
+#include "core/Suggest.hpp"
+#include "core/TensorData.hpp"
+
+namespace poplar {
+
+namespace core {
+
+std::string describe(const Tensor &t) {
+  if (!t.valid())
+    return "<invalid tensor>";
+  const auto &d = t.data();
+  std::string name;
+  if (d.graph && !d.regions.empty()) {
+    const auto &v = d.graph->variables[d.regions.front().var];
+    name = v.name.empty() ? "var" + std::to_string(d.regions.front().var) : v.name;
+    unsigned others = 0;
+    for (const auto &r : d.regions)
+      others += r.var != d.regions.front().var;
+    if (others)
+      name += " and other variables";
+  }
+  return (name.empty() ? std::string("tensor") : "'" + name + "'") + " (" + t.shortString() + ")";
+}
+
+std::string describeVertex(const GraphData &g, unsigned vertexId) {
+  const auto &v = g.vertices[vertexId];
+  return "vertex " + std::to_string(vertexId) + " '" + v.type->name + "' in compute set '" +
+         g.computeSets[v.computeSet].name + "'";
+}
+
+} // namespace core
+
+namespace {
+
+using core::GraphData;
+using core::TensorData;
+using tessera::FieldDirection;
+using tessera::FieldKind;
+
+std::uint64_t nextGraphId() {
+  static std::atomic<std::uint64_t> next{1};
+  return next++;
+}
+
+void requireSameGraph(const GraphData &g, const Tensor &t, const std::string &what) {
+  if (!t.valid())
+    throw graph_connection_error(what + ": the tensor is invalid (default-constructed)");
+  if (t.data().graph != &g)
+    throw graph_connection_error(what + ": " + core::describe(t) + " belongs to another graph");
+}
+
+} // namespace
+
+Graph::Graph(const Target &target, replication_factor r)
+    : data_(std::make_shared<GraphData>()), target_(target) {
+  if (!target.isValid())
+    throw invalid_machine_model("Graph needs a valid Target");
+  if (r.value == 0)
+    throw invalid_machine_model("replication factor must be at least 1");
+  data_->id = nextGraphId();
+  data_->target = target;
+  data_->replicationFactor = r.value;
+}
+Graph::Graph(const Device &device, replication_factor r) : Graph(device.getTarget(), r) {}
+Graph::Graph(std::shared_ptr<GraphData> data, Target target, unsigned tileBase)
+    : data_(std::move(data)), target_(std::move(target)), tileBase_(tileBase) {}
+Graph::Graph(Graph &&) noexcept = default;
+Graph &Graph::operator=(Graph &&) noexcept = default;
+Graph::~Graph() = default;
+
+const Target &Graph::getTarget() const { return target_; }
+unsigned Graph::getReplicationFactor() const { return data_->replicationFactor; }
+
+unsigned Graph::absoluteTile(unsigned tile, const char *what) const {
+  if (tile >= target_.getNumTiles())
+    throw invalid_tile_mapping(std::string(what) + ": tile " + std::to_string(tile) +
+                               " is out of range; this graph has " +
+                               std::to_string(target_.getNumTiles()) + " tiles");
+  return tile + tileBase_;
+}
+
+// ---- variables ---------------------------------------------------------------------------
+
+Tensor Graph::addVariable(const Type &type, ArrayRef<std::size_t> shape, const DebugContext &dc) {
+  if (!type.isValid())
+    throw type_error("addVariable '" + dc.getPathName() + "': invalid element type");
+  core::VariableData v;
+  v.type = type;
+  v.shape.assign(shape.begin(), shape.end());
+  v.numElements = core::product(v.shape);
+  v.name = dc.getPathName();
+  const unsigned id = static_cast<unsigned>(data_->variables.size());
+  data_->variables.push_back(std::move(v));
+  auto d = std::make_shared<TensorData>();
+  d->graph = data_.get();
+  d->type = type;
+  d->shape.assign(shape.begin(), shape.end());
+  d->numElements = data_->variables.back().numElements;
+  if (d->numElements)
+    d->regions.push_back({id, 0, d->numElements});
+  return Tensor(std::move(d));
+}
+
+Tensor Graph::addVariable(const Type &type, ArrayRef<std::size_t> shape,
+                          VariableMappingMethod mapping, const DebugContext &dc) {
+  Tensor t = addVariable(type, shape, dc);
+  if (mapping == VariableMappingMethod::LINEAR)
+    poputil::mapTensorLinearly(*this, t);
+  return t;
+}
+
+Tensor Graph::addConstantImpl(const Type &type, ArrayRef<std::size_t> shape, Type hostType,
+                              const void *values, std::size_t count, bool broadcastOne,
+                              const DebugContext &dc) {
+  Tensor t = addVariable(type, shape, dc);
+  data_->variables.back().isConstant = true;
+  setInitialValueImpl(t, hostType, values, count, broadcastOne);
+  return t;
+}
+
+Tensor Graph::addConstantHalf(const Type &type, ArrayRef<std::size_t> shape, std::uint16_t bits,
+                              const DebugContext &dc) {
+  if (type != HALF)
+    throw type_error("addConstantHalf '" + dc.getPathName() + "' needs type half, got " +
+                     type.toString());
+  float f = core::halfToFloat(bits);
+  return addConstantImpl(type, shape, FLOAT, &f, 1, true, dc);
+}
+
+void Graph::setInitialValueImpl(const Tensor &t, Type hostType, const void *values,
+                                std::size_t count, bool broadcastOne) {
+  requireSameGraph(*data_, t, "setInitialValue");
+  const auto &d = t.data();
+  if (!broadcastOne && count != d.numElements)
+    throw shape_error("setInitialValue of " + core::describe(t) + ": got " +
+                      std::to_string(count) + " values for " + std::to_string(d.numElements) +
+                      " elements");
+  const std::size_t elemSize = d.type.size();
+  std::vector<unsigned char> converted(elemSize * (broadcastOne ? 1 : count));
+  core::convertElements(hostType, values, d.type, converted.data(), broadcastOne ? 1 : count);
+  std::size_t at = 0;
+  for (const auto &r : d.regions) {
+    auto &var = data_->variables[r.var];
+    if (var.initialValue.empty())
+      var.initialValue.assign(var.numElements * var.type.size(), 0);
+    for (std::size_t i = r.begin; i < r.end; ++i, ++at)
+      std::memcpy(var.initialValue.data() + i * elemSize,
+                  converted.data() + (broadcastOne ? 0 : at * elemSize), elemSize);
+  }
+}
+
+Tensor Graph::clone(const Tensor &t, const DebugContext &dc, TensorCloneMethod method) {
+  return clone(t.elementType(), t, dc, method);
+}
+
+Tensor Graph::clone(const Type &type, const Tensor &t, const DebugContext &dc,
+                    TensorCloneMethod method) {
+  requireSameGraph(*data_, t, "clone");
+  const auto &src = t.data();
+  const bool keepAliases = method == TensorCloneMethod::PRESERVE_ORDER_AND_ALIASES ||
+                           method == TensorCloneMethod::GATHER_AND_PRESERVE_TILE_ORDER_AND_ALIASES;
+  if (keepAliases && t.containsAliases()) {
+    // One new element per distinct source element; the view repeats them as the source does.
+    std::map<std::pair<unsigned, std::size_t>, std::size_t> slot;
+    std::vector<std::size_t> order;
+    order.reserve(src.numElements);
+    for (const auto &r : src.regions)
+      for (std::size_t i = r.begin; i < r.end; ++i)
+        order.push_back(slot.emplace(std::make_pair(r.var, i), slot.size()).first->second);
+    Tensor flat = addVariable(type, {slot.size()}, dc);
+    Tensor uniqueSrc;
+    std::vector<Tensor> picks;
+    // Map each new element to the tile of its first source occurrence.
+    std::vector<bool> mapped(slot.size(), false);
+    auto mapping = getTileMapping(t, false);
+    std::vector<unsigned> tileOf(src.numElements, core::kNoTile);
+    for (unsigned tile = 0; tile < mapping.size(); ++tile)
+      for (const auto &iv : mapping[tile])
+        for (std::size_t i = iv.begin(); i < iv.end(); ++i)
+          tileOf[i] = tile;
+    auto &var = data_->variables[flat.data().regions.front().var];
+    for (std::size_t i = 0; i < order.size(); ++i)
+      if (!mapped[order[i]] && tileOf[i] != core::kNoTile) {
+        var.mapping.assign(order[i], order[i] + 1, tileOf[i] + tileBase_);
+        mapped[order[i]] = true;
+      }
+    core::RegionList regions;
+    const unsigned vid = flat.data().regions.front().var;
+    for (auto idx : order)
+      core::appendRegion(regions, {vid, idx, idx + 1});
+    auto d = std::make_shared<TensorData>(src);
+    d->type = type;
+    d->regions = std::move(regions);
+    return Tensor(std::move(d));
+  }
+  Tensor out = addVariable(type, src.shape, dc);
+  bool complete = true;
+  auto mapping = getTileMapping(t, &complete);
+  if (!out.data().regions.empty()) {
+    auto &var = data_->variables[out.data().regions.front().var];
+    for (unsigned tile = 0; tile < mapping.size(); ++tile)
+      for (const auto &iv : mapping[tile])
+        var.mapping.assign(iv.begin(), iv.end(), tile + tileBase_);
+  }
+  return out;
+}
+
+Tensor Graph::cloneN(const Tensor &t, std::size_t N, const DebugContext &dc,
+                     TensorCloneMethod method) {
+  std::vector<Tensor> parts;
+  for (std::size_t i = 0; i < N; ++i)
+    parts.push_back(clone(t, DebugNameAndId(dc, std::to_string(i)), method).expand({0}));
+  if (parts.empty()) {
+    std::vector<std::size_t> shape = t.shape();
+    shape.insert(shape.begin(), 0);
+    return addVariable(t.elementType(), shape, dc);
+  }
+  return concat(parts, 0);
+}
+
+Tensor Graph::getVariable(VariableRef v) const {
+  if (v.id >= data_->variables.size())
+    throw index_error("no variable with id " + std::to_string(v.id));
+  const auto &var = data_->variables[v.id];
+  auto d = std::make_shared<TensorData>();
+  d->graph = data_.get();
+  d->type = var.type;
+  d->shape = {var.numElements};
+  d->numElements = var.numElements;
+  if (var.numElements)
+    d->regions.push_back({v.id, 0, var.numElements});
+  return Tensor(std::move(d));
+}
+
+std::string Graph::getDebugStr(VariableRef v) const {
+  if (v.id >= data_->variables.size())
+    throw index_error("no variable with id " + std::to_string(v.id));
+  return data_->variables[v.id].name;
+}
+
+bool Graph::isConstant(VariableRef v) const {
+  if (v.id >= data_->variables.size())
+    throw index_error("no variable with id " + std::to_string(v.id));
+  return data_->variables[v.id].isConstant;
+}
+
+// ---- tile mapping ------------------------------------------------------------------------
+
+void Graph::setTileMapping(const Tensor &t, unsigned tile) {
+  requireSameGraph(*data_, t, "setTileMapping");
+  const unsigned abs = absoluteTile(tile, ("setTileMapping of " + core::describe(t)).c_str());
+  for (const auto &r : t.data().regions)
+    data_->variables[r.var].mapping.assign(r.begin, r.end, abs);
+}
+
+void Graph::setTileMapping(const Tensor &t, const TileToTensorMapping &mapping) {
+  requireSameGraph(*data_, t, "setTileMapping");
+  const auto &d = t.data();
+  if (mapping.size() > target_.getNumTiles())
+    throw invalid_tile_mapping("setTileMapping of " + core::describe(t) + ": the mapping lists " +
+                               std::to_string(mapping.size()) + " tiles but the graph has " +
+                               std::to_string(target_.getNumTiles()));
+  core::RegionIndex index(d.regions);
+  for (unsigned tile = 0; tile < mapping.size(); ++tile)
+    for (const auto &iv : mapping[tile]) {
+      if (iv.begin() > iv.end() || iv.end() > d.numElements)
+        throw index_error("setTileMapping of " + core::describe(t) + ": interval [" +
+                          std::to_string(iv.begin()) + ", " + std::to_string(iv.end()) +
+                          ") for tile " + std::to_string(tile) + " is outside its " +
+                          std::to_string(d.numElements) + " elements");
+      core::RegionList pieces;
+      index.append(pieces, iv.begin(), iv.end());
+      for (const auto &r : pieces)
+        data_->variables[r.var].mapping.assign(r.begin, r.end, tile + tileBase_);
+    }
+}
+
+void Graph::setTileMapping(VertexRef v, unsigned tile) {
+  if (v.graph() != data_.get() || v.getId() >= data_->vertices.size())
+    throw graph_connection_error("setTileMapping: the vertex does not belong to this graph");
+  data_->vertices[v.getId()].tile =
+      absoluteTile(tile, ("setTileMapping of " + core::describeVertex(*data_, v.getId())).c_str());
+}
+
+TileToTensorMapping Graph::getTileMapping(const Tensor &t, bool *isComplete) const {
+  requireSameGraph(*data_, t, "getTileMapping");
+  TileToTensorMapping out(target_.getNumTiles());
+  bool complete = true;
+  std::size_t at = 0;
+  for (const auto &r : t.data().regions) {
+    const auto &var = data_->variables[r.var];
+    std::size_t covered = 0;
+    var.mapping.forEachOverlap(r.begin, r.end, [&](const core::TileIntervalMap::Entry &e) {
+      covered += e.end - e.begin;
+      if (e.tile < tileBase_ || e.tile - tileBase_ >= out.size()) {
+        complete = false;
+        return;
+      }
+      auto &list = out[e.tile - tileBase_];
+      std::size_t b = at + (e.begin - r.begin), en = at + (e.end - r.begin);
+      if (!list.empty() && list.back().end() == b)
+        list.back() = Interval(list.back().begin(), en);
+      else
+        list.emplace_back(b, en);
+    });
+    if (covered != r.size())
+      complete = false;
+    at += r.size();
+  }
+  if (isComplete)
+    *isComplete = complete;
+  return out;
+}
+
+TileToTensorMapping Graph::getTileMapping(const Tensor &t, bool requireComplete) const {
+  bool complete = true;
+  auto m = getTileMapping(t, &complete);
+  if (requireComplete && !complete)
+    throw invalid_tile_mapping("getTileMapping: " + core::describe(t) +
+                               " has elements that are not mapped to a tile of this graph");
+  return m;
+}
+
+// ---- compute -----------------------------------------------------------------------------
+
+ComputeSet Graph::addComputeSet(const DebugContext &dc) {
+  const unsigned id = static_cast<unsigned>(data_->computeSets.size());
+  data_->computeSets.push_back({dc.getPathName().empty() ? "cs" + std::to_string(id)
+                                                         : dc.getPathName(),
+                                {}});
+  return ComputeSet(data_.get(), id);
+}
+
+VertexRef Graph::addVertex(ComputeSet cs, StringRef vertexType) {
+  if (cs.graph() != data_.get() || cs.getId() >= data_->computeSets.size())
+    throw graph_object_creation_error("addVertex '" + vertexType.str() +
+                                      "': the compute set does not belong to this graph");
+  auto type = tessera::findVertexType(vertexType.str());
+  if (!type)
+    throw unknown_vertex_type("unknown vertex type '" + vertexType.str() + "'" +
+                              core::didYouMean(vertexType.str(),
+                                               tessera::registeredVertexTypeNames()) +
+                              "; add its codelets to the graph first");
+  core::VertexData v;
+  v.type = type;
+  v.computeSet = cs.getId();
+  v.fields.resize(type->fields.size());
+  const unsigned id = static_cast<unsigned>(data_->vertices.size());
+  data_->vertices.push_back(std::move(v));
+  data_->computeSets[cs.getId()].vertices.push_back(id);
+  return VertexRef(data_.get(), id);
+}
+
+VertexRef Graph::addVertex(ComputeSet cs, StringRef vertexType,
+                           ArrayRef<ConnectionDesc> connections) {
+  VertexRef v = addVertex(cs, vertexType);
+  for (const auto &c : connections) {
+    if (c.isList)
+      connect(v[c.field], c.tensors);
+    else
+      connect(v[c.field], c.tensors.front());
+  }
+  return v;
+}
+
+namespace {
+
+struct ResolvedField {
+  core::VertexData *vertex;
+  const tessera::FieldInfo *info;
+  core::FieldState *state;
+};
+
+ResolvedField resolve(GraphData &g, const FieldRef &f, const char *op) {
+  const VertexRef &v = f.vertex();
+  if (v.graph() != &g || v.getId() >= g.vertices.size())
+    throw graph_connection_error(std::string(op) + " of field '" + f.name() +
+                                 "': the vertex does not belong to this graph");
+  auto &vd = g.vertices[v.getId()];
+  const auto *info = vd.type->findField(f.name());
+  if (!info) {
+    std::vector<std::string> names;
+    std::string list;
+    for (const auto &fi : vd.type->fields) {
+      names.push_back(fi.name);
+      list += (list.empty() ? "" : ", ") + fi.name;
+    }
+    throw unknown_field(std::string(op) + ": " + core::describeVertex(g, v.getId()) +
+                        " has no field '" + f.name() + "'" + core::didYouMean(f.name(), names) +
+                        "; its fields are: " + (list.empty() ? "(none)" : list));
+  }
+  return {&vd, info, &vd.fields[info - vd.type->fields.data()]};
+}
+
+std::string fieldName(GraphData &g, const FieldRef &f) {
+  return "field '" + f.name() + "' of " + core::describeVertex(g, f.vertex().getId());
+}
+
+void checkElement(GraphData &g, const FieldRef &f, const ResolvedField &r, const Tensor &t) {
+  requireSameGraph(g, t, "connect " + fieldName(g, f));
+  if (t.elementType() != r.info->elementType)
+    throw graph_connection_error("connect " + fieldName(g, f) + ": the field holds " +
+                                 r.info->elementType.toString() + " but " + core::describe(t) +
+                                 " holds " + t.elementType().toString());
+  if (r.info->direction != FieldDirection::In && t.containsConstant())
+    throw graph_connection_error("connect " + fieldName(g, f) + ": " +
+                                 std::string(tessera::toString(r.info->direction)) +
+                                 " field connected to constant " + core::describe(t));
+}
+
+} // namespace
+
+void Graph::connect(FieldRef field, const Tensor &t) {
+  auto r = resolve(*data_, field, "connect");
+  switch (r.info->kind) {
+  case FieldKind::Scalar:
+    checkElement(*data_, field, r, t);
+    if (t.numElements() != 1)
+      throw graph_connection_error("connect " + fieldName(*data_, field) +
+                                   ": a scalar field needs a one-element tensor, got " +
+                                   core::describe(t));
+    r.state->tensors = {t};
+    r.state->connected = true;
+    return;
+  case FieldKind::Vector:
+    checkElement(*data_, field, r, t);
+    if (r.state->size && *r.state->size != t.numElements())
+      throw graph_connection_error("connect " + fieldName(*data_, field) + ": setFieldSize gave " +
+                                   std::to_string(*r.state->size) + " elements but " +
+                                   core::describe(t) + " has " +
+                                   std::to_string(t.numElements()));
+    r.state->tensors = {t};
+    r.state->connected = true;
+    return;
+  case FieldKind::VectorList: {
+    if (!field.isIndexed())
+      throw graph_connection_error("connect " + fieldName(*data_, field) +
+                                   ": a VectorList field takes a list of tensors, or an index "
+                                   "(v[\"field\"][i]) after setFieldSize");
+    checkElement(*data_, field, r, t);
+    if (!r.state->size)
+      throw no_size_specified("connect " + fieldName(*data_, field) + "[" +
+                              std::to_string(field.index()) +
+                              "]: call setFieldSize on the VectorList field first");
+    if (field.index() >= *r.state->size)
+      throw index_error("connect " + fieldName(*data_, field) + ": index " +
+                        std::to_string(field.index()) + " is out of range for its size " +
+                        std::to_string(*r.state->size));
+    r.state->tensors[field.index()] = t;
+    r.state->connected = std::all_of(r.state->tensors.begin(), r.state->tensors.end(),
+                                     [](const Tensor &x) { return x.valid(); });
+    return;
+  }
+  case FieldKind::Plain:
+  case FieldKind::PlainVector:
+    throw graph_connection_error("connect " + fieldName(*data_, field) +
+                                 ": it is a plain member, not a tensor field; set it with "
+                                 "setInitialValue");
+  }
+}
+
+void Graph::connect(FieldRef field, ArrayRef<Tensor> tensors) {
+  auto r = resolve(*data_, field, "connect");
+  if (r.info->kind != FieldKind::VectorList)
+    throw graph_connection_error("connect " + fieldName(*data_, field) + ": a list of " +
+                                 std::to_string(tensors.size()) +
+                                 " tensors needs a VectorList field, but this field is a " +
+                                 tessera::toString(r.info->kind));
+  if (r.state->size && *r.state->size != tensors.size())
+    throw graph_connection_error("connect " + fieldName(*data_, field) + ": setFieldSize gave " +
+                                 std::to_string(*r.state->size) + " elements but " +
+                                 std::to_string(tensors.size()) + " tensors were connected");
+  for (const auto &t : tensors)
+    checkElement(*data_, field, r, t);
+  r.state->tensors.assign(tensors.begin(), tensors.end());
+  r.state->size = tensors.size();
+  r.state->connected = true;
+}
+
+void Graph::setFieldSize(FieldRef field, std::size_t size) {
+  auto r = resolve(*data_, field, "setFieldSize");
+  switch (r.info->kind) {
+  case FieldKind::VectorList:
+    if (r.state->size && *r.state->size != size && r.state->connected)
+      throw graph_connection_error("setFieldSize " + fieldName(*data_, field) + " to " +
+                                   std::to_string(size) + ": already connected with " +
+                                   std::to_string(*r.state->size) + " elements");
+    r.state->size = size;
+    r.state->tensors.resize(size);
+    r.state->connected = size == 0 || std::all_of(r.state->tensors.begin(),
+                                                  r.state->tensors.end(),
+                                                  [](const Tensor &x) { return x.valid(); });
+    return;
+  case FieldKind::Vector:
+    if (r.state->connected && r.state->tensors.front().numElements() != size)
+      throw graph_connection_error("setFieldSize " + fieldName(*data_, field) + " to " +
+                                   std::to_string(size) + ": it is connected to " +
+                                   core::describe(r.state->tensors.front()));
+    r.state->size = size;
+    return;
+  default:
+    throw graph_connection_error("setFieldSize " + fieldName(*data_, field) + ": a " +
+                                 tessera::toString(r.info->kind) + " field has no size to set");
+  }
+}
+
+void Graph::setFieldValueImpl(FieldRef field, Type hostType, const void *values,
+                              std::size_t count) {
+  auto r = resolve(*data_, field, "setInitialValue");
+  if (r.info->kind != FieldKind::Plain && r.info->kind != FieldKind::PlainVector)
+    throw graph_connection_error("setInitialValue " + fieldName(*data_, field) + ": it is a " +
+                                 std::string(tessera::toString(r.info->kind)) +
+                                 " tensor field; connect a tensor to it instead");
+  if (r.info->kind == FieldKind::Plain && count != 1)
+    throw graph_connection_error("setInitialValue " + fieldName(*data_, field) +
+                                 ": a plain scalar member takes one value, got " +
+                                 std::to_string(count));
+  const Type type = r.info->elementType;
+  r.state->value.assign(count * type.size(), 0);
+  core::convertElements(hostType, values, type, r.state->value.data(), count);
+  r.state->size = count;
+  r.state->connected = true;
+}
+
+void Graph::setPerfEstimate(const VertexRef &v, std::uint64_t cycles, std::uint64_t flops) {
+  if (v.graph() != data_.get() || v.getId() >= data_->vertices.size())
+    throw graph_connection_error("setPerfEstimate: the vertex does not belong to this graph");
+  data_->vertices[v.getId()].perfEstimate = cycles;
+  data_->vertices[v.getId()].flops = flops;
+}
+
+// ---- host I/O ----------------------------------------------------------------------------
+
+namespace {
+DataStream addStream(GraphData &g, StringRef handle, const Type &type, std::size_t n,
+                     bool toDevice) {
+  if (!type.isValid())
+    throw type_error("stream '" + handle.str() + "': invalid element type");
+  if (g.streamByHandle.count(handle.str()))
+    throw graph_object_creation_error("a data stream with handle '" + handle.str() +
+                                      "' already exists");
+  const unsigned id = static_cast<unsigned>(g.streams.size());
+  g.streams.push_back({handle.str(), type, n, toDevice});
+  g.streamByHandle[handle.str()] = id;
+  return DataStream(&g, id);
+}
+} // namespace
+
+DataStream Graph::addHostToDeviceFIFO(StringRef handle, const Type &elementType,
+                                      std::size_t numElements, ReplicatedStreamMode,
+                                      const OptionFlags &) {
+  return addStream(*data_, handle, elementType, numElements, true);
+}
+
+DataStream Graph::addDeviceToHostFIFO(StringRef handle, const Type &elementType,
+                                      std::size_t numElements, const OptionFlags &) {
+  return addStream(*data_, handle, elementType, numElements, false);
+}
+
+void Graph::createHostWrite(StringRef handle, const Tensor &t, bool) {
+  requireSameGraph(*data_, t, "createHostWrite '" + handle.str() + "'");
+  if (!data_->hostWrites.emplace(handle.str(), t).second)
+    throw graph_object_creation_error("createHostWrite: handle '" + handle.str() +
+                                      "' is already used for another host write");
+}
+
+void Graph::createHostRead(StringRef handle, const Tensor &t, bool) {
+  requireSameGraph(*data_, t, "createHostRead '" + handle.str() + "'");
+  if (!data_->hostReads.emplace(handle.str(), t).second)
+    throw graph_object_creation_error("createHostRead: handle '" + handle.str() +
+                                      "' is already used for another host read");
+}
+
+// ---- structure ---------------------------------------------------------------------------
+
+Function Graph::addFunction(const program::Program &program) {
+  data_->functions.push_back(program);
+  return Function(data_.get(), static_cast<unsigned>(data_->functions.size() - 1));
+}
+
+Graph Graph::createVirtualGraph(unsigned lowerTile, unsigned upperTile) {
+  if (lowerTile >= upperTile || upperTile > target_.getNumTiles())
+    throw invalid_tile_mapping("createVirtualGraph: tiles [" + std::to_string(lowerTile) + ", " +
+                               std::to_string(upperTile) + ") are not a non-empty range within " +
+                               std::to_string(target_.getNumTiles()) + " tiles");
+  return Graph(data_, target_.createVirtualTarget(1, upperTile - lowerTile),
+               tileBase_ + lowerTile);
+}
+
+} // namespace poplar
+
+namespace poplar {
+std::string DataStream::handle() const { return graph_->streams.at(id_).handle; }
+Type DataStream::elementType() const { return graph_->streams.at(id_).type; }
+std::size_t DataStream::numElements() const { return graph_->streams.at(id_).numElements; }
+} // namespace poplar

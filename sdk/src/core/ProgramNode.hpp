@@ -1,0 +1,47 @@
+// The tree behind poplar::program::Program handles.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <poplar/Program.hpp>
+
+namespace poplar::core {
+
+struct ProgramNode {
+  enum class Kind {
+    Sequence,
+    Execute,
+    Copy,
+    StreamToDevice,
+    StreamFromDevice,
+    Repeat,
+    RepeatWhile,
+    If,
+    Switch,
+    Call,
+    Print,
+    WriteUndef,
+    Sync,
+    Abort,
+    AbortOnCondition,
+  };
+
+  Kind kind = Kind::Sequence;
+  std::string name;
+  /// Sequence: its programs. Repeat: {body}. RepeatWhile: {condition, body}. If: {then, else}.
+  /// Switch: the case bodies, then the default body.
+  std::vector<program::Program> children;
+  std::vector<std::int32_t> caseValues; ///< Switch: one per case body.
+  Tensor src;                           ///< Copy source / predicate / control / printed tensor.
+  Tensor dst;                           ///< Copy destination.
+  ComputeSet computeSet;
+  DataStream stream;
+  Function function;
+  unsigned count = 0;     ///< Repeat count.
+  bool whileTrue = true;  ///< RepeatWhile: loop while the predicate is non-zero.
+  std::string message;    ///< Abort message / PrintTensor title.
+};
+
+} // namespace poplar::core

@@ -1,0 +1,45 @@
+// Runs of variable elements: the building block of every tensor view.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+namespace poplar::core {
+
+/// Elements [begin, end) of variable `var`.
+struct Region {
+  unsigned var;
+  std::size_t begin;
+  std::size_t end;
+  std::size_t size() const { return end - begin; }
+  friend bool operator==(const Region &a, const Region &b) {
+    return a.var == b.var && a.begin == b.begin && a.end == b.end;
+  }
+};
+
+using RegionList = std::vector<Region>;
+
+/// Appends `r`, merging it into the last region when it continues it.
+inline void appendRegion(RegionList &out, const Region &r) {
+  if (r.begin == r.end)
+    return;
+  if (!out.empty() && out.back().var == r.var && out.back().end == r.begin)
+    out.back().end = r.end;
+  else
+    out.push_back(r);
+}
+
+/// Random access to tensor-order ranges of a region list.
+class RegionIndex {
+public:
+  explicit RegionIndex(const RegionList &regions);
+  /// Appends the regions covering tensor-order elements [begin, end) to `out`.
+  void append(RegionList &out, std::size_t begin, std::size_t end) const;
+  std::size_t numElements() const { return starts_.back(); }
+
+private:
+  const RegionList &regions_;
+  std::vector<std::size_t> starts_; // starts_[i] = tensor index of regions_[i]; back() = total
+};
+
+} // namespace poplar::core

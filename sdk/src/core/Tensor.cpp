@@ -1,0 +1,544 @@
+// Tensor views. Every view is a list of tensor-order ranges taken from its source, so every
+// operation below reduces to computing those ranges and calling `select`.
+#include <poplar/Tensor.hpp>
+
+#include <algorithm>
+#include <numeric>
+#include <ostream>
+#include <sstream>
+
+#include <poplar/exceptions.hpp>
+
+#include "core/GraphData.hpp"
+#include "core/TensorData.hpp"
+
+namespace poplar {
+namespace core {
+
+std::size_t product(const std::vector<std::size_t> &shape) {
+  std::size_t n = 1;
+  for (auto d : shape)
+    n *= d;
+  return n;
+}
+
+RegionIndex::RegionIndex(const RegionList &regions) : regions_(regions) {
+  starts_.reserve(regions.size() + 1);
+  std::size_t at = 0;
+  for (const auto &r : regions) {
+    starts_.push_back(at);
+    at += r.size();
+  }
+  starts_.push_back(at);
+}
+
+void RegionIndex::append(RegionList &out, std::size_t begin, std::size_t end) const {
+  if (begin >= end)
+    return;
+  std::size_t i = std::upper_bound(starts_.begin(), starts_.end() - 1, begin) - starts_.begin() - 1;
+  for (; begin < end; ++i) {
+    const Region &r = regions_[i];
+    std::size_t from = r.begin + (begin - starts_[i]);
+    std::size_t take = std::min(end - begin, r.end - from);
+    appendRegion(out, {r.var, from, from + take});
+    begin += take;
+  }
+}
+
+} // namespace core
+
+namespace {
+
+using core::Region;
+using core::RegionList;
+using core::TensorData;
+using Shape = std::vector<std::size_t>;
+
+std::string shapeString(const Shape &s) {
+  std::ostringstream os;
+  os << '[';
+  for (std::size_t i = 0; i < s.size(); ++i)
+    os << (i ? "," : "") << s[i];
+  os << ']';
+  return os.str();
+}
+
+const TensorData &checked(const std::shared_ptr<const TensorData> &d) {
+  if (!d)
+    throw poplar_error("operation on an invalid (default-constructed) Tensor");
+  return *d;
+}
+
+Tensor make(const TensorData &from, Shape shape, RegionList regions, Type type) {
+  auto d = std::make_shared<TensorData>();
+  d->graph = from.graph;
+  d->type = type;
+  d->numElements = core::product(shape);
+  d->shape = std::move(shape);
+  d->regions = std::move(regions);
+  return Tensor(std::move(d));
+}
+
+/// Strides (in elements) of a row-major shape.
+Shape stridesOf(const Shape &s) {
+  Shape st(s.size(), 1);
+  for (std::size_t i = s.size(); i-- > 1;)
+    st[i - 1] = st[i] * s[i];
+  return st;
+}
+
+/// Calls fn(begin, end) for each tensor-order range of the view that takes, for every index of
+/// the dims before `dim`, the listed positions of `dim` (each a whole inner block).
+template <class Positions>
+RegionList selectAlongDim(const TensorData &d, unsigned dim, const Positions &positions) {
+  std::size_t outer = 1, inner = 1;
+  for (unsigned i = 0; i < dim; ++i)
+    outer *= d.shape[i];
+  for (unsigned i = dim + 1; i < d.shape.size(); ++i)
+    inner *= d.shape[i];
+  const std::size_t D = d.shape[dim];
+  core::RegionIndex index(d.regions);
+  RegionList out;
+  for (std::size_t o = 0; o < outer; ++o) {
+    const std::size_t base = o * D * inner;
+    for (auto [b, e] : positions)
+      index.append(out, base + b * inner, base + e * inner);
+  }
+  return out;
+}
+
+void checkDim(const TensorData &d, unsigned dim, const char *op) {
+  if (dim >= d.shape.size())
+    throw index_error(std::string(op) + ": dimension " + std::to_string(dim) +
+                      " is out of range for a tensor of shape " + shapeString(d.shape) +
+                      " (rank " + std::to_string(d.shape.size()) + ")");
+}
+
+} // namespace
+
+Tensor::Tensor() = default;
+Tensor::~Tensor() = default;
+Tensor::Tensor(const Tensor &) = default;
+Tensor::Tensor(Tensor &&) noexcept = default;
+Tensor &Tensor::operator=(const Tensor &) = default;
+Tensor &Tensor::operator=(Tensor &&) noexcept = default;
+Tensor::Tensor(std::shared_ptr<const core::TensorData> data) : data_(std::move(data)) {}
+
+const core::TensorData &Tensor::data() const { return checked(data_); }
+bool Tensor::valid() const { return data_ != nullptr; }
+Type Tensor::elementType() const { return data().type; }
+const std::vector<std::size_t> &Tensor::shape() const { return data().shape; }
+unsigned Tensor::rank() const { return static_cast<unsigned>(data().shape.size()); }
+std::size_t Tensor::numElements() const { return data().numElements; }
+
+std::size_t Tensor::dim(unsigned i) const {
+  checkDim(data(), i, "dim");
+  return data().shape[i];
+}
+
+Tensor Tensor::slice(std::size_t begin, std::size_t end, unsigned dim) const {
+  const auto &d = data();
+  checkDim(d, dim, "slice");
+  if (begin > end || end > d.shape[dim])
+    throw index_error("slice [" + std::to_string(begin) + ", " + std::to_string(end) +
+                      ") of dimension " + std::to_string(dim) + " is out of range for " +
+                      core::describe(*this));
+  Shape shape = d.shape;
+  shape[dim] = end - begin;
+  std::pair<std::size_t, std::size_t> one[] = {{begin, end}};
+  return make(d, std::move(shape), selectAlongDim(d, dim, one), d.type);
+}
+
+Tensor Tensor::slice(const Interval &region, unsigned dim) const {
+  return slice(region.begin(), region.end(), dim);
+}
+
+Tensor Tensor::slice(ArrayRef<std::size_t> begin, ArrayRef<std::size_t> end) const {
+  const auto &d = data();
+  if (begin.size() != d.shape.size() || end.size() != d.shape.size())
+    throw index_error("slice: begin and end need " + std::to_string(d.shape.size()) +
+                      " indices for " + core::describe(*this) + ", got " +
+                      std::to_string(begin.size()) + " and " + std::to_string(end.size()));
+  Tensor t = *this;
+  for (unsigned i = 0; i < d.shape.size(); ++i)
+    t = t.slice(begin[i], end[i], i);
+  return t;
+}
+
+std::vector<Tensor> Tensor::slices(ArrayRef<Interval> intervals, unsigned dim) const {
+  std::vector<Tensor> out;
+  out.reserve(intervals.size());
+  for (const auto &i : intervals)
+    out.push_back(slice(i, dim));
+  return out;
+}
+
+std::vector<Tensor> Tensor::slices(const std::vector<std::vector<Interval>> &intervals,
+                                   unsigned dim) const {
+  std::vector<Tensor> out;
+  for (const auto &seq : intervals) {
+    std::vector<Tensor> parts = slices(seq, dim);
+    out.push_back(parts.empty() ? slice(0, 0, dim) : concat(parts, dim));
+  }
+  return out;
+}
+
+Tensor Tensor::operator[](std::size_t i) const {
+  const auto &d = data();
+  if (d.shape.empty())
+    throw index_error("operator[] on a rank-0 tensor " + core::describe(*this));
+  if (i >= d.shape[0])
+    throw index_error("index " + std::to_string(i) + " is out of range for dimension 0 of " +
+                      core::describe(*this));
+  return slice(i, i + 1, 0).squeeze({0});
+}
+
+Tensor Tensor::index(ArrayRef<std::size_t> indices) const {
+  Tensor t = *this;
+  for (auto i : indices)
+    t = t[i];
+  return t;
+}
+
+Tensor Tensor::reshape(ArrayRef<std::size_t> newShape) const {
+  const auto &d = data();
+  Shape s(newShape.begin(), newShape.end());
+  if (core::product(s) != d.numElements)
+    throw shape_error("reshape of " + core::describe(*this) + " to " + shapeString(s) +
+                      " changes the element count from " + std::to_string(d.numElements) +
+                      " to " + std::to_string(core::product(s)));
+  return make(d, std::move(s), d.regions, d.type);
+}
+
+Tensor Tensor::reshapePartial(unsigned begin, unsigned end, ArrayRef<std::size_t> newDims) const {
+  const auto &d = data();
+  if (begin > end || end > d.shape.size())
+    throw index_error("reshapePartial: dimensions [" + std::to_string(begin) + ", " +
+                      std::to_string(end) + ") are out of range for " + core::describe(*this));
+  Shape s(d.shape.begin(), d.shape.begin() + begin);
+  s.insert(s.end(), newDims.begin(), newDims.end());
+  s.insert(s.end(), d.shape.begin() + end, d.shape.end());
+  return reshape(s);
+}
+
+Tensor Tensor::flatten() const { return reshape({data().numElements}); }
+
+Tensor Tensor::flatten(unsigned begin, unsigned end) const {
+  const auto &d = data();
+  if (begin >= end || end > d.shape.size())
+    throw index_error("flatten: dimensions [" + std::to_string(begin) + ", " +
+                      std::to_string(end) + ") are out of range for " + core::describe(*this));
+  std::size_t n = 1;
+  for (unsigned i = begin; i < end; ++i)
+    n *= d.shape[i];
+  return reshapePartial(begin, end, {n});
+}
+
+Tensor Tensor::dimShuffle(ArrayRef<unsigned> perm) const {
+  const auto &d = data();
+  const std::size_t r = d.shape.size();
+  std::vector<bool> seen(r, false);
+  if (perm.size() != r)
+    throw index_error("dimShuffle: permutation has " + std::to_string(perm.size()) +
+                      " entries but " + core::describe(*this) + " has rank " + std::to_string(r));
+  for (unsigned p : perm) {
+    if (p >= r || seen[p])
+      throw index_error("dimShuffle: entry " + std::to_string(p) +
+                        " is out of range or repeated in the permutation for " +
+                        core::describe(*this));
+    seen[p] = true;
+  }
+  Shape out(r);
+  for (std::size_t i = 0; i < r; ++i)
+    out[i] = d.shape[perm[i]];
+  if (d.numElements == 0)
+    return make(d, out, {}, d.type);
+  // Trailing dimensions the shuffle leaves in place stay one contiguous block per step.
+  const Shape st = stridesOf(d.shape);
+  std::size_t keep = r, block = 1;
+  while (keep > 0 && perm[keep - 1] == keep - 1) {
+    block *= d.shape[keep - 1];
+    --keep;
+  }
+  std::size_t steps = 1;
+  for (std::size_t k = 0; k < keep; ++k)
+    steps *= out[k];
+  core::RegionIndex index(d.regions);
+  RegionList regions;
+  std::vector<std::size_t> idx(keep, 0);
+  std::size_t offset = 0;
+  for (std::size_t n = 0; n < steps; ++n) {
+    index.append(regions, offset, offset + block);
+    for (std::size_t k = keep; k-- > 0;) { // odometer over output dimensions [0, keep)
+      offset += st[perm[k]];
+      if (++idx[k] < out[k])
+        break;
+      offset -= st[perm[k]] * out[k];
+      idx[k] = 0;
+    }
+  }
+  return make(d, std::move(out), std::move(regions), d.type);
+}
+
+Tensor Tensor::dimShufflePartial(ArrayRef<unsigned> source, ArrayRef<unsigned> destination) const {
+  const auto &d = data();
+  const unsigned r = rank();
+  if (source.size() != destination.size())
+    throw index_error("dimShufflePartial: " + std::to_string(source.size()) +
+                      " source dims but " + std::to_string(destination.size()) +
+                      " destination dims for " + core::describe(*this));
+  std::vector<int> perm(r, -1);
+  std::vector<bool> used(r, false);
+  for (std::size_t i = 0; i < source.size(); ++i) {
+    if (source[i] >= r || destination[i] >= r || perm[destination[i]] != -1 || used[source[i]])
+      throw index_error("dimShufflePartial: bad or repeated dimension in the lists for " +
+                        core::describe(*this));
+    perm[destination[i]] = static_cast<int>(source[i]);
+    used[source[i]] = true;
+  }
+  unsigned next = 0;
+  for (unsigned i = 0; i < r; ++i) {
+    if (perm[i] != -1)
+      continue;
+    while (used[next])
+      ++next;
+    perm[i] = static_cast<int>(next);
+    used[next] = true;
+  }
+  (void)d;
+  return dimShuffle(std::vector<unsigned>(perm.begin(), perm.end()));
+}
+
+Tensor Tensor::dimRoll(unsigned dimIdx, unsigned newIdx) const {
+  const unsigned r = rank();
+  if (dimIdx >= r || newIdx >= r)
+    throw index_error("dimRoll(" + std::to_string(dimIdx) + ", " + std::to_string(newIdx) +
+                      ") is out of range for " + core::describe(*this));
+  return dimShufflePartial({dimIdx}, {newIdx});
+}
+
+Tensor Tensor::transpose() const {
+  if (rank() != 2)
+    throw shape_error("transpose needs a rank-2 tensor, got " + core::describe(*this));
+  return dimShuffle({1, 0});
+}
+
+Tensor Tensor::expand(ArrayRef<std::size_t> indices) const {
+  const auto &d = data();
+  Shape s = d.shape;
+  std::vector<std::size_t> sorted(indices.begin(), indices.end());
+  std::sort(sorted.begin(), sorted.end());
+  for (auto i : sorted) {
+    if (i > s.size())
+      throw index_error("expand: position " + std::to_string(i) + " is out of range for " +
+                        core::describe(*this));
+    s.insert(s.begin() + static_cast<std::ptrdiff_t>(i), 1);
+  }
+  return make(d, std::move(s), d.regions, d.type);
+}
+
+Tensor Tensor::squeeze(ArrayRef<std::size_t> indices) const {
+  const auto &d = data();
+  std::vector<std::size_t> sorted(indices.begin(), indices.end());
+  std::sort(sorted.begin(), sorted.end());
+  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+    throw index_error("squeeze: repeated dimension for " + core::describe(*this));
+  Shape s = d.shape;
+  for (auto it = sorted.rbegin(); it != sorted.rend(); ++it) {
+    if (*it >= d.shape.size())
+      throw index_error("squeeze: dimension " + std::to_string(*it) + " is out of range for " +
+                        core::describe(*this));
+    if (d.shape[*it] != 1)
+      throw shape_error("squeeze: dimension " + std::to_string(*it) + " of " +
+                        core::describe(*this) + " has size " + std::to_string(d.shape[*it]) +
+                        ", not 1");
+    s.erase(s.begin() + static_cast<std::ptrdiff_t>(*it));
+  }
+  return make(d, std::move(s), d.regions, d.type);
+}
+
+Tensor Tensor::broadcast(unsigned N, unsigned dim) const {
+  const auto &d = data();
+  checkDim(d, dim, "broadcast");
+  Shape s = d.shape;
+  s[dim] *= N;
+  std::vector<std::pair<std::size_t, std::size_t>> pos(N, {0, d.shape[dim]});
+  return make(d, std::move(s), selectAlongDim(d, dim, pos), d.type);
+}
+
+Tensor Tensor::reverse(unsigned dim) const {
+  const auto &d = data();
+  checkDim(d, dim, "reverse");
+  std::vector<std::pair<std::size_t, std::size_t>> pos;
+  for (std::size_t i = d.shape[dim]; i-- > 0;)
+    pos.push_back({i, i + 1});
+  return make(d, d.shape, selectAlongDim(d, dim, pos), d.type);
+}
+
+Tensor Tensor::subSample(unsigned stride, unsigned dim) const {
+  const auto &d = data();
+  checkDim(d, dim, "subSample");
+  if (stride == 0)
+    throw index_error("subSample: stride 0 for " + core::describe(*this));
+  std::vector<std::pair<std::size_t, std::size_t>> pos;
+  for (std::size_t i = 0; i < d.shape[dim]; i += stride)
+    pos.push_back({i, i + 1});
+  Shape s = d.shape;
+  s[dim] = pos.size();
+  return make(d, std::move(s), selectAlongDim(d, dim, pos), d.type);
+}
+
+Tensor Tensor::upsample(unsigned scale, unsigned dim, UpsampleMethod) const {
+  const auto &d = data();
+  checkDim(d, dim, "upsample");
+  std::vector<std::pair<std::size_t, std::size_t>> pos;
+  for (std::size_t i = 0; i < d.shape[dim]; ++i)
+    for (unsigned k = 0; k < scale; ++k)
+      pos.push_back({i, i + 1});
+  Shape s = d.shape;
+  s[dim] *= scale;
+  return make(d, std::move(s), selectAlongDim(d, dim, pos), d.type);
+}
+
+Tensor Tensor::reinterpret(const Type &type) const {
+  const auto &d = data();
+  if (type.size() != d.type.size())
+    throw type_error("reinterpret of " + core::describe(*this) + " as " + type.toString() +
+                     ": element sizes differ (" + std::to_string(d.type.size()) + " vs " +
+                     std::to_string(type.size()) + " bytes)");
+  return make(d, d.shape, d.regions, type);
+}
+
+std::vector<VariableInterval> Tensor::getVarRegions() const {
+  std::vector<VariableInterval> out;
+  for (const auto &r : data().regions)
+    out.push_back({VariableRef{r.var}, Interval(r.begin, r.end)});
+  return out;
+}
+
+std::vector<Interval> Tensor::getContiguousRegions() const {
+  std::vector<Interval> out;
+  std::size_t at = 0;
+  for (const auto &r : data().regions) {
+    out.emplace_back(at, at + r.size());
+    at += r.size();
+  }
+  return out;
+}
+
+bool Tensor::isContiguous() const { return data().regions.size() <= 1; }
+
+namespace {
+bool anyOverlap(RegionList regions) {
+  std::sort(regions.begin(), regions.end(), [](const Region &a, const Region &b) {
+    return a.var != b.var ? a.var < b.var : a.begin < b.begin;
+  });
+  for (std::size_t i = 1; i < regions.size(); ++i)
+    if (regions[i].var == regions[i - 1].var && regions[i].begin < regions[i - 1].end)
+      return true;
+  return false;
+}
+} // namespace
+
+bool Tensor::containsAliases() const { return anyOverlap(data().regions); }
+
+bool Tensor::containsConstant() const {
+  const auto &d = data();
+  for (const auto &r : d.regions)
+    if (d.graph && d.graph->variables[r.var].isConstant)
+      return true;
+  return false;
+}
+
+bool Tensor::intersectsWith(const Tensor &other) const {
+  if (data().graph != other.data().graph)
+    return false;
+  // Overlap within one side is not an intersection: dedupe each side first.
+  auto normalise = [](RegionList r) {
+    std::sort(r.begin(), r.end(), [](const Region &a, const Region &b) {
+      return a.var != b.var ? a.var < b.var : a.begin < b.begin;
+    });
+    RegionList merged;
+    for (const auto &x : r) {
+      if (!merged.empty() && merged.back().var == x.var && x.begin <= merged.back().end)
+        merged.back().end = std::max(merged.back().end, x.end);
+      else
+        merged.push_back(x);
+    }
+    return merged;
+  };
+  RegionList all = normalise(data().regions);
+  RegionList b = normalise(other.data().regions);
+  all.insert(all.end(), b.begin(), b.end());
+  return anyOverlap(std::move(all));
+}
+
+std::string Tensor::shortString() const {
+  if (!valid())
+    return "<invalid tensor>";
+  return data().type.toString() + shapeString(data().shape);
+}
+
+bool Tensor::operator==(const Tensor &o) const {
+  if (!valid() || !o.valid())
+    return valid() == o.valid();
+  const auto &a = data(), &b = o.data();
+  return a.graph == b.graph && a.type == b.type && a.shape == b.shape && a.regions == b.regions;
+}
+
+Tensor concat(ArrayRef<Tensor> tensors, unsigned dim) {
+  if (tensors.empty())
+    throw shape_error("concat of an empty list of tensors");
+  const auto &first = tensors[0].data();
+  if (dim >= first.shape.size())
+    throw index_error("concat: dimension " + std::to_string(dim) + " is out of range for " +
+                      core::describe(tensors[0]));
+  Shape shape = first.shape;
+  shape[dim] = 0;
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    const auto &d = tensors[i].data();
+    bool same = d.shape.size() == first.shape.size() && d.type == first.type &&
+                d.graph == first.graph;
+    for (std::size_t k = 0; same && k < d.shape.size(); ++k)
+      same = k == dim || d.shape[k] == first.shape[k];
+    if (!same)
+      throw shape_error("concat along dimension " + std::to_string(dim) + ": tensor " +
+                        std::to_string(i) + " " + core::describe(tensors[i]) +
+                        " does not match tensor 0 " + core::describe(tensors[0]));
+    shape[dim] += d.shape[dim];
+  }
+  std::size_t outer = 1, inner = 1;
+  for (unsigned i = 0; i < dim; ++i)
+    outer *= shape[i];
+  for (unsigned i = dim + 1; i < shape.size(); ++i)
+    inner *= shape[i];
+  std::vector<core::RegionIndex> indices;
+  indices.reserve(tensors.size());
+  for (const auto &t : tensors)
+    indices.emplace_back(t.data().regions);
+  RegionList regions;
+  for (std::size_t o = 0; o < outer; ++o)
+    for (std::size_t i = 0; i < tensors.size(); ++i) {
+      std::size_t block = tensors[i].data().shape[dim] * inner;
+      indices[i].append(regions, o * block, (o + 1) * block);
+    }
+  auto d = std::make_shared<TensorData>();
+  d->graph = first.graph;
+  d->type = first.type;
+  d->numElements = core::product(shape);
+  d->shape = std::move(shape);
+  d->regions = std::move(regions);
+  return Tensor(std::move(d));
+}
+
+Tensor concat(const Tensor &first, const Tensor &second, unsigned dim) {
+  return concat({first, second}, dim);
+}
+
+Tensor append(const Tensor &a, const Tensor &b, unsigned dim) {
+  return concat(a, b.expand({dim}), dim);
+}
+
+std::ostream &operator<<(std::ostream &os, const Tensor &t) { return os << t.shortString(); }
+
+} // namespace poplar

@@ -1,0 +1,49 @@
+#include <poplar/Type.hpp>
+
+#include <array>
+#include <ostream>
+
+#include <poplar/TargetType.hpp>
+
+namespace poplar {
+namespace {
+struct TypeRow {
+  const char *name;
+  std::size_t size;
+};
+// Indexed by TypeId; the static_assert keeps it in step with the enum.
+constexpr std::array<TypeRow, kNumTypeIds> kTypes = {{
+    {"<invalid>", 0},
+    {"float", 4},
+    {"half", 2},
+    {"int", 4},
+    {"unsigned int", 4},
+    {"short", 2},
+    {"unsigned short", 2},
+    {"char", 1},
+    {"signed char", 1},
+    {"unsigned char", 1},
+    {"bool", 1},
+    {"long long", 8},
+    {"unsigned long long", 8},
+}};
+static_assert(static_cast<unsigned>(TypeId::UnsignedLongLong) + 1 == kNumTypeIds);
+} // namespace
+
+std::size_t Type::size() const { return kTypes[static_cast<unsigned>(id_)].size; }
+std::string Type::toString() const { return kTypes[static_cast<unsigned>(id_)].name; }
+std::ostream &operator<<(std::ostream &os, const Type &t) { return os << t.toString(); }
+
+const char *toString(TargetType t) {
+  switch (t) {
+  case TargetType::IPU:
+    return "IPU";
+  case TargetType::IPU_MODEL:
+    return "IPU_MODEL";
+  case TargetType::CPU:
+    return "CPU";
+  }
+  return "?";
+}
+
+} // namespace poplar

@@ -1,0 +1,497 @@
+// The run-time side of the Engine: tile memory, vertex objects and the step interpreter.
+#include <poplar/Engine.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <mutex>
+#include <sstream>
+
+#include <poplar/exceptions.hpp>
+
+#include "compiler/Compiler.hpp"
+#include "core/ElementConversion.hpp"
+#include "core/Suggest.hpp"
+#include "engine/EngineOptions.hpp"
+#include "engine/TensorFormatter.hpp"
+#include "engine/ThreadPool.hpp"
+
+namespace poplar::detail {
+void setCurrentNumWorkers(unsigned n);
+}
+
+namespace poplar {
+
+using compiler::CompiledGraph;
+using compiler::CopyList;
+using compiler::StepKind;
+using compiler::TensorImage;
+using compiler::TileAddress;
+
+namespace {
+
+struct AlignedFree {
+  void operator()(unsigned char *p) const { std::free(p); }
+};
+
+/// How the host side of one stream is connected.
+struct StreamBinding {
+  enum class Kind { None, Fixed, Ring, Callback } kind = Kind::None;
+  unsigned char *begin = nullptr;
+  std::uint64_t size = 0;
+  std::uint64_t position = 0;
+  std::function<void(void *)> callback;
+};
+
+/// A vertex call as `run()` sees it: the object and the function, nothing to look up.
+struct RuntimeCall {
+  void *object;
+  bool (*compute)(void *, unsigned);
+  unsigned workers;
+  unsigned objectIndex;
+};
+
+struct RuntimeComputeSet {
+  std::vector<RuntimeCall> calls;
+  std::vector<std::size_t> tileBegin; ///< Per TileWork, into calls; plus calls.size().
+};
+
+} // namespace
+
+struct Engine::Impl {
+  CompiledGraph plan;
+  engine::EngineOptions options;
+  std::unique_ptr<engine::ThreadPool> pool;
+
+  std::unique_ptr<unsigned char, AlignedFree> memory;
+  std::vector<unsigned char *> tileBase;
+  bool loaded = false;
+  std::vector<RuntimeComputeSet> computeSets;
+  std::vector<StreamBinding> streams;
+  std::vector<std::uint64_t> loopCounters;
+  std::vector<std::size_t> callStack;
+  std::vector<unsigned char> staging;
+
+  unsigned char *address(const TileAddress &a) const { return tileBase[a.tile] + a.offset; }
+
+  void destroyObjects() {
+    if (!loaded)
+      return;
+    for (const auto &obj : plan.vertexObjects)
+      obj.type->destroy(address(obj.at));
+    loaded = false;
+  }
+
+  void requireLoaded(const char *what) const {
+    if (!loaded)
+      throw tensor_io_state_error(std::string(what) +
+                                  " needs the engine to be loaded first (call Engine::load)");
+  }
+
+  void runCopies(const CopyList &list) {
+    if (list.empty())
+      return;
+    pool->parallelFor(list.numGroups(), [&](std::size_t g) {
+      for (std::size_t i = list.groupBegin[g]; i < list.groupBegin[g + 1]; ++i) {
+        const auto &op = list.ops[i];
+        std::memmove(address(op.dst), address(op.src), op.bytes);
+      }
+    });
+  }
+
+  void gather(const TensorImage &img, unsigned char *host) const {
+    for (const auto &p : img.pieces)
+      std::memcpy(host + p.hostOffset, address(p.at), p.bytes);
+  }
+  void scatter(const TensorImage &img, const unsigned char *host) const {
+    for (const auto &p : img.pieces)
+      std::memcpy(address(p.at), host + p.hostOffset, p.bytes);
+  }
+
+  bool scalarNonZero(unsigned index) {
+    const TensorImage &img = plan.scalars[index];
+    unsigned char buf[8] = {};
+    gather(img, buf);
+    return core::elementAsDouble(img.type, buf, 0) != 0.0;
+  }
+
+  void executeComputeSet(unsigned index) {
+    const auto &cs = plan.computeSets[index];
+    const auto &rt = computeSets[index];
+    runCopies(cs.exchangeIn);
+    // The first failure on the lowest-numbered tile is reported, whatever the thread count.
+    std::mutex failMutex;
+    std::size_t failTile = ~std::size_t(0);
+    std::string failMessage;
+    const unsigned workers = plan.numWorkerContexts;
+    pool->parallelFor(cs.tiles.size(), [&](std::size_t t) {
+      detail::setCurrentNumWorkers(workers);
+      for (std::size_t c = rt.tileBegin[t]; c < rt.tileBegin[t + 1]; ++c) {
+        const RuntimeCall &call = rt.calls[c];
+        std::string problem;
+        for (unsigned w = 0; w < call.workers; ++w) {
+          try {
+            if (!call.compute(call.object, w))
+              problem = "returned false";
+          } catch (const std::exception &e) {
+            problem = std::string("threw: ") + e.what();
+          } catch (...) {
+            problem = "threw a non-standard exception";
+          }
+          if (!problem.empty()) {
+            if (call.workers > 1)
+              problem = "worker " + std::to_string(w) + " " + problem;
+            break;
+          }
+        }
+        if (!problem.empty()) {
+          std::lock_guard lock(failMutex);
+          if (t < failTile) {
+            failTile = t;
+            failMessage = plan.vertexObjects[call.objectIndex].description + " on tile " +
+                          std::to_string(cs.tiles[t].tile) + " " + problem;
+          }
+          return;
+        }
+      }
+    });
+    if (!failMessage.empty())
+      throw application_runtime_error(failMessage);
+    runCopies(cs.exchangeOut);
+  }
+
+  void runTensorCopy(unsigned index) {
+    const auto &c = plan.copies[index];
+    if (!c.staged) {
+      runCopies(c.copies);
+      return;
+    }
+    // Source and destination overlap: read everything first, then write.
+    staging.resize(c.copies.totalBytes);
+    for (const auto &p : c.stagedSrc)
+      std::memcpy(staging.data() + p.hostOffset, address(p.at), p.bytes);
+    for (const auto &p : c.stagedDst)
+      std::memcpy(address(p.at), staging.data() + p.hostOffset, p.bytes);
+  }
+
+  StreamBinding &binding(unsigned stream) {
+    StreamBinding &b = streams[stream];
+    if (b.kind == StreamBinding::Kind::None)
+      throw stream_connection_error("stream '" + plan.streams[stream].handle +
+                                    "' is used by the program but not connected; call "
+                                    "Engine::connectStream or connectStreamToCallback first");
+    return b;
+  }
+
+  /// Where the next transfer of a fixed or circular buffer lives.
+  unsigned char *nextTransfer(StreamBinding &b, std::uint64_t bytes) {
+    if (b.kind == StreamBinding::Kind::Fixed)
+      return b.begin;
+    unsigned char *p = b.begin + b.position;
+    b.position = b.size ? (b.position + bytes) % b.size : 0;
+    return p;
+  }
+
+  void streamIn(unsigned index) {
+    const auto &sc = plan.streamCopies[index];
+    StreamBinding &b = binding(sc.stream);
+    if (b.kind == StreamBinding::Kind::Callback) {
+      staging.resize(sc.tensor.bytes);
+      b.callback(staging.data());
+      scatter(sc.tensor, staging.data());
+    } else {
+      scatter(sc.tensor, nextTransfer(b, sc.tensor.bytes));
+    }
+  }
+
+  void streamOut(unsigned index) {
+    const auto &sc = plan.streamCopies[index];
+    StreamBinding &b = binding(sc.stream);
+    if (b.kind == StreamBinding::Kind::Callback) {
+      staging.resize(sc.tensor.bytes);
+      gather(sc.tensor, staging.data());
+      b.callback(staging.data());
+    } else {
+      gather(sc.tensor, nextTransfer(b, sc.tensor.bytes));
+    }
+  }
+
+  std::size_t switchTarget(unsigned index) {
+    const auto &s = plan.switches[index];
+    unsigned char buf[8] = {};
+    gather(s.control, buf);
+    const auto value = static_cast<std::int64_t>(core::elementAsDouble(s.control.type, buf, 0));
+    auto it = std::lower_bound(s.targets.begin(), s.targets.end(),
+                               std::make_pair(value, std::size_t(0)));
+    return it != s.targets.end() && it->first == value ? it->second : s.defaultTarget;
+  }
+
+  void print(unsigned index) {
+    const auto &p = plan.prints[index];
+    std::vector<unsigned char> host(p.tensor.bytes);
+    gather(p.tensor, host.data());
+    std::cout << engine::formatTensor(p.title, p.tensor.type, p.tensor.shape, host.data())
+              << std::endl;
+  }
+
+  void run(std::size_t pc) {
+    loopCounters.assign(plan.numLoopSlots, 0);
+    callStack.clear();
+    for (;;) {
+      const auto &s = plan.steps[pc];
+      switch (s.kind) {
+      case StepKind::Execute:
+        executeComputeSet(s.index);
+        ++pc;
+        break;
+      case StepKind::Copy:
+        runTensorCopy(s.index);
+        ++pc;
+        break;
+      case StepKind::StreamIn:
+        streamIn(s.index);
+        ++pc;
+        break;
+      case StepKind::StreamOut:
+        streamOut(s.index);
+        ++pc;
+        break;
+      case StepKind::Jump:
+        pc = s.target;
+        break;
+      case StepKind::JumpIfZero:
+        pc = scalarNonZero(s.index) ? pc + 1 : s.target;
+        break;
+      case StepKind::JumpIfNonZero:
+        pc = scalarNonZero(s.index) ? s.target : pc + 1;
+        break;
+      case StepKind::LoopInit:
+        if (s.count == 0) {
+          pc = s.target;
+        } else {
+          loopCounters[s.index] = s.count;
+          ++pc;
+        }
+        break;
+      case StepKind::LoopNext:
+        pc = --loopCounters[s.index] > 0 ? s.target : pc + 1;
+        break;
+      case StepKind::Switch:
+        pc = switchTarget(s.index);
+        break;
+      case StepKind::Call:
+        callStack.push_back(pc + 1);
+        pc = s.target;
+        break;
+      case StepKind::Return:
+        pc = callStack.back();
+        callStack.pop_back();
+        break;
+      case StepKind::Print:
+        print(s.index);
+        ++pc;
+        break;
+      case StepKind::Abort:
+        throw application_runtime_error(plan.messages[s.index]);
+      case StepKind::AbortIf:
+        if (scalarNonZero(s.index))
+          throw application_runtime_error(plan.messages[s.count]);
+        ++pc;
+        break;
+      case StepKind::End:
+        return;
+      }
+    }
+  }
+
+  unsigned streamIndex(StringRef handle) const {
+    for (unsigned i = 0; i < plan.streams.size(); ++i)
+      if (plan.streams[i].handle == handle.view())
+        return i;
+    std::vector<std::string> names;
+    for (const auto &s : plan.streams)
+      names.push_back(s.handle);
+    throw stream_connection_error("no data stream with handle '" + handle.str() + "'" +
+                                  core::didYouMean(handle.str(), names));
+  }
+
+  const TensorImage &hostTensor(const std::vector<std::pair<std::string, TensorImage>> &list,
+                                StringRef handle, const char *what, const char *creator) const {
+    for (const auto &[h, img] : list)
+      if (h == handle.view())
+        return img;
+    std::vector<std::string> names;
+    for (const auto &[h, img] : list)
+      names.push_back(h);
+    throw stream_connection_error(std::string(what) + ": no tensor has handle '" + handle.str() +
+                                  "'" + core::didYouMean(handle.str(), names) + " (register it with " +
+                                  creator + ")");
+  }
+};
+
+Engine::Engine(const Graph &graph, const program::Program &program, const OptionFlags &options,
+               ProgressFunc progress)
+    : Engine(graph, ArrayRef<program::Program>(&program, 1), options, std::move(progress)) {}
+
+Engine::Engine(const Graph &graph, ArrayRef<program::Program> programs,
+               const OptionFlags &options, ProgressFunc progress)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->options = engine::parseEngineOptions(options);
+  if (graph.tileBase() != 0 || graph.getTarget().getNumTiles() != graph.data().target.getNumTiles())
+    throw graph_program_compilation_error(
+        "an Engine must be built from the top-level graph, not a virtual graph");
+  compiler::CompileOptions co;
+  co.allowOutOfMemory = impl_->options.allowOutOfMemory;
+  co.progress = std::move(progress);
+  impl_->plan = compiler::compile(graph.data(), programs.vec(), co);
+  impl_->pool = std::make_unique<engine::ThreadPool>(impl_->options.hostThreads);
+  impl_->streams.resize(impl_->plan.streams.size());
+}
+
+Engine::Engine(Engine &&) noexcept = default;
+Engine &Engine::operator=(Engine &&o) noexcept {
+  if (this != &o) {
+    if (impl_)
+      impl_->destroyObjects();
+    impl_ = std::move(o.impl_);
+  }
+  return *this;
+}
+Engine::~Engine() {
+  if (impl_)
+    impl_->destroyObjects();
+}
+
+void Engine::load(const Device &device) {
+  auto &im = *impl_;
+  const auto &plan = im.plan;
+  if (device.getTarget().getNumTiles() != plan.numTiles)
+    throw runtime_error("Engine::load: the graph was compiled for " +
+                        std::to_string(plan.numTiles) + " tiles but the device has " +
+                        std::to_string(device.getTarget().getNumTiles()));
+  im.destroyObjects();
+  std::uint64_t total = 0;
+  for (auto b : plan.tileBytes)
+    total += b;
+  im.memory.reset(static_cast<unsigned char *>(std::aligned_alloc(64, std::max<std::uint64_t>(total, 64))));
+  if (!im.memory)
+    throw runtime_error("Engine::load: cannot allocate " + std::to_string(total) +
+                        " bytes of tile memory on the host");
+  std::memset(im.memory.get(), 0, total);
+  im.tileBase.resize(plan.numTiles);
+  std::uint64_t at = 0;
+  for (unsigned t = 0; t < plan.numTiles; ++t) {
+    im.tileBase[t] = im.memory.get() + at;
+    at += plan.tileBytes[t];
+  }
+  for (const auto &d : plan.initialData)
+    std::memcpy(im.address(d.at), d.bytes.data(), d.bytes.size());
+  for (const auto &obj : plan.vertexObjects) {
+    unsigned char *base = im.address(obj.at);
+    obj.type->construct(base);
+    for (const auto &v : obj.values)
+      std::memcpy(base + v.offset, v.bytes.data(), v.bytes.size());
+    for (const auto &p : obj.pointers) {
+      void *target = p.null ? nullptr : im.address(p.target);
+      unsigned char *slot = im.address(p.slot);
+      std::memcpy(slot, &target, sizeof(void *));
+      if (p.hasSize) {
+        const std::size_t n = p.size;
+        std::memcpy(slot + sizeof(void *), &n, sizeof(n));
+      }
+    }
+  }
+  im.computeSets.clear();
+  for (const auto &cs : plan.computeSets) {
+    RuntimeComputeSet rt;
+    for (const auto &tile : cs.tiles) {
+      rt.tileBegin.push_back(rt.calls.size());
+      for (const auto &c : tile.calls) {
+        const auto &obj = plan.vertexObjects[c.objectIndex];
+        rt.calls.push_back({im.address(obj.at), obj.type->compute, c.workers, c.objectIndex});
+      }
+    }
+    rt.tileBegin.push_back(rt.calls.size());
+    im.computeSets.push_back(std::move(rt));
+  }
+  im.loaded = true;
+}
+
+void Engine::run(unsigned prog, const std::string &) {
+  auto &im = *impl_;
+  if (!im.loaded)
+    throw runtime_error("Engine::run: the engine is not loaded (call Engine::load(device))");
+  if (prog >= im.plan.programStart.size())
+    throw index_error("Engine::run: program " + std::to_string(prog) +
+                      " does not exist; the engine was built with " +
+                      std::to_string(im.plan.programStart.size()) + " program(s)");
+  im.run(im.plan.programStart[prog]);
+}
+
+void Engine::writeTensor(StringRef handle, const void *buf, const void *bufEnd) {
+  auto &im = *impl_;
+  const auto &img = im.hostTensor(im.plan.hostWrites, handle, "writeTensor", "createHostWrite");
+  im.requireLoaded("writeTensor");
+  const auto have = static_cast<const unsigned char *>(bufEnd) - static_cast<const unsigned char *>(buf);
+  if (!buf || have < 0 || static_cast<std::uint64_t>(have) < img.bytes)
+    throw stream_connection_error("writeTensor '" + handle.str() + "': the host buffer holds " +
+                                  std::to_string(std::max<std::ptrdiff_t>(have, 0)) +
+                                  " bytes but the tensor needs " + std::to_string(img.bytes));
+  im.scatter(img, static_cast<const unsigned char *>(buf));
+}
+
+void Engine::readTensor(StringRef handle, void *buf, void *bufEnd) {
+  auto &im = *impl_;
+  const auto &img = im.hostTensor(im.plan.hostReads, handle, "readTensor", "createHostRead");
+  im.requireLoaded("readTensor");
+  const auto have = static_cast<unsigned char *>(bufEnd) - static_cast<unsigned char *>(buf);
+  if (!buf || have < 0 || static_cast<std::uint64_t>(have) < img.bytes)
+    throw stream_connection_error("readTensor '" + handle.str() + "': the host buffer holds " +
+                                  std::to_string(std::max<std::ptrdiff_t>(have, 0)) +
+                                  " bytes but the tensor needs " + std::to_string(img.bytes));
+  im.gather(img, static_cast<unsigned char *>(buf));
+}
+
+void Engine::connectStream(StringRef handle, void *p) {
+  auto &im = *impl_;
+  const unsigned i = im.streamIndex(handle);
+  if (!p && im.plan.streams[i].bytesPerTransfer)
+    throw stream_connection_error("connectStream '" + handle.str() + "': null host buffer");
+  im.streams[i] = {StreamBinding::Kind::Fixed, static_cast<unsigned char *>(p), 0, 0, {}};
+}
+
+void Engine::connectStream(StringRef handle, void *begin, void *end) {
+  auto &im = *impl_;
+  const unsigned i = im.streamIndex(handle);
+  const std::uint64_t transfer = im.plan.streams[i].bytesPerTransfer;
+  const auto size = static_cast<unsigned char *>(end) - static_cast<unsigned char *>(begin);
+  if (!begin || size < 0 || (transfer && (size == 0 || size % transfer != 0)) ||
+      (!transfer && size != 0))
+    throw stream_connection_error("connectStream '" + handle.str() + "': the buffer holds " +
+                                  std::to_string(std::max<std::ptrdiff_t>(size, 0)) +
+                                  " bytes, which is not a whole number of " +
+                                  std::to_string(transfer) + "-byte transfers");
+  im.streams[i] = {StreamBinding::Kind::Ring, static_cast<unsigned char *>(begin),
+                   static_cast<std::uint64_t>(size), 0, {}};
+}
+
+void Engine::connectStreamToCallback(StringRef handle, std::function<void(void *)> callback) {
+  auto &im = *impl_;
+  const unsigned i = im.streamIndex(handle);
+  if (!callback)
+    throw stream_connection_error("connectStreamToCallback '" + handle.str() +
+                                  "': empty callback");
+  im.streams[i] = {StreamBinding::Kind::Callback, nullptr, 0, 0, std::move(callback)};
+}
+
+unsigned Engine::getNumHostThreads() const { return impl_->pool->numThreads(); }
+
+std::uint64_t Engine::getTileMemoryUsed(unsigned tile) const {
+  if (tile >= impl_->plan.numTiles)
+    throw index_error("getTileMemoryUsed: tile " + std::to_string(tile) + " is out of range (" +
+                      std::to_string(impl_->plan.numTiles) + " tiles)");
+  return impl_->plan.memory[tile].total();
+}
+
+} // namespace poplar
