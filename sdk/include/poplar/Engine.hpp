@@ -38,9 +38,6 @@ public:
          ProgressFunc progress = {});
   Engine(const Graph &graph, ArrayRef<program::Program> programs,
          const OptionFlags &options = {}, ProgressFunc progress = {});
-  Engine(const Graph &graph, const std::vector<program::Program> &programs,
-         const OptionFlags &options = {}, ProgressFunc progress = {})
-      : Engine(graph, ArrayRef<program::Program>(programs), options, std::move(progress)) {}
   Engine(Engine &&) noexcept;
   Engine &operator=(Engine &&) noexcept;
   ~Engine();

@@ -72,8 +72,6 @@ template <class Fn> void MemoryLayout::forEachPiece(const core::TensorData &t, F
   std::uint64_t at = 0;
   for (const auto &r : t.regions) {
     const auto &blocks = blocks_[r.var];
-    const std::uint64_t varElemSize = graph_.variables[r.var].type.size();
-    (void)varElemSize;
     // First block ending after r.begin.
     std::size_t lo = 0, hi = blocks.size();
     while (lo < hi) {

@@ -179,8 +179,6 @@ Tensor Graph::clone(const Type &type, const Tensor &t, const DebugContext &dc,
       for (std::size_t i = r.begin; i < r.end; ++i)
         order.push_back(slot.emplace(std::make_pair(r.var, i), slot.size()).first->second);
     Tensor flat = addVariable(type, {slot.size()}, dc);
-    Tensor uniqueSrc;
-    std::vector<Tensor> picks;
     // Map each new element to the tile of its first source occurrence.
     std::vector<bool> mapped(slot.size(), false);
     auto mapping = getTileMapping(t, false);

@@ -9,8 +9,8 @@
 namespace poplar::engine {
 
 /// `parallelFor(n, fn)` calls fn(i) once for every i in [0, n), spread over the pool's threads
-/// and the caller, and returns when all calls are done. Work is claimed item by item, so which
-/// thread runs an item varies; callers keep results independent of that.
+/// and the caller, and returns when all calls are done. Work is claimed in small chunks, so
+/// which thread runs an item varies; callers keep results independent of that.
 class ThreadPool {
 public:
   /// `numThreads` counts the calling thread: 1 means everything runs on the caller.
@@ -43,6 +43,7 @@ private:
   std::atomic<unsigned> busy_{0};
   std::atomic<std::size_t> next_{0};
   std::size_t count_ = 0;
+  std::size_t chunk_ = 1;
   void *fn_ = nullptr;
   Call call_ = nullptr;
   std::atomic<bool> stop_{false};
