@@ -1,0 +1,64 @@
+# Installs a Tessera build into a scratch prefix, then configures, builds and runs the
+# out-of-tree consumer project against it. Run as
+#   cmake -DTESSERA_BUILD_DIR=… -DCONSUMER_SOURCE_DIR=… -DWORK_DIR=… -DGENERATOR=Ninja
+#         [-DCXX_COMPILER=…] [-DSANITIZER_FLAGS=…] -P RunConsumerTest.cmake
+cmake_minimum_required(VERSION 3.25)
+
+foreach(var TESSERA_BUILD_DIR CONSUMER_SOURCE_DIR WORK_DIR GENERATOR)
+  if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
+    message(FATAL_ERROR "RunConsumerTest.cmake: -D${var}=… is required")
+  endif()
+endforeach()
+
+set(prefix "${WORK_DIR}/prefix")
+set(consumer_build "${WORK_DIR}/consumer-build")
+file(REMOVE_RECURSE "${WORK_DIR}")
+file(MAKE_DIRECTORY "${WORK_DIR}")
+
+# Runs one step; stops the test with its output if it fails.
+function(run_step name)
+  execute_process(COMMAND ${ARGN}
+                  RESULT_VARIABLE rc
+                  OUTPUT_VARIABLE out
+                  ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "install_consumer: ${name} failed (${rc})\n"
+                        "command: ${ARGN}\n${out}\n${err}")
+  endif()
+  message(STATUS "install_consumer: ${name} ok")
+  set(step_output "${out}" PARENT_SCOPE)
+endfunction()
+
+run_step("install" "${CMAKE_COMMAND}" --install "${TESSERA_BUILD_DIR}" --prefix "${prefix}")
+
+set(configure_args -S "${CONSUMER_SOURCE_DIR}" -B "${consumer_build}" -G "${GENERATOR}"
+    "-DCMAKE_PREFIX_PATH=${prefix}" -DCMAKE_BUILD_TYPE=Release)
+if(CXX_COMPILER)
+  list(APPEND configure_args "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}")
+endif()
+if(SANITIZER_FLAGS)
+  # A sanitized libpoplar.so needs a sanitized executable (the runtime must come first).
+  list(APPEND configure_args "-DCMAKE_CXX_FLAGS=${SANITIZER_FLAGS}"
+       "-DCMAKE_EXE_LINKER_FLAGS=${SANITIZER_FLAGS}")
+endif()
+run_step("configure consumer" "${CMAKE_COMMAND}" ${configure_args})
+run_step("build consumer" "${CMAKE_COMMAND}" --build "${consumer_build}")
+
+# The version find_package reported must be the one the package installed.
+set(version_file "${prefix}/share/tessera/VERSION")
+if(NOT EXISTS "${version_file}")
+  message(FATAL_ERROR "install_consumer: ${version_file} was not installed")
+endif()
+file(STRINGS "${version_file}" installed_version LIMIT_COUNT 1)
+file(STRINGS "${consumer_build}/tessera_version.txt" found_version LIMIT_COUNT 1)
+if(NOT installed_version STREQUAL found_version)
+  message(FATAL_ERROR "install_consumer: share/tessera/VERSION says '${installed_version}' but "
+                      "find_package(Tessera) reported Tessera_VERSION '${found_version}'")
+endif()
+
+run_step("run consumer" "${consumer_build}/consumer")
+message(STATUS "${step_output}")
+if(NOT step_output MATCHES "Tessera ${installed_version}")
+  message(FATAL_ERROR "install_consumer: poplar::versionString() does not name version "
+                      "${installed_version}:\n${step_output}")
+endif()
