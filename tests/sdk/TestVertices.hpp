@@ -143,6 +143,110 @@ public:
   }
 };
 
+/// acc += in (scalar Input and InOut of float).
+class AccumulateScalar : public Vertex {
+public:
+  Input<float> in;
+  InOut<float> acc;
+  bool compute() {
+    *acc = *acc + *in;
+    return true;
+  }
+};
+
+/// flag = (value >= limit): a loop predicate for RepeatWhileFalse.
+class AtLeast : public Vertex {
+public:
+  Input<int> value;
+  Output<bool> flag;
+  int limit;
+  bool compute() {
+    *flag = *value >= limit;
+    return true;
+  }
+};
+
+/// out[i] = start + i (an Output Vector and a plain float member).
+class WriteIota : public Vertex {
+public:
+  Output<Vector<float>> out;
+  float start;
+  void compute() {
+    for (std::size_t i = 0; i < out.size(); ++i)
+      out[i] = start + static_cast<float>(i);
+  }
+};
+
+/// Each worker w marks seen[w] = w + 1 and stores numWorkers(); fails if seen is too short.
+class WorkerInfo : public MultiVertex {
+public:
+  Output<Vector<unsigned>> seen;
+  Output<unsigned> workers;
+  bool compute(unsigned workerId) {
+    if (workerId >= seen.size())
+      return false;
+    seen[workerId] = workerId + 1;
+    *workers = numWorkers();
+    return true;
+  }
+};
+
+/// out = sum(in) over ints.
+class SumInts : public Vertex {
+public:
+  Input<Vector<int>> in;
+  Output<int> out;
+  bool compute() {
+    int s = 0;
+    for (int x : in)
+      s += x;
+    *out = s;
+    return true;
+  }
+};
+
+/// out = number of true elements of in.
+class CountTrue : public Vertex {
+public:
+  Input<Vector<bool>> in;
+  Output<unsigned> out;
+  bool compute() {
+    unsigned n = 0;
+    for (bool b : in)
+      n += b ? 1u : 0u;
+    *out = n;
+    return true;
+  }
+};
+
+/// out = sum of every element of every vector: the Vector<Input<Vector<T>>> list form.
+class SumVectorOfInputs : public Vertex {
+public:
+  Vector<Input<Vector<float>>> in;
+  Output<float> out;
+  bool compute() {
+    float s = 0;
+    for (std::size_t i = 0; i < in.size(); ++i)
+      for (float x : in[i])
+        s += x;
+    *out = s;
+    return true;
+  }
+};
+
+/// Every element of every vector in the list *= factor (an InOut VectorList).
+class ScaleList : public Vertex {
+public:
+  InOut<VectorList<float>> data;
+  float factor;
+  bool compute() {
+    for (std::size_t i = 0; i < data.size(); ++i)
+      for (auto &x : data[i])
+        x *= factor;
+    return true;
+  }
+};
+
 inline void registerTestVertices() {
   static const bool once = [] {
     tessera::VertexTypeBuilder<Sum>("Sum").field("in", &Sum::in).field("out", &Sum::out).add();
@@ -178,6 +282,39 @@ inline void registerTestVertices() {
     tessera::VertexTypeBuilder<CopyScalar>("CopyScalar")
         .field("in", &CopyScalar::in)
         .field("out", &CopyScalar::out)
+        .add();
+    tessera::VertexTypeBuilder<AccumulateScalar>("AccumulateScalar")
+        .field("in", &AccumulateScalar::in)
+        .field("acc", &AccumulateScalar::acc)
+        .add();
+    tessera::VertexTypeBuilder<AtLeast>("AtLeast")
+        .field("value", &AtLeast::value)
+        .field("flag", &AtLeast::flag)
+        .field("limit", &AtLeast::limit)
+        .add();
+    tessera::VertexTypeBuilder<WriteIota>("WriteIota")
+        .field("out", &WriteIota::out)
+        .field("start", &WriteIota::start)
+        .add();
+    tessera::VertexTypeBuilder<WorkerInfo>("WorkerInfo")
+        .field("seen", &WorkerInfo::seen)
+        .field("workers", &WorkerInfo::workers)
+        .add();
+    tessera::VertexTypeBuilder<SumInts>("SumInts")
+        .field("in", &SumInts::in)
+        .field("out", &SumInts::out)
+        .add();
+    tessera::VertexTypeBuilder<CountTrue>("CountTrue")
+        .field("in", &CountTrue::in)
+        .field("out", &CountTrue::out)
+        .add();
+    tessera::VertexTypeBuilder<SumVectorOfInputs>("SumVectorOfInputs")
+        .field("in", &SumVectorOfInputs::in)
+        .field("out", &SumVectorOfInputs::out)
+        .add();
+    tessera::VertexTypeBuilder<ScaleList>("ScaleList")
+        .field("data", &ScaleList::data)
+        .field("factor", &ScaleList::factor)
         .add();
     return true;
   }();

@@ -6,8 +6,6 @@
 #include <poplar/Graph.hpp>
 #include <poputil/TileMapping.hpp>
 
-#include "MatVecCodelets.hpp"
-
 namespace matvec {
 
 using namespace poplar;
@@ -16,8 +14,9 @@ using namespace poplar::program;
 std::vector<float> multiply(const Device &device, std::size_t rows, std::size_t cols,
                             const std::vector<float> &a, const std::vector<float> &x,
                             unsigned hostThreads) {
-  registerMatVecCodelets();
   Graph graph(device.getTarget());
+  // Compiled on first use, then loaded from the codelet cache.
+  graph.addCodelets(MATVEC_CODELET_FILE);
   const unsigned numTiles = graph.getTarget().getNumTiles();
 
   Tensor matrix = graph.addVariable(FLOAT, {rows, cols}, "matrix");
@@ -32,8 +31,8 @@ std::vector<float> multiply(const Device &device, std::size_t rows, std::size_t 
 
   ComputeSet cs = graph.addComputeSet("dotProducts");
   for (std::size_t r = 0; r < rows; ++r) {
-    VertexRef v = graph.addVertex(cs, "DotProductVertex",
-                                  {{"row", matrix[r]}, {"vec", in}, {"out", out[r]}});
+    VertexRef v =
+        graph.addVertex(cs, "DotProductVertex", {{"row", matrix[r]}, {"vec", in}, {"out", out[r]}});
     graph.setTileMapping(v, static_cast<unsigned>(r % numTiles));
   }
 

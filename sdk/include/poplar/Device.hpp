@@ -9,7 +9,7 @@
 namespace poplar {
 
 /// A handle to a device. On Tessera every device is simulated by the CPU tile engine, so
-/// attaching always succeeds unless another Device handle holds the same device id.
+/// attaching succeeds unless another Device handle in this process holds one of its IPUs.
 class Device {
 public:
   Device();

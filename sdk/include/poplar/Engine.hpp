@@ -5,6 +5,7 @@
 #include <functional>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,20 @@ namespace poplar {
 
 /// Called with (stepsDone, totalSteps) while an Engine compiles.
 using ProgressFunc = std::function<void(int, int)>;
+
+/// Tessera extension (for profiles): the cycle estimates of one vertex.
+struct VertexCycleEstimate {
+  unsigned vertexId = 0;  ///< The vertex's id in its graph (VertexRef::getId()).
+  std::string vertexType; ///< Its registered type name.
+  unsigned tile = 0;      ///< The tile it runs on.
+  /// The vertex class's own `cycleEstimate() const`, called at `load` on the constructed
+  /// object (fields filled in); empty when the class declares none.
+  std::optional<std::uint64_t> fromVertexType;
+  /// The estimate given with `Graph::setPerfEstimate`, which takes precedence; or empty.
+  std::optional<std::uint64_t> fromGraph;
+  /// The estimate the cost model uses: fromGraph, else fromVertexType, else 0.
+  std::uint64_t effective() const { return fromGraph.value_or(fromVertexType.value_or(0)); }
+};
 
 /// Runs programs on the tile engine: BSP supersteps (exchange in → compute on every tile in
 /// parallel → exchange out), with results that never depend on the number of host threads.
@@ -67,6 +82,10 @@ public:
   unsigned getNumHostThreads() const;
   /// Bytes of tile memory the compiled graph uses on `tile` (variables, vertex state, exchange).
   std::uint64_t getTileMemoryUsed(unsigned tile) const;
+  /// Tessera extension: the cycle estimates of every vertex the programs execute, in vertex
+  /// object order (by compute set, then tile). Needs `load` (the vertex types' estimates are
+  /// computed from the constructed objects); throws `tensor_io_state_error` before it.
+  std::vector<VertexCycleEstimate> getVertexCycleEstimates() const;
 
   struct Impl;
 

@@ -3,12 +3,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <iosfwd>
 #include <memory>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include <poplar/ArrayRef.hpp>
+#include <poplar/CodeletFileType.hpp>
 #include <poplar/DebugContext.hpp>
 #include <poplar/Device.hpp>
 #include <poplar/GraphElements.hpp>
@@ -128,6 +130,33 @@ public:
   /// unmapped element throws `invalid_tile_mapping` naming the variable.
   TileToTensorMapping getTileMapping(const Tensor &t, bool requireComplete = true) const;
   TileToTensorMapping getTileMapping(const Tensor &t, bool *isComplete) const;
+
+  // ---- codelets ----------------------------------------------------------------------
+  /// Adds the vertex classes of codelet file `src` (C++ source, or an object made by `popc`).
+  /// A source is compiled with the host compiler (`compileFlags` are passed to it, e.g.
+  /// "-O3 -DN=4 -I dir") into a shared object that is cached on disk, keyed by the contents of
+  /// the file and of every `#include "…"` it pulls in, the SDK version, the flags and the
+  /// compiler; an unchanged file therefore compiles once per machine, not once per process.
+  /// Every class deriving from Vertex, MultiVertex or SupervisorVertex (templates: each
+  /// explicit instantiation, named "Foo<float>") is registered with its fields.
+  /// `targetName` is accepted for compatibility (codelets always run on the host).
+  /// Returns false when this graph had already loaded the same codelets, else true.
+  /// Throws `graph_object_load_error` naming the file (and, when it does not compile, the
+  /// compiler's first error with file:line) if it is missing, does not compile, defines no
+  /// vertex class or is not a Tessera codelet object.
+  /// Environment: TESSERA_CXX (compiler), TESSERA_CODELET_CACHE (cache directory, default
+  /// $XDG_CACHE_HOME/tessera/codelets), TESSERA_INCLUDE_DIR (SDK headers given to codelets).
+  bool addCodelets(StringRef src, CodeletFileType type = CodeletFileType::Auto,
+                   StringRef compileFlags = "", StringRef targetName = "");
+  /// As above; the compiler's diagnostics (warnings too) are also written to `compileOutput`.
+  bool addCodelets(StringRef src, CodeletFileType type, StringRef compileFlags,
+                   std::ostream &compileOutput, StringRef targetName = "");
+  /// Adds codelets whose source text is in `stream` (written to the cache directory and
+  /// compiled like a file; relative `#include "…"` lines resolve from there).
+  void addCodelets(std::stringstream &stream, StringRef compileFlags = "",
+                   CodeletFileType type = CodeletFileType::CppSource, StringRef targetName = "");
+  void addCodelets(std::stringstream &stream, StringRef compileFlags, std::ostream &compileOutput,
+                   CodeletFileType type = CodeletFileType::CppSource, StringRef targetName = "");
 
   // ---- compute -----------------------------------------------------------------------
   ComputeSet addComputeSet(const DebugContext &debugContext = {});

@@ -29,10 +29,14 @@ template <class... Args> std::string templateVertex(const std::string &name, con
   if constexpr (sizeof...(Args) == 0) {
     return name;
   } else {
-    std::string out = name + "<";
+    // Appends piece by piece: `"," + std::string` trips GCC 12's -Wrestrict false positive
+    // in callers built with -O3 -Werror.
+    std::string out = name;
+    out += '<';
     bool first = true;
-    ((out += (first ? "" : ",") + detail::templateArg(args), first = false), ...);
-    return out + ">";
+    ((out += first ? "" : ",", out += detail::templateArg(args), first = false), ...);
+    out += '>';
+    return out;
   }
 }
 

@@ -9,6 +9,7 @@
 // and element type, so nothing can disagree with the class itself.
 #pragma once
 
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -54,6 +55,10 @@ struct VertexTypeInfo {
   /// Runs one worker (MultiVertex) or the whole vertex (workerId 0); false means failure.
   bool (*compute)(void *object, unsigned workerId) = nullptr;
   std::vector<FieldInfo> fields;
+  /// The class's own `std::uint64_t cycleEstimate() const`, if it declares one: called on a
+  /// constructed object whose fields are filled in (so it may look at sizes). Null otherwise;
+  /// `Graph::setPerfEstimate` overrides it per vertex.
+  std::uint64_t (*cycleEstimate)(const void *object) = nullptr;
   /// Where the type came from: "built-in" or a codelet file path.
   std::string origin = "built-in";
 
@@ -170,6 +175,13 @@ public:
     info_->construct = [](void *where) { ::new (where) V(); };
     info_->destroy = [](void *object) { static_cast<V *>(object)->~V(); };
     info_->compute = &detail::callCompute<V>;
+    if constexpr (requires(const V &v) {
+                    { v.cycleEstimate() } -> std::convertible_to<std::uint64_t>;
+                  }) {
+      info_->cycleEstimate = [](const void *object) {
+        return static_cast<std::uint64_t>(static_cast<const V *>(object)->cycleEstimate());
+      };
+    }
   }
 
   template <class F> VertexTypeBuilder &field(const char *name, F V::*member) {

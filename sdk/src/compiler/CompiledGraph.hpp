@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,7 @@ struct VertexObject {
   std::string description; ///< For run-time error messages ("vertex 3 'Sum' in compute set …").
   TileAddress at;
   std::shared_ptr<const tessera::VertexTypeInfo> type;
+  std::optional<std::uint64_t> perfEstimate; ///< From Graph::setPerfEstimate.
   /// Pointer slots to fill: slot ← address of target (and, when hasSize, the size after it).
   struct PointerPatch {
     TileAddress slot;
@@ -149,7 +151,9 @@ struct TileMemoryUse {
   std::uint64_t variables = 0;
   std::uint64_t vertexState = 0;
   std::uint64_t exchange = 0; ///< Largest exchange area of any compute set (they share it).
-  std::uint64_t total() const { return variables + vertexState + exchange; }
+  std::uint64_t padding = 0;  ///< Gaps left by aligning allocations (kTileAlign).
+  /// Bytes from the start of the tile to its last allocation: what the memory check compares.
+  std::uint64_t total() const { return variables + vertexState + exchange + padding; }
 };
 
 struct CompiledGraph {

@@ -65,6 +65,8 @@ void recordMemory(CompilerContext &ctx) {
         break;
       }
     }
+    r.memory[t].padding = ctx.allocator.top(t) -
+                          (r.memory[t].variables + r.memory[t].vertexState + r.memory[t].exchange);
     r.tileBytes[t] = alignUp(ctx.allocator.top(t), kArenaAlign);
   }
 }
@@ -92,7 +94,7 @@ CompiledGraph compile(const core::GraphData &graph, const std::vector<program::P
   progress(2);
   planExchange(ctx);
   progress(3);
-  flattenPrograms(ctx, programs, use.functions);
+  flattenPrograms(ctx, programs, use);
   progress(4);
 
   for (const auto &s : graph.streams)

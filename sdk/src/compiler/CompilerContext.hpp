@@ -44,6 +44,8 @@ struct CompilerContext {
 struct ProgramUse {
   std::vector<unsigned> computeSets; ///< In first-use order.
   std::vector<unsigned> functions;
+  /// How many places refer to each program node (shared nodes are compiled once).
+  std::map<const core::ProgramNode *, unsigned> references;
 };
 ProgramUse findProgramUse(const core::GraphData &graph,
                           const std::vector<program::Program> &programs);
@@ -54,6 +56,6 @@ void planVertexState(CompilerContext &ctx, const std::vector<unsigned> &computeS
 void planExchange(CompilerContext &ctx);
 /// Pass 4: the flat step list.
 void flattenPrograms(CompilerContext &ctx, const std::vector<program::Program> &programs,
-                     const std::vector<unsigned> &functions);
+                     const ProgramUse &use);
 
 } // namespace poplar::compiler

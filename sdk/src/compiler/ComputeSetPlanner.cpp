@@ -52,6 +52,7 @@ void planVertexState(CompilerContext &ctx, const std::vector<unsigned> &computeS
       obj.vertexId = vid;
       obj.description = core::describeVertex(g, vid);
       obj.type = v.type;
+      obj.perfEstimate = v.perfEstimate;
       obj.at = {tile, ctx.allocator.allocate(tile, type.size,
                                              std::max<std::uint64_t>(type.align, kTileAlign),
                                              TileAllocator::Use::VertexState,

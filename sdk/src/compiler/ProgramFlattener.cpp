@@ -33,12 +33,16 @@ public:
 
   void visit(const program::Program &p) {
     const ProgramNode &n = *p.node();
+    ++use.references[&n];
+    if (done_.count(&n)) // a shared sub-program is checked once
+      return;
     if (!onStack_.insert(&n).second)
       throw control_program_error(programName(n) + " contains itself");
     check(n);
     for (const auto &c : n.children)
       visit(c);
     onStack_.erase(&n);
+    done_.insert(&n);
   }
 
   ProgramUse use;
@@ -97,11 +101,13 @@ private:
   std::vector<int> fnState_; // 0 unseen, 1 being visited, 2 done
   std::set<unsigned> seenCs_;
   std::set<const ProgramNode *> onStack_;
+  std::set<const ProgramNode *> done_;
 };
 
 class Flattener {
 public:
-  explicit Flattener(CompilerContext &ctx) : ctx_(ctx), out_(ctx.result) {}
+  Flattener(CompilerContext &ctx, const ProgramUse &use)
+      : ctx_(ctx), out_(ctx.result), use_(use) {}
 
   void emitEntry(const program::Program &p) {
     out_.programStart.push_back(out_.steps.size());
@@ -118,6 +124,22 @@ public:
     }
     for (auto [step, f] : calls_)
       out_.steps[step].target = start.at(f);
+  }
+
+  /// Sub-programs used in several places are emitted once, as subroutines, so re-used
+  /// Sequences cost their size once rather than once per use (which grows exponentially when
+  /// they nest).
+  void emitSharedBodies() {
+    std::map<const ProgramNode *, std::size_t> start;
+    while (!pendingShared_.empty()) {
+      const ProgramNode *n = pendingShared_.back();
+      pendingShared_.pop_back();
+      start[n] = here();
+      emitInline(*n);
+      push({StepKind::Return});
+    }
+    for (auto [step, n] : sharedCalls_)
+      out_.steps[step].target = start.at(n);
   }
 
 private:
@@ -151,7 +173,37 @@ private:
     return static_cast<unsigned>(out_.streamCopies.size() - 1);
   }
 
+  bool shared(const ProgramNode &n) const {
+    switch (n.kind) {
+    case Kind::Sequence:
+      if (n.children.empty())
+        return false;
+      break;
+    case Kind::Repeat:
+    case Kind::RepeatWhile:
+    case Kind::If:
+    case Kind::Switch:
+      break;
+    default:
+      return false; // single steps: inlining is as small as a call
+    }
+    auto it = use_.references.find(&n);
+    return it != use_.references.end() && it->second > 1;
+  }
+
   void emit(const ProgramNode &n) {
+    if (!shared(n)) {
+      emitInline(n);
+      return;
+    }
+    if (!queuedShared_.count(&n)) {
+      queuedShared_.insert(&n);
+      pendingShared_.push_back(&n);
+    }
+    sharedCalls_.push_back({push({StepKind::Call}), &n});
+  }
+
+  void emitInline(const ProgramNode &n) {
     switch (n.kind) {
     case Kind::Sequence:
       for (const auto &c : n.children)
@@ -256,7 +308,11 @@ private:
 
   CompilerContext &ctx_;
   CompiledGraph &out_;
+  const ProgramUse &use_;
   std::vector<std::pair<std::size_t, unsigned>> calls_;
+  std::vector<const ProgramNode *> pendingShared_;
+  std::set<const ProgramNode *> queuedShared_;
+  std::vector<std::pair<std::size_t, const ProgramNode *>> sharedCalls_;
 };
 
 } // namespace
@@ -270,11 +326,12 @@ ProgramUse findProgramUse(const core::GraphData &graph,
 }
 
 void flattenPrograms(CompilerContext &ctx, const std::vector<program::Program> &programs,
-                     const std::vector<unsigned> &functions) {
-  Flattener f(ctx);
+                     const ProgramUse &use) {
+  Flattener f(ctx, use);
   for (const auto &p : programs)
     f.emitEntry(p);
-  f.emitFunctions(functions);
+  f.emitFunctions(use.functions);
+  f.emitSharedBodies();
 }
 
 } // namespace poplar::compiler

@@ -10,10 +10,11 @@
 namespace poplar {
 
 namespace {
-/// Device ids claimed by `attach()` in this process (part of the simulated system's state).
+/// IPUs of the simulated system claimed by `attach()` in this process. Devices that share an
+/// IPU (device 0 is IPU 0, device 16 is IPUs 0 and 1) exclude each other, as on an IPU-POD.
 struct AttachTable {
   std::mutex mutex;
-  std::set<unsigned> attached;
+  std::set<unsigned> claimedIPUs;
 };
 AttachTable &attachTable() {
   static AttachTable table;
@@ -25,6 +26,7 @@ constexpr unsigned kUnmanagedId = ~0u;
 struct Device::Impl {
   Target target;
   unsigned id = kUnmanagedId;
+  unsigned firstIPU = 0; ///< Managed devices: the system IPUs [firstIPU, firstIPU + numIPUs).
   mutable bool attached = false;
 };
 
@@ -74,8 +76,12 @@ bool Device::attach() const {
   if (impl_->id != kUnmanagedId) {
     auto &t = attachTable();
     std::lock_guard lock(t.mutex);
-    if (!t.attached.insert(impl_->id).second)
-      return false;
+    const unsigned n = impl_->target.getNumIPUs();
+    for (unsigned i = 0; i < n; ++i)
+      if (t.claimedIPUs.count(impl_->firstIPU + i))
+        return false;
+    for (unsigned i = 0; i < n; ++i)
+      t.claimedIPUs.insert(impl_->firstIPU + i);
   }
   impl_->attached = true;
   return true;
@@ -87,7 +93,8 @@ void Device::detach() const {
   if (impl_->id != kUnmanagedId) {
     auto &t = attachTable();
     std::lock_guard lock(t.mutex);
-    t.attached.erase(impl_->id);
+    for (unsigned i = 0; i < impl_->target.getNumIPUs(); ++i)
+      t.claimedIPUs.erase(impl_->firstIPU + i);
   }
   impl_->attached = false;
 }
@@ -110,10 +117,11 @@ std::vector<GroupSpan> groupSizes() {
   }
   return out;
 }
-Device makeManaged(unsigned id, unsigned numIPUs) {
+Device makeManaged(unsigned id, unsigned firstIPU, unsigned numIPUs) {
   auto impl = std::make_unique<Device::Impl>();
   impl->target = Target::createIPUTarget(numIPUs, "ipu2");
   impl->id = id;
+  impl->firstIPU = firstIPU;
   return Device(std::move(impl));
 }
 } // namespace
@@ -129,7 +137,7 @@ std::vector<Device> DeviceManager::getDevices(TargetType type, unsigned required
   for (const auto &g : groupSizes())
     if (g.size == requiredNumIPUs)
       for (unsigned i = 0; i < kSystemIPUs / g.size; ++i)
-        out.push_back(makeManaged(g.firstId + i, g.size));
+        out.push_back(makeManaged(g.firstId + i, i * g.size, g.size));
   return out;
 }
 
@@ -144,7 +152,7 @@ std::vector<Device> DeviceManager::getDevices(const OptionFlags &opts) const {
 Device DeviceManager::getDevice(unsigned deviceId, const OptionFlags &) const {
   for (const auto &g : groupSizes())
     if (deviceId >= g.firstId && deviceId < g.firstId + kSystemIPUs / g.size)
-      return makeManaged(deviceId, g.size);
+      return makeManaged(deviceId, (deviceId - g.firstId) * g.size, g.size);
   throw index_error("no device with id " + std::to_string(deviceId) + " (the system has " +
                     std::to_string(getNumDevices()) + " devices)");
 }

@@ -324,9 +324,17 @@ TileToTensorMapping Graph::getTileMapping(const Tensor &t, bool *isComplete) con
 TileToTensorMapping Graph::getTileMapping(const Tensor &t, bool requireComplete) const {
   bool complete = true;
   auto m = getTileMapping(t, &complete);
-  if (requireComplete && !complete)
+  if (requireComplete && !complete) {
+    std::vector<bool> mapped(t.numElements(), false);
+    for (const auto &tile : m)
+      for (const auto &iv : tile)
+        std::fill(mapped.begin() + iv.begin(), mapped.begin() + iv.end(), true);
+    const auto first = std::find(mapped.begin(), mapped.end(), false) - mapped.begin();
     throw invalid_tile_mapping("getTileMapping: " + core::describe(t) +
-                               " has elements that are not mapped to a tile of this graph");
+                               " has elements that are not mapped to a tile of this graph "
+                               "(the first is element " +
+                               std::to_string(first) + ")");
+  }
   return m;
 }
 

@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,8 @@ struct GraphData {
   std::map<std::string, Tensor> hostWrites;
   std::map<std::string, Tensor> hostReads;
   std::vector<program::Program> functions;
+  /// Codelet objects `addCodelets` loaded into this graph (by cache key or object path).
+  std::set<std::string> codeletObjects;
 };
 
 /// "'weights' (float[3,4])": how error messages name a tensor.

@@ -14,11 +14,41 @@ StringRef OptionFlags::at(StringRef key) const {
   return it->second;
 }
 
+namespace {
+/// `s` as a JSON string literal, so printed flags read back with readJSON.
+std::string quoted(const std::string &s) {
+  std::string out = "\"";
+  for (char c : s) {
+    switch (c) {
+    case '"':
+      out += "\\\"";
+      break;
+    case '\\':
+      out += "\\\\";
+      break;
+    case '\n':
+      out += "\\n";
+      break;
+    case '\t':
+      out += "\\t";
+      break;
+    case '\r':
+      out += "\\r";
+      break;
+    default:
+      out += c;
+    }
+  }
+  out += '"';
+  return out;
+}
+} // namespace
+
 std::ostream &operator<<(std::ostream &os, const OptionFlags &flags) {
   os << '{';
   bool first = true;
   for (const auto &[k, v] : flags) {
-    os << (first ? "" : ", ") << '"' << k << "\": \"" << v << '"';
+    os << (first ? "" : ", ") << quoted(k) << ": " << quoted(v);
     first = false;
   }
   return os << '}';
@@ -89,14 +119,32 @@ private:
           fail("unterminated escape");
         char e = s_[pos_++];
         switch (e) {
+        case '"':
+        case '\\':
+        case '/':
+          out += e;
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
         case 'n':
           out += '\n';
+          break;
+        case 'r':
+          out += '\r';
           break;
         case 't':
           out += '\t';
           break;
+        case 'u':
+          appendUtf8(out, readHex4());
+          break;
         default:
-          out += e;
+          --pos_;
+          fail(std::string("invalid escape '\\") + e + "'");
         }
       } else {
         out += c;
@@ -104,6 +152,33 @@ private:
     }
     expect('"');
     return out;
+  }
+  /// The four hex digits of a backslash-u escape (surrogate pairs are not combined).
+  unsigned readHex4() {
+    unsigned v = 0;
+    for (int i = 0; i < 4; ++i) {
+      const char c = peek();
+      if (!std::isxdigit(static_cast<unsigned char>(c)))
+        fail("expected four hex digits after '\\u'");
+      v = v * 16 +
+          static_cast<unsigned>(std::isdigit(static_cast<unsigned char>(c))
+                                    ? c - '0'
+                                    : std::tolower(static_cast<unsigned char>(c)) - 'a' + 10);
+      ++pos_;
+    }
+    return v;
+  }
+  static void appendUtf8(std::string &out, unsigned cp) {
+    if (cp < 0x80) {
+      out += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+      out += static_cast<char>(0xC0 | (cp >> 6));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+      out += static_cast<char>(0xE0 | (cp >> 12));
+      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    }
   }
   std::string readScalar() {
     if (peek() == '"')

@@ -48,7 +48,10 @@ Target Target::createVirtualTarget(unsigned numIPUs, unsigned tilesPerIPU) const
 bool operator==(const Target &a, const Target &b) {
   return a.type_ == b.type_ && a.arch_ == b.arch_ && a.numIPUs_ == b.numIPUs_ &&
          a.tilesPerIPU_ == b.tilesPerIPU_ && a.numWorkerContexts_ == b.numWorkerContexts_ &&
-         a.bytesPerTile_ == b.bytesPerTile_ && a.tileClockHz_ == b.tileClockHz_;
+         a.bytesPerTile_ == b.bytesPerTile_ && a.tileClockHz_ == b.tileClockHz_ &&
+         a.dataPathWidthBits_ == b.dataPathWidthBits_ &&
+         a.exchangeBytesPerCycle_ == b.exchangeBytesPerCycle_ &&
+         a.memcpyBytesPerCycle_ == b.memcpyBytesPerCycle_ && a.syncCycles_ == b.syncCycles_;
 }
 
 IPUModel::IPUModel(const char *version) : ipuVersion(version ? version : "ipu2") {
@@ -86,6 +89,8 @@ Target IPUModel::createTarget() const {
     bad("tileClockFrequency must be positive");
   if (exchangeBytesPerCycle == 0)
     bad("exchangeBytesPerCycle must be non-zero");
+  if (memcpyBytesPerCycle == 0)
+    bad("memcpyBytesPerCycle must be non-zero");
   if (dataPathWidth == 0 || dataPathWidth % 8 != 0)
     bad("dataPathWidth must be a positive multiple of 8 bits");
   Target t;

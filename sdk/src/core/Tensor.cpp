@@ -107,11 +107,12 @@ RegionList selectAlongDim(const TensorData &d, unsigned dim, const Positions &po
   return out;
 }
 
-void checkDim(const TensorData &d, unsigned dim, const char *op) {
+void checkDim(const Tensor &t, unsigned dim, const char *op) {
+  const auto &d = t.data();
   if (dim >= d.shape.size())
     throw index_error(std::string(op) + ": dimension " + std::to_string(dim) +
-                      " is out of range for a tensor of shape " + shapeString(d.shape) +
-                      " (rank " + std::to_string(d.shape.size()) + ")");
+                      " is out of range for " + core::describe(t) + " (rank " +
+                      std::to_string(d.shape.size()) + ")");
 }
 
 } // namespace
@@ -132,13 +133,13 @@ unsigned Tensor::rank() const { return static_cast<unsigned>(data().shape.size()
 std::size_t Tensor::numElements() const { return data().numElements; }
 
 std::size_t Tensor::dim(unsigned i) const {
-  checkDim(data(), i, "dim");
+  checkDim(*this, i, "dim");
   return data().shape[i];
 }
 
 Tensor Tensor::slice(std::size_t begin, std::size_t end, unsigned dim) const {
   const auto &d = data();
-  checkDim(d, dim, "slice");
+  checkDim(*this, dim, "slice");
   if (begin > end || end > d.shape[dim])
     throw index_error("slice [" + std::to_string(begin) + ", " + std::to_string(end) +
                       ") of dimension " + std::to_string(dim) + " is out of range for " +
@@ -291,8 +292,10 @@ Tensor Tensor::dimShufflePartial(ArrayRef<unsigned> source, ArrayRef<unsigned> d
   std::vector<bool> used(r, false);
   for (std::size_t i = 0; i < source.size(); ++i) {
     if (source[i] >= r || destination[i] >= r || perm[destination[i]] != -1 || used[source[i]])
-      throw index_error("dimShufflePartial: bad or repeated dimension in the lists for " +
-                        core::describe(*this));
+      throw index_error("dimShufflePartial: source dimension " + std::to_string(source[i]) +
+                        " -> destination " + std::to_string(destination[i]) +
+                        " is out of range or repeated for " + core::describe(*this) + " (rank " +
+                        std::to_string(r) + ")");
     perm[destination[i]] = static_cast<int>(source[i]);
     used[source[i]] = true;
   }
@@ -359,7 +362,7 @@ Tensor Tensor::squeeze(ArrayRef<std::size_t> indices) const {
 
 Tensor Tensor::broadcast(unsigned N, unsigned dim) const {
   const auto &d = data();
-  checkDim(d, dim, "broadcast");
+  checkDim(*this, dim, "broadcast");
   Shape s = d.shape;
   s[dim] *= N;
   std::vector<std::pair<std::size_t, std::size_t>> pos(N, {0, d.shape[dim]});
@@ -368,7 +371,7 @@ Tensor Tensor::broadcast(unsigned N, unsigned dim) const {
 
 Tensor Tensor::reverse(unsigned dim) const {
   const auto &d = data();
-  checkDim(d, dim, "reverse");
+  checkDim(*this, dim, "reverse");
   std::vector<std::pair<std::size_t, std::size_t>> pos;
   for (std::size_t i = d.shape[dim]; i-- > 0;)
     pos.push_back({i, i + 1});
@@ -377,7 +380,7 @@ Tensor Tensor::reverse(unsigned dim) const {
 
 Tensor Tensor::subSample(unsigned stride, unsigned dim) const {
   const auto &d = data();
-  checkDim(d, dim, "subSample");
+  checkDim(*this, dim, "subSample");
   if (stride == 0)
     throw index_error("subSample: stride 0 for " + core::describe(*this));
   std::vector<std::pair<std::size_t, std::size_t>> pos;
@@ -390,7 +393,7 @@ Tensor Tensor::subSample(unsigned stride, unsigned dim) const {
 
 Tensor Tensor::upsample(unsigned scale, unsigned dim, UpsampleMethod) const {
   const auto &d = data();
-  checkDim(d, dim, "upsample");
+  checkDim(*this, dim, "upsample");
   std::vector<std::pair<std::size_t, std::size_t>> pos;
   for (std::size_t i = 0; i < d.shape[dim]; ++i)
     for (unsigned k = 0; k < scale; ++k)
@@ -497,8 +500,12 @@ Tensor concat(ArrayRef<Tensor> tensors, unsigned dim) {
   shape[dim] = 0;
   for (std::size_t i = 0; i < tensors.size(); ++i) {
     const auto &d = tensors[i].data();
-    bool same = d.shape.size() == first.shape.size() && d.type == first.type &&
-                d.graph == first.graph;
+    if (d.type != first.type)
+      throw type_error("concat along dimension " + std::to_string(dim) + ": tensor " +
+                       std::to_string(i) + " " + core::describe(tensors[i]) + " holds " +
+                       d.type.toString() + " but tensor 0 " + core::describe(tensors[0]) +
+                       " holds " + first.type.toString());
+    bool same = d.shape.size() == first.shape.size() && d.graph == first.graph;
     for (std::size_t k = 0; same && k < d.shape.size(); ++k)
       same = k == dim || d.shape[k] == first.shape[k];
     if (!same)

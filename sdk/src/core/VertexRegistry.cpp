@@ -85,7 +85,8 @@ const char *toString(FieldDirection d) {
 
 namespace poplar::detail {
 namespace {
-thread_local unsigned tlsNumWorkers = 6;
+// initial-exec: set once per tile on the hot path, so avoid __tls_get_addr.
+thread_local unsigned tlsNumWorkers __attribute__((tls_model("initial-exec"))) = 6;
 }
 unsigned currentNumWorkers() { return tlsNumWorkers; }
 void setCurrentNumWorkers(unsigned n) { tlsNumWorkers = n; }

@@ -68,6 +68,8 @@ struct Engine::Impl {
   std::vector<unsigned char *> tileBase;
   bool loaded = false;
   std::vector<RuntimeComputeSet> computeSets;
+  /// Per vertex object, its type's cycleEstimate() evaluated at load.
+  std::vector<std::optional<std::uint64_t>> typeCycleEstimates;
   std::vector<StreamBinding> streams;
   std::vector<std::uint64_t> loopCounters;
   std::vector<std::size_t> callStack;
@@ -125,35 +127,41 @@ struct Engine::Impl {
     std::size_t failTile = ~std::size_t(0);
     std::string failMessage;
     const unsigned workers = plan.numWorkerContexts;
-    pool->parallelFor(cs.tiles.size(), [&](std::size_t t) {
+    const RuntimeCall *calls = rt.calls.data();
+    const std::size_t *tileBegin = rt.tileBegin.data();
+    pool->parallelFor(cs.tiles.size(), [&, calls, tileBegin](std::size_t t) {
       detail::setCurrentNumWorkers(workers);
-      for (std::size_t c = rt.tileBegin[t]; c < rt.tileBegin[t + 1]; ++c) {
-        const RuntimeCall &call = rt.calls[c];
+      const RuntimeCall *end = calls + tileBegin[t + 1];
+      for (const RuntimeCall *call = calls + tileBegin[t]; call != end; ++call) {
+        unsigned worker = 0;
+        bool ok = true;
         std::string problem;
-        for (unsigned w = 0; w < call.workers; ++w) {
-          try {
-            if (!call.compute(call.object, w))
+        try {
+          for (; worker < call->workers; ++worker)
+            if (!call->compute(call->object, worker)) {
+              ok = false;
               problem = "returned false";
-          } catch (const std::exception &e) {
-            problem = std::string("threw: ") + e.what();
-          } catch (...) {
-            problem = "threw a non-standard exception";
-          }
-          if (!problem.empty()) {
-            if (call.workers > 1)
-              problem = "worker " + std::to_string(w) + " " + problem;
-            break;
-          }
+              break;
+            }
+        } catch (const std::exception &e) {
+          ok = false;
+          problem = std::string("threw: ") + e.what();
+        } catch (...) {
+          ok = false;
+          problem = "threw a non-standard exception";
         }
-        if (!problem.empty()) {
-          std::lock_guard lock(failMutex);
-          if (t < failTile) {
-            failTile = t;
-            failMessage = plan.vertexObjects[call.objectIndex].description + " on tile " +
-                          std::to_string(cs.tiles[t].tile) + " " + problem;
-          }
-          return;
+        if (ok)
+          continue;
+        // Cold path: keep only the lowest tile's failure.
+        if (call->workers > 1)
+          problem = "worker " + std::to_string(worker) + " " + problem;
+        std::lock_guard lock(failMutex);
+        if (t < failTile) {
+          failTile = t;
+          failMessage = plan.vertexObjects[call->objectIndex].description + " on tile " +
+                        std::to_string(cs.tiles[t].tile) + " " + problem;
         }
+        return;
       }
     });
     if (!failMessage.empty())
@@ -316,17 +324,28 @@ struct Engine::Impl {
                                   core::didYouMean(handle.str(), names));
   }
 
-  const TensorImage &hostTensor(const std::vector<std::pair<std::string, TensorImage>> &list,
-                                StringRef handle, const char *what, const char *creator) const {
+  const TensorImage &hostTensor(bool write, StringRef handle) const {
+    const auto &list = write ? plan.hostWrites : plan.hostReads;
+    const auto &other = write ? plan.hostReads : plan.hostWrites;
+    const char *what = write ? "writeTensor" : "readTensor";
     for (const auto &[h, img] : list)
       if (h == handle.view())
         return img;
+    for (const auto &[h, img] : other)
+      if (h == handle.view())
+        throw stream_connection_error(std::string(what) + ": '" + handle.str() +
+                                      "' was registered with " +
+                                      (write ? "createHostRead" : "createHostWrite") +
+                                      " only; register it with " +
+                                      (write ? "createHostWrite" : "createHostRead") +
+                                      " too to " + (write ? "write" : "read") + " it");
     std::vector<std::string> names;
     for (const auto &[h, img] : list)
       names.push_back(h);
     throw stream_connection_error(std::string(what) + ": no tensor has handle '" + handle.str() +
-                                  "'" + core::didYouMean(handle.str(), names) + " (register it with " +
-                                  creator + ")");
+                                  "'" + core::didYouMean(handle.str(), names) +
+                                  " (register it with " +
+                                  (write ? "createHostWrite" : "createHostRead") + ")");
   }
 };
 
@@ -402,6 +421,11 @@ void Engine::load(const Device &device) {
       }
     }
   }
+  im.typeCycleEstimates.clear();
+  for (const auto &obj : plan.vertexObjects)
+    im.typeCycleEstimates.push_back(obj.type->cycleEstimate
+                                        ? std::optional(obj.type->cycleEstimate(im.address(obj.at)))
+                                        : std::nullopt);
   im.computeSets.clear();
   for (const auto &cs : plan.computeSets) {
     RuntimeComputeSet rt;
@@ -431,7 +455,7 @@ void Engine::run(unsigned prog, const std::string &) {
 
 void Engine::writeTensor(StringRef handle, const void *buf, const void *bufEnd) {
   auto &im = *impl_;
-  const auto &img = im.hostTensor(im.plan.hostWrites, handle, "writeTensor", "createHostWrite");
+  const auto &img = im.hostTensor(true, handle);
   im.requireLoaded("writeTensor");
   const auto have = static_cast<const unsigned char *>(bufEnd) - static_cast<const unsigned char *>(buf);
   if (!buf || have < 0 || static_cast<std::uint64_t>(have) < img.bytes)
@@ -443,7 +467,7 @@ void Engine::writeTensor(StringRef handle, const void *buf, const void *bufEnd) 
 
 void Engine::readTensor(StringRef handle, void *buf, void *bufEnd) {
   auto &im = *impl_;
-  const auto &img = im.hostTensor(im.plan.hostReads, handle, "readTensor", "createHostRead");
+  const auto &img = im.hostTensor(false, handle);
   im.requireLoaded("readTensor");
   const auto have = static_cast<unsigned char *>(bufEnd) - static_cast<unsigned char *>(buf);
   if (!buf || have < 0 || static_cast<std::uint64_t>(have) < img.bytes)
@@ -492,6 +516,18 @@ std::uint64_t Engine::getTileMemoryUsed(unsigned tile) const {
     throw index_error("getTileMemoryUsed: tile " + std::to_string(tile) + " is out of range (" +
                       std::to_string(impl_->plan.numTiles) + " tiles)");
   return impl_->plan.memory[tile].total();
+}
+
+std::vector<VertexCycleEstimate> Engine::getVertexCycleEstimates() const {
+  const auto &im = *impl_;
+  im.requireLoaded("getVertexCycleEstimates");
+  std::vector<VertexCycleEstimate> out;
+  for (std::size_t i = 0; i < im.plan.vertexObjects.size(); ++i) {
+    const auto &obj = im.plan.vertexObjects[i];
+    out.push_back({obj.vertexId, obj.type->name, obj.at.tile, im.typeCycleEstimates[i],
+                   obj.perfEstimate});
+  }
+  return out;
 }
 
 } // namespace poplar

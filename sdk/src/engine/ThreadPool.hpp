@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstddef>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 namespace poplar::engine {
@@ -29,7 +30,9 @@ public:
         fn(i);
       return;
     }
-    run(n, &fn, [](void *f, std::size_t i) { (*static_cast<Fn *>(f))(i); });
+    using F = std::remove_reference_t<Fn>;
+    run(n, const_cast<void *>(static_cast<const void *>(&fn)),
+        [](void *f, std::size_t i) { (*static_cast<F *>(f))(i); });
   }
 
 private:
@@ -39,10 +42,11 @@ private:
   void drain();
 
   std::vector<std::thread> workers_;
-  std::atomic<std::uint64_t> generation_{0};
-  std::atomic<unsigned> busy_{0};
-  std::atomic<std::size_t> next_{0};
-  std::size_t count_ = 0;
+  // Each counter the threads hammer gets its own cache line, away from the read-mostly job.
+  alignas(64) std::atomic<std::uint64_t> generation_{0};
+  alignas(64) std::atomic<unsigned> busy_{0};
+  alignas(64) std::atomic<std::size_t> next_{0};
+  alignas(64) std::size_t count_ = 0;
   std::size_t chunk_ = 1;
   void *fn_ = nullptr;
   Call call_ = nullptr;

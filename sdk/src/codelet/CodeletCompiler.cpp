@@ -1,0 +1,168 @@
+#include "codelet/CodeletCompiler.hpp"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <poplar/exceptions.hpp>
+
+// From the build: the compiler, the headers in the source tree and the installed layout.
+#ifndef TESSERA_HOST_CXX
+#error "TESSERA_HOST_CXX must be defined by the build"
+#endif
+#ifndef TESSERA_BUILD_INCLUDE_DIR
+#error "TESSERA_BUILD_INCLUDE_DIR must be defined by the build"
+#endif
+#ifndef TESSERA_LIB_TO_INCLUDE
+#define TESSERA_LIB_TO_INCLUDE "../include"
+#endif
+
+extern char **environ;
+
+namespace poplar::codelet {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> splitFlags(const std::string &flags) {
+  std::vector<std::string> out;
+  std::string cur;
+  bool have = false;
+  char quote = 0;
+  for (std::size_t i = 0; i < flags.size(); ++i) {
+    const char c = flags[i];
+    if (quote) {
+      if (c == quote)
+        quote = 0;
+      else if (c == '\\' && quote == '"' && i + 1 < flags.size())
+        cur += flags[++i];
+      else
+        cur += c;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+      have = true;
+    } else if (c == '\\' && i + 1 < flags.size()) {
+      cur += flags[++i];
+      have = true;
+    } else if (c == ' ' || c == '\t' || c == '\n') {
+      if (have)
+        out.push_back(cur);
+      cur.clear();
+      have = false;
+    } else {
+      cur += c;
+      have = true;
+    }
+  }
+  if (have)
+    out.push_back(cur);
+  return out;
+}
+
+std::vector<std::string> hostCompiler() {
+  const char *env = std::getenv("TESSERA_CXX");
+  auto cmd = splitFlags(env && *env ? env : TESSERA_HOST_CXX);
+  if (cmd.empty())
+    throw graph_object_load_error("TESSERA_CXX is set but names no compiler");
+  return cmd;
+}
+
+namespace {
+int anchor = 0; // an object inside libpoplar, to find where the library lives
+bool hasSdkHeaders(const fs::path &dir) {
+  std::error_code ec;
+  return fs::exists(dir / "poplar" / "Vertex.hpp", ec);
+}
+} // namespace
+
+std::string sdkIncludeDir() {
+  if (const char *env = std::getenv("TESSERA_INCLUDE_DIR"); env && *env) {
+    if (!hasSdkHeaders(env))
+      throw graph_object_load_error(std::string("TESSERA_INCLUDE_DIR is '") + env +
+                                    "' but it holds no poplar/Vertex.hpp");
+    return env;
+  }
+  Dl_info info{};
+  if (dladdr(&anchor, &info) && info.dli_fname) {
+    std::error_code ec;
+    const fs::path lib = fs::weakly_canonical(info.dli_fname, ec);
+    const fs::path installed = (lib.parent_path() / TESSERA_LIB_TO_INCLUDE).lexically_normal();
+    if (!ec && hasSdkHeaders(installed))
+      return installed.string();
+  }
+  return TESSERA_BUILD_INCLUDE_DIR;
+}
+
+CompileResult compileSharedObject(const std::string &stubPath, const std::string &outputPath,
+                                  const std::string &userFlags) {
+  std::vector<std::string> args = hostCompiler();
+  for (const char *f : {"-std=c++20", "-O2", "-fPIC", "-shared", "-fvisibility=hidden"})
+    args.push_back(f);
+  args.push_back("-I" + sdkIncludeDir());
+  for (auto &f : splitFlags(userFlags))
+    args.push_back(std::move(f));
+  for (const auto &f : {std::string("-o"), outputPath, stubPath, std::string("-lhwy")})
+    args.push_back(f);
+
+  CompileResult result;
+  for (const auto &a : args)
+    result.command += (result.command.empty() ? "" : " ") + a;
+
+  // The compiler's stdout and stderr go to a log file next to the output.
+  const std::string logPath = outputPath + ".log";
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, logPath.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  std::vector<char *> argv;
+  for (auto &a : args)
+    argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) {
+    result.diagnostics = "cannot run the compiler '" + args[0] + "': " + std::strerror(rc) +
+                         " (set TESSERA_CXX to a C++20 compiler)";
+    return result;
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  std::ifstream log(logPath);
+  std::ostringstream text;
+  text << log.rdbuf();
+  result.diagnostics = text.str();
+  std::error_code ec;
+  fs::remove(logPath, ec);
+  result.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  if (!result.ok && result.diagnostics.empty())
+    result.diagnostics = "the compiler '" + args[0] + "' failed with status " +
+                         std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  return result;
+}
+
+std::string firstError(const std::string &diagnostics) {
+  std::istringstream in(diagnostics);
+  std::string line, firstNonEmpty;
+  while (std::getline(in, line)) {
+    if (firstNonEmpty.empty() && !line.empty())
+      firstNonEmpty = line;
+    if (line.find(": error:") != std::string::npos ||
+        line.find(": fatal error:") != std::string::npos)
+      return line;
+  }
+  return firstNonEmpty;
+}
+
+} // namespace poplar::codelet
