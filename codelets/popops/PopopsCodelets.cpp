@@ -1,0 +1,12 @@
+#include "popops/PopopsCodelets.hpp"
+
+#include <mutex>
+
+namespace tessera::codelets::popops {
+
+void registerPopopsCodelets() {
+  static std::once_flag once;
+  std::call_once(once, [] { registerFillVertices(); });
+}
+
+} // namespace tessera::codelets::popops

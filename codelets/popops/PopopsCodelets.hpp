@@ -1,0 +1,12 @@
+// Registration of popops' built-in vertex types (called by popops::addCodelets).
+#pragma once
+
+namespace tessera::codelets::popops {
+
+/// Registers every popops vertex type with the SDK's registry. Idempotent and thread-safe.
+void registerPopopsCodelets();
+
+// One function per vertex family (each defined in its own file).
+void registerFillVertices();
+
+} // namespace tessera::codelets::popops

@@ -1,0 +1,9 @@
+#include <popops/codelets.hpp>
+
+#include "popops/PopopsCodelets.hpp"
+
+namespace popops {
+
+void addCodelets(poplar::Graph &) { tessera::codelets::popops::registerPopopsCodelets(); }
+
+} // namespace popops

@@ -1,0 +1,106 @@
+// popops::fill / zero against a host reference, on one and many tiles and on views.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include <poplar/Engine.hpp>
+#include <poplar/IPUModel.hpp>
+#include <popops/Fill.hpp>
+#include <popops/codelets.hpp>
+#include <poputil/TileMapping.hpp>
+
+#include "popops/kernels/FillKernels.hpp"
+
+using namespace poplar;
+using namespace poplar::program;
+
+namespace {
+Device device(unsigned tiles) {
+  IPUModel m;
+  m.tilesPerIPU = tiles;
+  return m.createDevice();
+}
+} // namespace
+
+TEST(FillKernel, MatchesReferenceForOddSizes) {
+  auto kernel = tessera::codelets::popops::fillFloatKernel();
+  for (std::size_t n : {0u, 1u, 3u, 7u, 8u, 15u, 16u, 17u, 33u, 1000u}) {
+    std::vector<float> got(n + 2, -1.0f), want(n + 2, -1.0f);
+    kernel(got.data() + 1, n, 2.5f);
+    tessera::codelets::popops::fillFloatReference(want.data() + 1, n, 2.5f);
+    EXPECT_EQ(got, want) << "n = " << n;
+  }
+}
+
+TEST(Fill, FillsEveryElementOfATensorSpreadOverTiles) {
+  Device d = device(16);
+  Graph graph(d.getTarget());
+  popops::addCodelets(graph);
+  Tensor t = graph.addVariable(FLOAT, {37, 11}, "t");
+  poputil::mapTensorLinearly(graph, t, 1, 1);
+  graph.createHostRead("t", t);
+  Sequence prog;
+  popops::fill(graph, t, prog, 3.25f);
+  Engine engine(graph, prog);
+  engine.load(d);
+  engine.run();
+  std::vector<float> host(t.numElements(), 0.0f);
+  engine.readTensor("t", host.data(), host.data() + host.size());
+  EXPECT_EQ(host, std::vector<float>(t.numElements(), 3.25f));
+}
+
+TEST(Fill, FillingATransposedSliceLeavesTheRestAlone) {
+  Device d = device(4);
+  Graph graph(d.getTarget());
+  popops::addCodelets(graph);
+  Tensor t = graph.addVariable(INT, {6, 5}, "t");
+  poputil::mapTensorLinearly(graph, t, 1, 1);
+  graph.createHostWrite("t", t);
+  graph.createHostRead("t", t);
+  Sequence prog;
+  popops::fill(graph, t.transpose().slice(1, 3, 0), prog, 7); // columns 1 and 2
+  Engine engine(graph, prog);
+  engine.load(d);
+  std::vector<int> host(30);
+  for (int i = 0; i < 30; ++i)
+    host[i] = -i;
+  engine.writeTensor("t", host.data(), host.data() + 30);
+  engine.run();
+  std::vector<int> got(30);
+  engine.readTensor("t", got.data(), got.data() + 30);
+  for (int r = 0; r < 6; ++r)
+    for (int c = 0; c < 5; ++c)
+      EXPECT_EQ(got[r * 5 + c], (c == 1 || c == 2) ? 7 : -(r * 5 + c)) << r << "," << c;
+}
+
+TEST(Zero, ZeroesUnsignedTensorInOneComputeSet) {
+  Device d = device(4);
+  Graph graph(d.getTarget());
+  popops::addCodelets(graph);
+  Tensor t = graph.addVariable(UNSIGNED_INT, {100}, "u");
+  poputil::mapTensorLinearly(graph, t, 1, 1);
+  graph.setInitialValue<unsigned>(t, 9u);
+  graph.createHostRead("u", t);
+  Sequence prog;
+  popops::zero(graph, t, prog, "clear");
+  Engine engine(graph, prog);
+  engine.load(d);
+  engine.run();
+  std::vector<unsigned> got(100, 1);
+  engine.readTensor("u", got.data(), got.data() + 100);
+  EXPECT_EQ(got, std::vector<unsigned>(100, 0u));
+}
+
+TEST(Fill, UnmappedTensorIsRejectedByName) {
+  Device d = device(4);
+  Graph graph(d.getTarget());
+  popops::addCodelets(graph);
+  Tensor t = graph.addVariable(FLOAT, {8}, "unmappedThing");
+  Sequence prog;
+  try {
+    popops::fill(graph, t, prog, 1.0f);
+    FAIL() << "expected invalid_tile_mapping";
+  } catch (const invalid_tile_mapping &e) {
+    EXPECT_NE(std::string(e.what()).find("unmappedThing"), std::string::npos) << e.what();
+  }
+}
