@@ -18,6 +18,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include <poplar/Half.hpp>
+
 namespace poplar {
 
 /// Layout hints Poplar uses to compress vertex state on the IPU. Accepted for source

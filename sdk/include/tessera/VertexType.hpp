@@ -76,8 +76,9 @@ std::vector<std::string> registeredVertexTypeNames();
 namespace detail {
 
 template <class T> struct FieldTraits {
-  static_assert(std::is_arithmetic_v<std::remove_const_t<T>>,
-                "a plain vertex member must be an arithmetic type");
+  static_assert(std::is_arithmetic_v<std::remove_const_t<T>> ||
+                    std::is_same_v<std::remove_const_t<T>, poplar::half>,
+                "a plain vertex member must be an arithmetic type or half");
   static constexpr FieldKind kind = FieldKind::Plain;
   static constexpr FieldDirection direction = FieldDirection::None;
   using Element = std::remove_const_t<T>;

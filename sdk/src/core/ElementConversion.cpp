@@ -3,67 +3,14 @@
 #include <cmath>
 #include <cstring>
 
+#include <poplar/Half.hpp>
 #include <poplar/Target.hpp>
 #include <poplar/exceptions.hpp>
 
 namespace poplar::core {
 
-std::uint16_t floatToHalf(float f) {
-  std::uint32_t x;
-  std::memcpy(&x, &f, 4);
-  const std::uint32_t sign = (x >> 16) & 0x8000u;
-  const std::uint32_t absx = x & 0x7fffffffu;
-  if (absx >= 0x7f800000u) // Inf or NaN (keep NaN quiet)
-    return static_cast<std::uint16_t>(sign | 0x7c00u | (absx > 0x7f800000u ? 0x200u : 0));
-  if (absx >= 0x477ff000u) // rounds to >= 65520: overflow to Inf
-    return static_cast<std::uint16_t>(sign | 0x7c00u);
-  if (absx < 0x38800000u) { // below the smallest normal half: subnormal or zero
-    if (absx < 0x33000000u)
-      return static_cast<std::uint16_t>(sign);
-    const std::uint32_t mant = (absx & 0x7fffffu) | 0x800000u;
-    // value = mant * 2^(e-150) and the half subnormal unit is 2^-24: shift right by 126 - e.
-    const std::uint32_t e = absx >> 23;
-    const unsigned s = 126u - e; // 14..24
-    std::uint32_t h = mant >> s;
-    const std::uint32_t rem = mant & ((1u << s) - 1);
-    const std::uint32_t half = 1u << (s - 1);
-    if (rem > half || (rem == half && (h & 1u)))
-      ++h;
-    return static_cast<std::uint16_t>(sign | h);
-  }
-  // Normal: rebias exponent and round mantissa to 10 bits, nearest even.
-  std::uint32_t h = ((absx >> 13) - (112u << 10));
-  const std::uint32_t rem = absx & 0x1fffu;
-  if (rem > 0x1000u || (rem == 0x1000u && (h & 1u)))
-    ++h;
-  return static_cast<std::uint16_t>(sign | h);
-}
-
-float halfToFloat(std::uint16_t h) {
-  const std::uint32_t sign = (h & 0x8000u) << 16;
-  std::uint32_t exp = (h >> 10) & 0x1fu;
-  std::uint32_t mant = h & 0x3ffu;
-  std::uint32_t x;
-  if (exp == 0x1f) {
-    x = sign | 0x7f800000u | (mant << 13);
-  } else if (exp == 0) {
-    if (mant == 0) {
-      x = sign;
-    } else { // subnormal: normalise
-      int e = -1;
-      do {
-        ++e;
-        mant <<= 1;
-      } while ((mant & 0x400u) == 0);
-      x = sign | ((112u - static_cast<std::uint32_t>(e)) << 23) | ((mant & 0x3ffu) << 13);
-    }
-  } else {
-    x = sign | ((exp + 112u) << 23) | (mant << 13);
-  }
-  float f;
-  std::memcpy(&f, &x, 4);
-  return f;
-}
+std::uint16_t floatToHalf(float f) { return floatToHalfBits(f); }
+float halfToFloat(std::uint16_t h) { return halfBitsToFloat(h); }
 
 namespace {
 
