@@ -13,6 +13,6 @@ namespace popops::detail {
 /// contiguous in memory, so a vertex on that tile can use each run without any exchange.
 /// Throws poplar::invalid_tile_mapping naming the tensor if some element is unmapped.
 std::vector<std::vector<poplar::Interval>> contiguousRunsPerTile(const poplar::Graph &graph,
-                                                                  const poplar::Tensor &t);
+                                                                 const poplar::Tensor &t);
 
 } // namespace popops::detail

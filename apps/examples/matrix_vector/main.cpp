@@ -17,8 +17,8 @@ int main(int argc, char **argv) {
   std::size_t rows = 1000, cols = 1000;
   unsigned threads = 0;
   po::options_description desc("matrix_vector: y = A·x on a simulated IPU, checked on the host");
-  desc.add_options()("help", "show this help")(
-      "rows", po::value(&rows)->default_value(rows), "matrix rows")(
+  desc.add_options()("help", "show this help")("rows", po::value(&rows)->default_value(rows),
+                                               "matrix rows")(
       "cols", po::value(&cols)->default_value(cols), "matrix columns")(
       "host-threads", po::value(&threads)->default_value(0), "host threads (0: all cores)");
   po::variables_map vm;
@@ -42,8 +42,8 @@ int main(int argc, char **argv) {
 
   poplar::IPUModel model;
   poplar::Device device = model.createDevice();
-  std::cout << poplar::versionString() << ": " << rows << "x" << cols << " matrix-vector product on "
-            << device.getTarget().getNumTiles() << " tiles\n";
+  std::cout << poplar::versionString() << ": " << rows << "x" << cols
+            << " matrix-vector product on " << device.getTarget().getNumTiles() << " tiles\n";
   std::vector<float> y = matvec::multiply(device, rows, cols, a, x, threads);
 
   std::size_t wrong = 0;

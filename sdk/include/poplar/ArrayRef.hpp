@@ -20,7 +20,8 @@ public:
   constexpr ArrayRef(const T *data, std::size_t size) : data_(data), size_(size) {}
   constexpr ArrayRef(const T &one) : data_(&one), size_(1) {}
   ArrayRef(const std::vector<T> &v) : data_(v.data()), size_(v.size()) {}
-  template <std::size_t N> constexpr ArrayRef(const std::array<T, N> &a) : data_(a.data()), size_(N) {}
+  template <std::size_t N>
+  constexpr ArrayRef(const std::array<T, N> &a) : data_(a.data()), size_(N) {}
   // A braced list's array lives until the end of the full expression, which is exactly as long
   // as an ArrayRef argument is used; GCC cannot see that, hence the pragma.
 #pragma GCC diagnostic push

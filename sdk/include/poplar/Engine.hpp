@@ -51,8 +51,8 @@ class Engine {
 public:
   Engine(const Graph &graph, const program::Program &program, const OptionFlags &options = {},
          ProgressFunc progress = {});
-  Engine(const Graph &graph, ArrayRef<program::Program> programs,
-         const OptionFlags &options = {}, ProgressFunc progress = {});
+  Engine(const Graph &graph, ArrayRef<program::Program> programs, const OptionFlags &options = {},
+         ProgressFunc progress = {});
   Engine(Engine &&) noexcept;
   Engine &operator=(Engine &&) noexcept;
   ~Engine();

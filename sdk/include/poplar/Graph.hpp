@@ -181,12 +181,11 @@ public:
   void setPerfEstimate(const VertexRef &v, std::uint64_t cycles, std::uint64_t flops = 0);
 
   // ---- host I/O ----------------------------------------------------------------------
-  DataStream addHostToDeviceFIFO(StringRef handle, const Type &elementType,
-                                 std::size_t numElements,
+  DataStream addHostToDeviceFIFO(StringRef handle, const Type &elementType, std::size_t numElements,
                                  ReplicatedStreamMode mode = ReplicatedStreamMode::REPLICATE,
                                  const OptionFlags &options = {});
-  DataStream addDeviceToHostFIFO(StringRef handle, const Type &elementType,
-                                 std::size_t numElements, const OptionFlags &options = {});
+  DataStream addDeviceToHostFIFO(StringRef handle, const Type &elementType, std::size_t numElements,
+                                 const OptionFlags &options = {});
   /// Lets the host write `t` with `Engine::writeTensor(handle, …)`.
   void createHostWrite(StringRef handle, const Tensor &t, bool rearrangeOnHost = false);
   /// Lets the host read `t` with `Engine::readTensor(handle, …)`.

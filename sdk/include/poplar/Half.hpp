@@ -82,8 +82,6 @@ struct half {
 };
 static_assert(sizeof(half) == 2);
 
-template <> struct equivalent_device_type<half> {
-  static constexpr Type value = HALF;
-};
+template <> struct equivalent_device_type<half> { static constexpr Type value = HALF; };
 
 } // namespace poplar

@@ -93,7 +93,8 @@ public:
   /// Every `stride`-th element of dimension `dim`, starting at 0.
   Tensor subSample(unsigned stride, unsigned dim) const;
   /// Repeats each element of dimension `dim` `scale` times.
-  Tensor upsample(unsigned scale, unsigned dim, UpsampleMethod method = UpsampleMethod::REPEAT) const;
+  Tensor upsample(unsigned scale, unsigned dim,
+                  UpsampleMethod method = UpsampleMethod::REPEAT) const;
   /// The same bytes seen as another type of the same size.
   Tensor reinterpret(const Type &type) const;
 

@@ -64,12 +64,11 @@ inline constexpr Type BOOL{TypeId::Bool};
 inline constexpr Type LONGLONG{TypeId::LongLong};
 inline constexpr Type UNSIGNED_LONGLONG{TypeId::UnsignedLongLong};
 
-/// Maps a host C++ type to its device element type: `equivalent_device_type<float>().value == FLOAT`.
+/// Maps a host C++ type to its device element type: `equivalent_device_type<float>().value ==
+/// FLOAT`.
 template <class T> struct equivalent_device_type;
 #define TESSERA_DEVICE_TYPE(CXX, VALUE)                                                            \
-  template <> struct equivalent_device_type<CXX> {                                                 \
-    static constexpr Type value = VALUE;                                                           \
-  };
+  template <> struct equivalent_device_type<CXX> { static constexpr Type value = VALUE; };
 TESSERA_DEVICE_TYPE(float, FLOAT)
 TESSERA_DEVICE_TYPE(int, INT)
 TESSERA_DEVICE_TYPE(unsigned, UNSIGNED_INT)

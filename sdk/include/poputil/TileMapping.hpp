@@ -13,9 +13,10 @@ namespace poputil {
 /// Splits `shape`'s elements into runs of whole grains (`grainSize` elements), giving each
 /// tile in turn the same number of grains but never fewer than `minElementsPerTile` elements
 /// (so small tensors use few tiles). The last tile used may get less.
-std::vector<std::vector<poplar::Interval>>
-calcLinearTileMapping(const poplar::Graph &graph, std::vector<std::size_t> shape,
-                      unsigned minElementsPerTile, unsigned grainSize);
+std::vector<std::vector<poplar::Interval>> calcLinearTileMapping(const poplar::Graph &graph,
+                                                                 std::vector<std::size_t> shape,
+                                                                 unsigned minElementsPerTile,
+                                                                 unsigned grainSize);
 /// As above for `t`, with Poplar's defaults: 128 elements minimum, the vector width as grain.
 std::vector<std::vector<poplar::Interval>> calcLinearTileMapping(const poplar::Graph &graph,
                                                                  const poplar::Tensor &t);

@@ -6,7 +6,8 @@ namespace poputil {
 
 /// Errors raised by the libraries (popops, poplin, popnn) about their arguments.
 struct poplibs_error : poplar::poplar_error {
-  explicit poplibs_error(const std::string &message) : poplar::poplar_error(message, "poplibs_error") {}
+  explicit poplibs_error(const std::string &message)
+      : poplar::poplar_error(message, "poplibs_error") {}
 };
 
 } // namespace poputil

@@ -114,12 +114,8 @@ template <template <class> class W, class T> struct WrappedTraits {
   template <class U, bool V = IsVector<U>::value, bool L = IsVectorList<U>::value> struct E {
     using type = U;
   };
-  template <class U> struct E<U, true, false> {
-    using type = typename IsVector<U>::Element;
-  };
-  template <class U> struct E<U, false, true> {
-    using type = typename IsVectorList<U>::Element;
-  };
+  template <class U> struct E<U, true, false> { using type = typename IsVector<U>::Element; };
+  template <class U> struct E<U, false, true> { using type = typename IsVectorList<U>::Element; };
   using Element = typename E<T>::type;
 };
 
@@ -191,8 +187,9 @@ public:
     // The offset of a member is the same in every object; measure it on a real one.
     alignas(V) unsigned char storage[sizeof(V)];
     V *probe = ::new (storage) V();
-    auto offset = static_cast<std::size_t>(reinterpret_cast<const unsigned char *>(&(probe->*member)) -
-                                           reinterpret_cast<const unsigned char *>(probe));
+    auto offset =
+        static_cast<std::size_t>(reinterpret_cast<const unsigned char *>(&(probe->*member)) -
+                                 reinterpret_cast<const unsigned char *>(probe));
     probe->~V();
     info_->fields.push_back(FieldInfo{name, Traits::kind, Traits::direction,
                                       poplar::equivalent_device_type<Element>::value, offset});

@@ -128,8 +128,8 @@ enum class StepKind : std::uint8_t {
   Switch,        ///< index: switches
   Call,          ///< target = function start
   Return,
-  Print,  ///< index: prints
-  Abort,  ///< index: messages
+  Print,   ///< index: prints
+  Abort,   ///< index: messages
   AbortIf, ///< index: scalars, count: messages index
   End,
 };
@@ -160,7 +160,7 @@ struct CompiledGraph {
   unsigned numTiles = 0;
   unsigned numWorkerContexts = 6;
   std::uint64_t bytesPerTile = 0;
-  std::vector<TileMemoryUse> memory; ///< Per tile.
+  std::vector<TileMemoryUse> memory;    ///< Per tile.
   std::vector<std::uint64_t> tileBytes; ///< Arena size per tile (aligned).
 
   /// Initial contents: constants and setInitialValue, as (address, bytes).

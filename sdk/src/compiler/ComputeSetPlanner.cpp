@@ -89,8 +89,12 @@ void planVertexState(CompilerContext &ctx, const std::vector<unsigned> &computeS
               "VectorList table of " + fieldOf(g, vid, info.name));
           obj.pointers.push_back({slot, {tile, table}, true, n, false});
           for (std::uint64_t i = 0; i < n; ++i)
-            bindings.push_back({vid, objectIndex, {tile, table + i * kSpanBytes},
-                                state.tensors[i], true, info.direction,
+            bindings.push_back({vid,
+                                objectIndex,
+                                {tile, table + i * kSpanBytes},
+                                state.tensors[i],
+                                true,
+                                info.direction,
                                 info.name + "[" + std::to_string(i) + "]"});
           break;
         }
@@ -104,9 +108,9 @@ void planVertexState(CompilerContext &ctx, const std::vector<unsigned> &computeS
             obj.pointers.push_back({slot, {}, true, 0, true});
             break;
           }
-          const std::uint64_t at = ctx.allocator.allocate(
-              tile, bytes, kTileAlign, TileAllocator::Use::VertexState,
-              "values of " + fieldOf(g, vid, info.name));
+          const std::uint64_t at =
+              ctx.allocator.allocate(tile, bytes, kTileAlign, TileAllocator::Use::VertexState,
+                                     "values of " + fieldOf(g, vid, info.name));
           ctx.result.initialData.push_back({{tile, at}, state.value});
           obj.pointers.push_back({slot, {tile, at}, true, n, false});
           break;

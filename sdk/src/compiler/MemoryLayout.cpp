@@ -82,7 +82,8 @@ std::vector<CompiledGraph::InitialData> MemoryLayout::initialData() const {
     const std::uint64_t elemSize = var.type.size();
     for (const auto &blk : blocks_[v]) {
       const auto *src = var.initialValue.data() + blk.begin * elemSize;
-      out.push_back({blk.at, std::vector<unsigned char>(src, src + (blk.end - blk.begin) * elemSize)});
+      out.push_back(
+          {blk.at, std::vector<unsigned char>(src, src + (blk.end - blk.begin) * elemSize)});
     }
   }
   return out;

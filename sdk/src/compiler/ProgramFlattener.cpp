@@ -15,10 +15,21 @@ using core::ProgramNode;
 using Kind = ProgramNode::Kind;
 
 std::string programName(const ProgramNode &n) {
-  static const char *const kNames[] = {
-      "Sequence", "Execute", "Copy", "Copy (stream to tensor)", "Copy (tensor to stream)",
-      "Repeat", "RepeatWhile", "If", "Switch", "Call", "PrintTensor", "WriteUndef", "Sync",
-      "Abort", "AbortOnCondition"};
+  static const char *const kNames[] = {"Sequence",
+                                       "Execute",
+                                       "Copy",
+                                       "Copy (stream to tensor)",
+                                       "Copy (tensor to stream)",
+                                       "Repeat",
+                                       "RepeatWhile",
+                                       "If",
+                                       "Switch",
+                                       "Call",
+                                       "PrintTensor",
+                                       "WriteUndef",
+                                       "Sync",
+                                       "Abort",
+                                       "AbortOnCondition"};
   static_assert(sizeof(kNames) / sizeof(kNames[0]) ==
                 static_cast<std::size_t>(Kind::AbortOnCondition) + 1);
   std::string s = kNames[static_cast<int>(n.kind)];
@@ -72,8 +83,7 @@ private:
     case Kind::StreamToDevice:
     case Kind::StreamFromDevice:
       if (n.stream.graph() != &g_)
-        throw graph_program_compilation_error(programName(n) + ": stream '" +
-                                              n.stream.handle() +
+        throw graph_program_compilation_error(programName(n) + ": stream '" + n.stream.handle() +
                                               "' belongs to another graph than the Engine's");
       break;
     case Kind::Call: {
@@ -106,8 +116,7 @@ private:
 
 class Flattener {
 public:
-  Flattener(CompilerContext &ctx, const ProgramUse &use)
-      : ctx_(ctx), out_(ctx.result), use_(use) {}
+  Flattener(CompilerContext &ctx, const ProgramUse &use) : ctx_(ctx), out_(ctx.result), use_(use) {}
 
   void emitEntry(const program::Program &p) {
     out_.programStart.push_back(out_.steps.size());
@@ -159,12 +168,10 @@ private:
     if (s.toDevice != toDevice)
       throw stream_connection_error(programName(n) + ": stream '" + s.handle + "' is a " +
                                     (s.toDevice ? "host-to-device" : "device-to-host") +
-                                    " FIFO and cannot be copied " +
-                                    (toDevice ? "from" : "to"));
+                                    " FIFO and cannot be copied " + (toDevice ? "from" : "to"));
     if (s.type != t.elementType())
-      throw type_error(programName(n) + ": stream '" + s.handle + "' carries " +
-                       s.type.toString() + " but " + core::describe(t) + " holds " +
-                       t.elementType().toString());
+      throw type_error(programName(n) + ": stream '" + s.handle + "' carries " + s.type.toString() +
+                       " but " + core::describe(t) + " holds " + t.elementType().toString());
     if (s.numElements != t.numElements())
       throw shape_error(programName(n) + ": stream '" + s.handle + "' moves " +
                         std::to_string(s.numElements) + " elements per copy but " +
@@ -246,8 +253,8 @@ private:
     case Kind::RepeatWhile: {
       const std::size_t top = here();
       emit(*n.children[0].node());
-      const std::size_t exit = push(
-          {n.whileTrue ? StepKind::JumpIfZero : StepKind::JumpIfNonZero, scalar(n.src)});
+      const std::size_t exit =
+          push({n.whileTrue ? StepKind::JumpIfZero : StepKind::JumpIfNonZero, scalar(n.src)});
       emit(*n.children[1].node());
       push({StepKind::Jump, 0, top});
       out_.steps[exit].target = here();

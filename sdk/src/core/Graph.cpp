@@ -143,9 +143,8 @@ void Graph::setInitialValueImpl(const Tensor &t, Type hostType, const void *valu
   requireSameGraph(*data_, t, "setInitialValue");
   const auto &d = t.data();
   if (!broadcastOne && count != d.numElements)
-    throw shape_error("setInitialValue of " + core::describe(t) + ": got " +
-                      std::to_string(count) + " values for " + std::to_string(d.numElements) +
-                      " elements");
+    throw shape_error("setInitialValue of " + core::describe(t) + ": got " + std::to_string(count) +
+                      " values for " + std::to_string(d.numElements) + " elements");
   const std::size_t elemSize = d.type.size();
   std::vector<unsigned char> converted(elemSize * (broadcastOne ? 1 : count));
   core::convertElements(hostType, values, d.type, converted.data(), broadcastOne ? 1 : count);
@@ -342,9 +341,8 @@ TileToTensorMapping Graph::getTileMapping(const Tensor &t, bool requireComplete)
 
 ComputeSet Graph::addComputeSet(const DebugContext &dc) {
   const unsigned id = static_cast<unsigned>(data_->computeSets.size());
-  data_->computeSets.push_back({dc.getPathName().empty() ? "cs" + std::to_string(id)
-                                                         : dc.getPathName(),
-                                {}});
+  data_->computeSets.push_back(
+      {dc.getPathName().empty() ? "cs" + std::to_string(id) : dc.getPathName(), {}});
   return ComputeSet(data_.get(), id);
 }
 
@@ -354,10 +352,10 @@ VertexRef Graph::addVertex(ComputeSet cs, StringRef vertexType) {
                                       "': the compute set does not belong to this graph");
   auto type = tessera::findVertexType(vertexType.str());
   if (!type)
-    throw unknown_vertex_type("unknown vertex type '" + vertexType.str() + "'" +
-                              core::didYouMean(vertexType.str(),
-                                               tessera::registeredVertexTypeNames()) +
-                              "; add its codelets to the graph first");
+    throw unknown_vertex_type(
+        "unknown vertex type '" + vertexType.str() + "'" +
+        core::didYouMean(vertexType.str(), tessera::registeredVertexTypeNames()) +
+        "; add its codelets to the graph first");
   core::VertexData v;
   v.type = type;
   v.computeSet = cs.getId();
@@ -444,8 +442,7 @@ void Graph::connect(FieldRef field, const Tensor &t) {
     if (r.state->size && *r.state->size != t.numElements())
       throw graph_connection_error("connect " + fieldName(*data_, field) + ": setFieldSize gave " +
                                    std::to_string(*r.state->size) + " elements but " +
-                                   core::describe(t) + " has " +
-                                   std::to_string(t.numElements()));
+                                   core::describe(t) + " has " + std::to_string(t.numElements()));
     r.state->tensors = {t};
     r.state->connected = true;
     return;
@@ -504,8 +501,7 @@ void Graph::setFieldSize(FieldRef field, std::size_t size) {
                                    std::to_string(*r.state->size) + " elements");
     r.state->size = size;
     r.state->tensors.resize(size);
-    r.state->connected = size == 0 || std::all_of(r.state->tensors.begin(),
-                                                  r.state->tensors.end(),
+    r.state->connected = size == 0 || std::all_of(r.state->tensors.begin(), r.state->tensors.end(),
                                                   [](const Tensor &x) { return x.valid(); });
     return;
   case FieldKind::Vector:
@@ -600,8 +596,7 @@ Graph Graph::createVirtualGraph(unsigned lowerTile, unsigned upperTile) {
     throw invalid_tile_mapping("createVirtualGraph: tiles [" + std::to_string(lowerTile) + ", " +
                                std::to_string(upperTile) + ") are not a non-empty range within " +
                                std::to_string(target_.getNumTiles()) + " tiles");
-  return Graph(data_, target_.createVirtualTarget(1, upperTile - lowerTile),
-               tileBase_ + lowerTile);
+  return Graph(data_, target_.createVirtualTarget(1, upperTile - lowerTile), tileBase_ + lowerTile);
 }
 
 } // namespace poplar

@@ -35,7 +35,7 @@ struct VariableData {
 struct FieldState {
   /// Scalar/Vector: one tensor. VectorList: one per element (invalid where unset).
   std::vector<Tensor> tensors;
-  std::optional<std::size_t> size; ///< From setFieldSize.
+  std::optional<std::size_t> size;  ///< From setFieldSize.
   std::vector<unsigned char> value; ///< Plain and PlainVector fields.
   bool connected = false;
 };

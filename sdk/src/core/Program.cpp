@@ -119,7 +119,8 @@ If::If(const Tensor &pred, const Program &t, const Program &f, const DebugContex
   node_->children = {t, f};
   node_->src = pred;
 }
-If::If(const Tensor &pred, const Program &t, const DebugContext &dc) : If(pred, t, Sequence(), dc) {}
+If::If(const Tensor &pred, const Program &t, const DebugContext &dc)
+    : If(pred, t, Sequence(), dc) {}
 
 Switch::Switch(const Tensor &control, const DebugContext &dc)
     : Switch(control, std::vector<CaseBody>{}, Sequence(), dc) {}

@@ -39,9 +39,9 @@ struct ProgramNode {
   ComputeSet computeSet;
   DataStream stream;
   Function function;
-  unsigned count = 0;     ///< Repeat count.
-  bool whileTrue = true;  ///< RepeatWhile: loop while the predicate is non-zero.
-  std::string message;    ///< Abort message / PrintTensor title.
+  unsigned count = 0;    ///< Repeat count.
+  bool whileTrue = true; ///< RepeatWhile: loop while the predicate is non-zero.
+  std::string message;   ///< Abort message / PrintTensor title.
 };
 
 } // namespace poplar::core

@@ -74,9 +74,7 @@ IPUModel::IPUModel(const char *version) : ipuVersion(version ? version : "ipu2")
 }
 
 Target IPUModel::createTarget() const {
-  auto bad = [](const std::string &what) {
-    throw invalid_machine_model("IPUModel: " + what);
-  };
+  auto bad = [](const std::string &what) { throw invalid_machine_model("IPUModel: " + what); };
   if (numIPUs == 0)
     bad("numIPUs must be at least 1");
   if (tilesPerIPU == 0)

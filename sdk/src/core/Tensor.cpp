@@ -206,8 +206,8 @@ Tensor Tensor::reshape(ArrayRef<std::size_t> newShape) const {
   Shape s(newShape.begin(), newShape.end());
   if (core::product(s) != d.numElements)
     throw shape_error("reshape of " + core::describe(*this) + " to " + shapeString(s) +
-                      " changes the element count from " + std::to_string(d.numElements) +
-                      " to " + std::to_string(core::product(s)));
+                      " changes the element count from " + std::to_string(d.numElements) + " to " +
+                      std::to_string(core::product(s)));
   return make(d, std::move(s), d.regions, d.type);
 }
 
@@ -227,8 +227,8 @@ Tensor Tensor::flatten() const { return reshape({data().numElements}); }
 Tensor Tensor::flatten(unsigned begin, unsigned end) const {
   const auto &d = data();
   if (begin >= end || end > d.shape.size())
-    throw index_error("flatten: dimensions [" + std::to_string(begin) + ", " +
-                      std::to_string(end) + ") are out of range for " + core::describe(*this));
+    throw index_error("flatten: dimensions [" + std::to_string(begin) + ", " + std::to_string(end) +
+                      ") are out of range for " + core::describe(*this));
   std::size_t n = 1;
   for (unsigned i = begin; i < end; ++i)
     n *= d.shape[i];
@@ -285,9 +285,9 @@ Tensor Tensor::dimShufflePartial(ArrayRef<unsigned> source, ArrayRef<unsigned> d
   const auto &d = data();
   const unsigned r = rank();
   if (source.size() != destination.size())
-    throw index_error("dimShufflePartial: " + std::to_string(source.size()) +
-                      " source dims but " + std::to_string(destination.size()) +
-                      " destination dims for " + core::describe(*this));
+    throw index_error("dimShufflePartial: " + std::to_string(source.size()) + " source dims but " +
+                      std::to_string(destination.size()) + " destination dims for " +
+                      core::describe(*this));
   std::vector<int> perm(r, -1);
   std::vector<bool> used(r, false);
   for (std::size_t i = 0; i < source.size(); ++i) {

@@ -87,7 +87,7 @@ namespace poplar::detail {
 namespace {
 // initial-exec: set once per tile on the hot path, so avoid __tls_get_addr.
 thread_local unsigned tlsNumWorkers __attribute__((tls_model("initial-exec"))) = 6;
-}
+} // namespace
 unsigned currentNumWorkers() { return tlsNumWorkers; }
 void setCurrentNumWorkers(unsigned n) { tlsNumWorkers = n; }
 } // namespace poplar::detail

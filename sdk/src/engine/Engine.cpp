@@ -230,8 +230,8 @@ struct Engine::Impl {
     unsigned char buf[8] = {};
     gather(s.control, buf);
     const auto value = static_cast<std::int64_t>(core::elementAsDouble(s.control.type, buf, 0));
-    auto it = std::lower_bound(s.targets.begin(), s.targets.end(),
-                               std::make_pair(value, std::size_t(0)));
+    auto it =
+        std::lower_bound(s.targets.begin(), s.targets.end(), std::make_pair(value, std::size_t(0)));
     return it != s.targets.end() && it->first == value ? it->second : s.defaultTarget;
   }
 
@@ -333,12 +333,11 @@ struct Engine::Impl {
         return img;
     for (const auto &[h, img] : other)
       if (h == handle.view())
-        throw stream_connection_error(std::string(what) + ": '" + handle.str() +
-                                      "' was registered with " +
-                                      (write ? "createHostRead" : "createHostWrite") +
-                                      " only; register it with " +
-                                      (write ? "createHostWrite" : "createHostRead") +
-                                      " too to " + (write ? "write" : "read") + " it");
+        throw stream_connection_error(
+            std::string(what) + ": '" + handle.str() + "' was registered with " +
+            (write ? "createHostRead" : "createHostWrite") + " only; register it with " +
+            (write ? "createHostWrite" : "createHostRead") + " too to " +
+            (write ? "write" : "read") + " it");
     std::vector<std::string> names;
     for (const auto &[h, img] : list)
       names.push_back(h);
@@ -353,8 +352,8 @@ Engine::Engine(const Graph &graph, const program::Program &program, const Option
                ProgressFunc progress)
     : Engine(graph, ArrayRef<program::Program>(&program, 1), options, std::move(progress)) {}
 
-Engine::Engine(const Graph &graph, ArrayRef<program::Program> programs,
-               const OptionFlags &options, ProgressFunc progress)
+Engine::Engine(const Graph &graph, ArrayRef<program::Program> programs, const OptionFlags &options,
+               ProgressFunc progress)
     : impl_(std::make_unique<Impl>()) {
   impl_->options = engine::parseEngineOptions(options);
   if (graph.tileBase() != 0 || graph.getTarget().getNumTiles() != graph.data().target.getNumTiles())
@@ -393,7 +392,8 @@ void Engine::load(const Device &device) {
   std::uint64_t total = 0;
   for (auto b : plan.tileBytes)
     total += b;
-  im.memory.reset(static_cast<unsigned char *>(std::aligned_alloc(64, std::max<std::uint64_t>(total, 64))));
+  im.memory.reset(
+      static_cast<unsigned char *>(std::aligned_alloc(64, std::max<std::uint64_t>(total, 64))));
   if (!im.memory)
     throw runtime_error("Engine::load: cannot allocate " + std::to_string(total) +
                         " bytes of tile memory on the host");
@@ -457,7 +457,8 @@ void Engine::writeTensor(StringRef handle, const void *buf, const void *bufEnd) 
   auto &im = *impl_;
   const auto &img = im.hostTensor(true, handle);
   im.requireLoaded("writeTensor");
-  const auto have = static_cast<const unsigned char *>(bufEnd) - static_cast<const unsigned char *>(buf);
+  const auto have =
+      static_cast<const unsigned char *>(bufEnd) - static_cast<const unsigned char *>(buf);
   if (!buf || have < 0 || static_cast<std::uint64_t>(have) < img.bytes)
     throw stream_connection_error("writeTensor '" + handle.str() + "': the host buffer holds " +
                                   std::to_string(std::max<std::ptrdiff_t>(have, 0)) +
@@ -496,16 +497,18 @@ void Engine::connectStream(StringRef handle, void *begin, void *end) {
                                   std::to_string(std::max<std::ptrdiff_t>(size, 0)) +
                                   " bytes, which is not a whole number of " +
                                   std::to_string(transfer) + "-byte transfers");
-  im.streams[i] = {StreamBinding::Kind::Ring, static_cast<unsigned char *>(begin),
-                   static_cast<std::uint64_t>(size), 0, {}};
+  im.streams[i] = {StreamBinding::Kind::Ring,
+                   static_cast<unsigned char *>(begin),
+                   static_cast<std::uint64_t>(size),
+                   0,
+                   {}};
 }
 
 void Engine::connectStreamToCallback(StringRef handle, std::function<void(void *)> callback) {
   auto &im = *impl_;
   const unsigned i = im.streamIndex(handle);
   if (!callback)
-    throw stream_connection_error("connectStreamToCallback '" + handle.str() +
-                                  "': empty callback");
+    throw stream_connection_error("connectStreamToCallback '" + handle.str() + "': empty callback");
   im.streams[i] = {StreamBinding::Kind::Callback, nullptr, 0, 0, std::move(callback)};
 }
 
@@ -524,8 +527,8 @@ std::vector<VertexCycleEstimate> Engine::getVertexCycleEstimates() const {
   std::vector<VertexCycleEstimate> out;
   for (std::size_t i = 0; i < im.plan.vertexObjects.size(); ++i) {
     const auto &obj = im.plan.vertexObjects[i];
-    out.push_back({obj.vertexId, obj.type->name, obj.at.tile, im.typeCycleEstimates[i],
-                   obj.perfEstimate});
+    out.push_back(
+        {obj.vertexId, obj.type->name, obj.at.tile, im.typeCycleEstimates[i], obj.perfEstimate});
   }
   return out;
 }
