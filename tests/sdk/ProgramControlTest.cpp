@@ -140,12 +140,17 @@ TEST(ProgramSequence, SequenceCannotAddItself) {
   expectThrowWithMessage<control_program_error>([&] { s.add(s); }, {"contain itself"});
 }
 
-TEST(ProgramSequence, CycleThroughAnotherSequenceIsRejected) {
+TEST(ProgramSequence, CycleThroughAnotherSequenceIsRejectedWhenAdded) {
   CounterGraph g;
-  Sequence a, b;
+  Sequence a("outer"), b("inner"), c("innermost");
   a.add(b);
-  b.add(a);
-  expectThrowWithMessage<control_program_error>([&] { Engine e(g.graph, a); }, {"contains itself"});
+  b.add(c);
+  // Closing the loop would make a program that contains itself (and could never be freed).
+  expectThrowWithMessage<control_program_error>(
+      [&] { c.add(a); }, {"'innermost'", "cannot contain itself", "already contains"});
+  // The refused add left the programs as they were: they still compile and run.
+  c.add(Execute(g.inc));
+  EXPECT_EQ(runOnce(g, a), 1);
 }
 
 TEST(ProgramRepeat, RunsBodyCountTimes) {

@@ -45,15 +45,13 @@ public:
   void visit(const program::Program &p) {
     const ProgramNode &n = *p.node();
     ++use.references[&n];
-    if (done_.count(&n)) // a shared sub-program is checked once
+    // A shared sub-program is checked once. Programs cannot contain themselves (Sequence::add
+    // refuses cycles), so this walk always ends.
+    if (!done_.insert(&n).second)
       return;
-    if (!onStack_.insert(&n).second)
-      throw control_program_error(programName(n) + " contains itself");
     check(n);
     for (const auto &c : n.children)
       visit(c);
-    onStack_.erase(&n);
-    done_.insert(&n);
   }
 
   ProgramUse use;
@@ -110,7 +108,6 @@ private:
   const core::GraphData &g_;
   std::vector<int> fnState_; // 0 unseen, 1 being visited, 2 done
   std::set<unsigned> seenCs_;
-  std::set<const ProgramNode *> onStack_;
   std::set<const ProgramNode *> done_;
 };
 

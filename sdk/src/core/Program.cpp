@@ -1,6 +1,7 @@
 #include <poplar/Program.hpp>
 
 #include <algorithm>
+#include <set>
 
 #include <poplar/exceptions.hpp>
 
@@ -44,9 +45,29 @@ Sequence::Sequence(std::initializer_list<Program> programs, const DebugContext &
     : Program(makeNode(Kind::Sequence, dc)) {
   node_->children.assign(programs.begin(), programs.end());
 }
+namespace {
+/// True when `target` is `from` or is reachable through its children.
+bool reaches(const ProgramNode *from, const ProgramNode *target,
+             std::set<const ProgramNode *> &seen) {
+  if (from == target)
+    return true;
+  if (!seen.insert(from).second)
+    return false;
+  for (const auto &c : from->children)
+    if (reaches(c.node().get(), target, seen))
+      return true;
+  return false;
+}
+} // namespace
+
 void Sequence::add(const Program &p) {
-  if (p.node().get() == node_.get())
-    throw control_program_error("Sequence '" + node_->name + "' cannot contain itself");
+  // Refuse cycles here, when they would form: a cycle of shared nodes could never be freed.
+  std::set<const ProgramNode *> seen;
+  if (reaches(p.node().get(), node_.get(), seen))
+    throw control_program_error("Sequence '" + node_->name + "' cannot contain itself" +
+                                (p.node().get() == node_.get()
+                                     ? std::string()
+                                     : " (the added program already contains this Sequence)"));
   node_->children.push_back(p);
 }
 
