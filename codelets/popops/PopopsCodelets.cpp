@@ -6,7 +6,14 @@ namespace tessera::codelets::popops {
 
 void registerPopopsCodelets() {
   static std::once_flag once;
-  std::call_once(once, [] { registerFillVertices(); });
+  std::call_once(once, [] {
+    registerFillVertices();
+    registerMapExprVertices();
+    registerReduceVertices();
+    registerSliceVertices();
+    registerSortVertices();
+    registerTopKVertices();
+  });
 }
 
 } // namespace tessera::codelets::popops

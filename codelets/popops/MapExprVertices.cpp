@@ -1,0 +1,167 @@
+// popops::MapExpr<T>: runs a fused element-wise expression (MapExprBytecode.hpp) over one
+// contiguous run of its output, chunk by chunk, so every input and output byte is touched
+// once and the intermediates stay in a few KiB of local registers.
+#include <algorithm>
+#include <cstring>
+
+#include <poplar/Vertex.hpp>
+
+#include "popops/MapExprBytecode.hpp"
+#include "popops/PopopsCodelets.hpp"
+
+namespace tessera::codelets::popops {
+namespace {
+
+using namespace mapexpr;
+
+/// The kernel table is taken once, when the vertex types register.
+const KernelFn *gKernels = nullptr;
+
+/// One register value from a scalar input element (converted as a load would).
+std::uint32_t scalarInputBits(const void *p, InputField field) {
+  switch (field) {
+  case InputField::In4: {
+    std::uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+  }
+  case InputField::In2: {
+    std::uint16_t h;
+    std::memcpy(&h, p, 2);
+    const float f = poplar::halfBitsToFloat(h);
+    std::uint32_t v;
+    std::memcpy(&v, &f, 4);
+    return v;
+  }
+  case InputField::In1:
+    return *static_cast<const std::uint8_t *>(p) != 0 ? 1u : 0u;
+  }
+  return 0;
+}
+
+template <class T> class MapExpr : public poplar::MultiVertex {
+public:
+  poplar::Vector<poplar::Input<poplar::Vector<std::uint32_t>>> in4;
+  poplar::Vector<poplar::Input<poplar::Vector<std::uint16_t>>> in2;
+  poplar::Vector<poplar::Input<poplar::Vector<std::uint8_t>>> in1;
+  poplar::Output<poplar::Vector<T>> out;
+  poplar::Vector<std::uint32_t> code;
+  poplar::Vector<std::uint32_t> consts;
+
+  bool compute(unsigned workerId) {
+    const std::uint32_t *w = code.data();
+    const std::uint32_t chunk = w[1], numRegs = w[2], numInputs = w[3];
+    const std::uint32_t numPrologue = w[4], numBody = w[5];
+    const std::uint32_t *inputs = w + kHeaderWords;
+    const std::uint32_t *prologue = inputs + numInputs * kInputWords;
+    const std::uint32_t *body = prologue + numPrologue * kPrologueWords;
+
+    // This worker's part of the run, on grain boundaries (depends on sizes only).
+    const std::size_t n = out.size(), workers = numWorkers();
+    const std::size_t grains = (n + kChunkGrain - 1) / kChunkGrain;
+    const std::size_t begin = std::min(n, grains * workerId / workers * kChunkGrain);
+    const std::size_t end = std::min(n, grains * (workerId + 1) / workers * kChunkGrain);
+    if (begin >= end)
+      return true;
+
+    alignas(64) unsigned char regs[kRegisterBytes];
+    const std::size_t regBytes = std::size_t(chunk) * 4;
+    const std::uint32_t outSlot = numRegs + numInputs;
+    void *slot[kRegisterBytes / (kChunkGrain * 4) + 64];
+    for (std::uint32_t r = 0; r < numRegs; ++r)
+      slot[r] = regs + r * regBytes;
+
+    // Input bases and element sizes.
+    const unsigned char *base[64];
+    std::size_t width[64];
+    for (std::uint32_t k = 0; k < numInputs; ++k) {
+      const auto field = static_cast<InputField>(inputs[k * kInputWords]);
+      const std::uint32_t index = inputs[k * kInputWords + 1];
+      switch (field) {
+      case InputField::In4:
+        base[k] = reinterpret_cast<const unsigned char *>(in4[index].data());
+        width[k] = 4;
+        break;
+      case InputField::In2:
+        base[k] = reinterpret_cast<const unsigned char *>(in2[index].data());
+        width[k] = 2;
+        break;
+      case InputField::In1:
+        base[k] = in1[index].data();
+        width[k] = 1;
+        break;
+      }
+      if (inputs[k * kInputWords + 2] != 0) // scalar: the same element for every chunk
+        width[k] = 0;
+      slot[numRegs + k] = const_cast<unsigned char *>(base[k]);
+    }
+
+    // Constants and scalar inputs are broadcast into their registers once per call.
+    for (std::uint32_t p = 0; p < numPrologue; ++p) {
+      const std::uint32_t reg = prologue[p * kPrologueWords];
+      const auto kind = static_cast<PrologueKind>(prologue[p * kPrologueWords + 1]);
+      const std::uint32_t index = prologue[p * kPrologueWords + 2];
+      std::uint32_t bits;
+      if (kind == PrologueKind::Const)
+        bits = consts[index];
+      else
+        bits = scalarInputBits(base[index], static_cast<InputField>(inputs[index * kInputWords]));
+      // Only as much as this worker's first chunk reads.
+      std::uint32_t *r = static_cast<std::uint32_t *>(slot[reg]);
+      const std::size_t fill = std::min<std::size_t>(chunk, end - begin);
+      for (std::size_t i = 0; i < fill; ++i)
+        r[i] = bits;
+    }
+
+    unsigned char *outBase = reinterpret_cast<unsigned char *>(out.data());
+    for (std::size_t at = begin; at < end; at += chunk) {
+      const std::size_t len = std::min<std::size_t>(chunk, end - at);
+      for (std::uint32_t k = 0; k < numInputs; ++k)
+        slot[numRegs + k] = const_cast<unsigned char *>(base[k] + at * width[k]);
+      slot[outSlot] = outBase + at * sizeof(T);
+      // Ask for the next chunk now, so memory keeps streaming while this one is computed.
+      if (at + len < end) {
+        const std::size_t next = std::min<std::size_t>(chunk, end - at - len);
+        for (std::uint32_t k = 0; k < numInputs; ++k)
+          for (std::size_t b = 0; b < next * width[k]; b += 64)
+            __builtin_prefetch(base[k] + (at + len) * width[k] + b, 0);
+        for (std::size_t b = 0; b < next * sizeof(T); b += 64)
+          __builtin_prefetch(outBase + (at + len) * sizeof(T) + b, 1);
+      }
+      for (std::uint32_t i = 0; i < numBody; ++i) {
+        const std::uint32_t *ins = body + i * kInstrWords;
+        gKernels[ins[0]](slot[ins[1]], slot[ins[2]], slot[ins[3]], slot[ins[4]], len);
+      }
+    }
+    return true;
+  }
+
+  std::uint64_t cycleEstimate() const {
+    const std::uint64_t instrs = code.size() > 5 ? code[5] : 1;
+    return 50 + instrs * (out.size() / 4 + 10);
+  }
+};
+
+template <class T> void registerMapExpr(const char *name) {
+  tessera::VertexTypeBuilder<MapExpr<T>>(name)
+      .field("in4", &MapExpr<T>::in4)
+      .field("in2", &MapExpr<T>::in2)
+      .field("in1", &MapExpr<T>::in1)
+      .field("out", &MapExpr<T>::out)
+      .field("code", &MapExpr<T>::code)
+      .field("consts", &MapExpr<T>::consts)
+      .add();
+}
+
+} // namespace
+
+void registerMapExprVertices() {
+  gKernels = kernelTable();
+  registerMapExpr<float>("popops::MapExpr<float>");
+  registerMapExpr<poplar::half>("popops::MapExpr<half>");
+  registerMapExpr<int>("popops::MapExpr<int>");
+  registerMapExpr<unsigned>("popops::MapExpr<unsigned int>");
+  registerMapExpr<bool>("popops::MapExpr<bool>");
+}
+
+} // namespace tessera::codelets::popops

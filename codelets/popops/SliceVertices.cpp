@@ -1,0 +1,161 @@
+// popops::MultiSlice<T>, MultiUpdate<T>, MultiUpdateAdd<T>: row copies between a base region
+// [numBaseRows][rowSize] and a slice region [offsets.size() * sliceRows][rowSize], with the
+// offsets read on the device. The library splits a base by columns over tiles, so each vertex
+// sees whole rows of its own columns.
+#include <cstring>
+#include <type_traits>
+
+#include <poplar/Half.hpp>
+#include <poplar/Vertex.hpp>
+
+#include "popops/PopopsCodelets.hpp"
+#include "popops/SliceRows.hpp"
+#include "popops/kernels/SliceKernels.hpp"
+
+namespace tessera::codelets::popops {
+namespace {
+
+/// Taken once, when the types register.
+ScaledAccumulateFloatFn gScaledAccumulateFloat = nullptr;
+
+std::size_t share(std::size_t n, unsigned worker, unsigned workers) { return n * worker / workers; }
+
+/// Slices: worker w fills the slices of offsets [share(w), share(w+1)); out of range gives zeros.
+template <class T> class MultiSlice : public poplar::MultiVertex {
+public:
+  poplar::Input<poplar::Vector<unsigned>> offsets;
+  poplar::Input<poplar::Vector<T>> baseT;
+  poplar::Output<poplar::Vector<T>> subT;
+  unsigned numBaseRows;
+  unsigned rowSize;
+  unsigned sliceRows;
+  unsigned wrap;
+
+  void compute(unsigned workerId) {
+    const unsigned workers = numWorkers();
+    const std::size_t begin = share(offsets.size(), workerId, workers);
+    const std::size_t end = share(offsets.size(), workerId + 1, workers);
+    for (std::size_t o = begin; o < end; ++o)
+      for (std::size_t j = 0; j < sliceRows; ++j) {
+        T *dst = subT.data() + (o * sliceRows + j) * rowSize;
+        const auto row = baseRowOf(offsets[o], j, sliceRows, numBaseRows, wrap);
+        if (row)
+          std::memcpy(dst, baseT.data() + *row * rowSize, rowSize * sizeof(T));
+        else
+          for (std::size_t c = 0; c < rowSize; ++c)
+            dst[c] = T(0);
+      }
+  }
+  std::uint64_t cycleEstimate() const { return 30 + subT.size() / 2; }
+};
+
+/// Updates: worker w owns columns [share(w), share(w+1)) and applies the offsets in order, so a
+/// repeated offset ends with its last slice. Out-of-range slices are ignored.
+template <class T> class MultiUpdate : public poplar::MultiVertex {
+public:
+  poplar::Input<poplar::Vector<unsigned>> offsets;
+  poplar::InOut<poplar::Vector<T>> baseT;
+  poplar::Input<poplar::Vector<T>> subT;
+  unsigned numBaseRows;
+  unsigned rowSize;
+  unsigned sliceRows;
+  unsigned wrap;
+
+  void compute(unsigned workerId) {
+    const std::size_t c0 = share(rowSize, workerId, numWorkers());
+    const std::size_t c1 = share(rowSize, workerId + 1, numWorkers());
+    if (c1 == c0)
+      return;
+    for (std::size_t o = 0; o < offsets.size(); ++o)
+      for (std::size_t j = 0; j < sliceRows; ++j) {
+        const auto row = baseRowOf(offsets[o], j, sliceRows, numBaseRows, wrap);
+        if (row)
+          std::memcpy(baseT.data() + *row * rowSize + c0,
+                      subT.data() + (o * sliceRows + j) * rowSize + c0, (c1 - c0) * sizeof(T));
+      }
+  }
+  std::uint64_t cycleEstimate() const { return 30 + subT.size() / 2; }
+};
+
+/// base[row] += scale * slice, offsets applied in order (so repeated offsets accumulate in a
+/// fixed order); worker w owns a fixed column range. Out-of-range slices are ignored.
+template <class T> class MultiUpdateAdd : public poplar::MultiVertex {
+public:
+  poplar::Input<poplar::Vector<unsigned>> offsets;
+  poplar::InOut<poplar::Vector<T>> baseT;
+  poplar::Input<poplar::Vector<T>> subT;
+  poplar::Input<T> scale;
+  unsigned numBaseRows;
+  unsigned rowSize;
+  unsigned sliceRows;
+  unsigned wrap;
+
+  void compute(unsigned workerId) {
+    const std::size_t c0 = share(rowSize, workerId, numWorkers());
+    const std::size_t c1 = share(rowSize, workerId + 1, numWorkers());
+    if (c1 == c0)
+      return;
+    for (std::size_t o = 0; o < offsets.size(); ++o)
+      for (std::size_t j = 0; j < sliceRows; ++j) {
+        const auto row = baseRowOf(offsets[o], j, sliceRows, numBaseRows, wrap);
+        if (!row)
+          continue;
+        T *acc = baseT.data() + *row * rowSize;
+        const T *x = subT.data() + (o * sliceRows + j) * rowSize;
+        if constexpr (std::is_same_v<T, float>) {
+          gScaledAccumulateFloat(acc + c0, x + c0, c1 - c0, *scale);
+        } else if constexpr (std::is_same_v<T, poplar::half>) {
+          const float s = float(*scale);
+          for (std::size_t c = c0; c < c1; ++c)
+            acc[c] = poplar::half(float(acc[c]) + s * float(x[c]));
+        } else {
+          for (std::size_t c = c0; c < c1; ++c)
+            acc[c] = T(acc[c] + *scale * x[c]);
+        }
+      }
+  }
+  std::uint64_t cycleEstimate() const { return 30 + subT.size(); }
+};
+
+template <class T> void registerSliceFamily(const std::string &typeName) {
+  tessera::VertexTypeBuilder<MultiSlice<T>>("popops::MultiSlice<" + typeName + ">")
+      .field("offsets", &MultiSlice<T>::offsets)
+      .field("baseT", &MultiSlice<T>::baseT)
+      .field("subT", &MultiSlice<T>::subT)
+      .field("numBaseRows", &MultiSlice<T>::numBaseRows)
+      .field("rowSize", &MultiSlice<T>::rowSize)
+      .field("sliceRows", &MultiSlice<T>::sliceRows)
+      .field("wrap", &MultiSlice<T>::wrap)
+      .add();
+  tessera::VertexTypeBuilder<MultiUpdate<T>>("popops::MultiUpdate<" + typeName + ">")
+      .field("offsets", &MultiUpdate<T>::offsets)
+      .field("baseT", &MultiUpdate<T>::baseT)
+      .field("subT", &MultiUpdate<T>::subT)
+      .field("numBaseRows", &MultiUpdate<T>::numBaseRows)
+      .field("rowSize", &MultiUpdate<T>::rowSize)
+      .field("sliceRows", &MultiUpdate<T>::sliceRows)
+      .field("wrap", &MultiUpdate<T>::wrap)
+      .add();
+  tessera::VertexTypeBuilder<MultiUpdateAdd<T>>("popops::MultiUpdateAdd<" + typeName + ">")
+      .field("offsets", &MultiUpdateAdd<T>::offsets)
+      .field("baseT", &MultiUpdateAdd<T>::baseT)
+      .field("subT", &MultiUpdateAdd<T>::subT)
+      .field("scale", &MultiUpdateAdd<T>::scale)
+      .field("numBaseRows", &MultiUpdateAdd<T>::numBaseRows)
+      .field("rowSize", &MultiUpdateAdd<T>::rowSize)
+      .field("sliceRows", &MultiUpdateAdd<T>::sliceRows)
+      .field("wrap", &MultiUpdateAdd<T>::wrap)
+      .add();
+}
+
+} // namespace
+
+void registerSliceVertices() {
+  gScaledAccumulateFloat = scaledAccumulateFloatKernel();
+  registerSliceFamily<float>("float");
+  registerSliceFamily<poplar::half>("half");
+  registerSliceFamily<int>("int");
+  registerSliceFamily<unsigned>("unsigned int");
+}
+
+} // namespace tessera::codelets::popops

@@ -1,0 +1,258 @@
+// poprand's generator vertices: one per tile, filling every run of the output mapped to that tile
+// (run r starts at row-major index baseIndex[r]) with the numbers of its elements' indices. The
+// tile's elements are split evenly over its worker contexts. Philox blocks come from the Highway
+// kernel; the maps to distributions are RandomReference.hpp's.
+#include <algorithm>
+#include <cstddef>
+#include <utility>
+
+#include <poplar/Vertex.hpp>
+
+#include "poprand/PoprandCodelets.hpp"
+#include "poprand/kernels/PhiloxKernels.hpp"
+#include "poprand/kernels/RandomReference.hpp"
+
+namespace tessera::codelets::poprand {
+namespace {
+
+/// The kernel pointer is taken once, when the types register (never looked up per call).
+PhiloxBlocksFn gPhiloxBlocks = nullptr;
+
+/// Worker `workerId`'s contiguous share [begin, end) of n elements.
+std::pair<std::size_t, std::size_t> workerRange(std::size_t n, unsigned workerId,
+                                                unsigned workers) {
+  return {n * workerId / workers, n * (workerId + 1) / workers};
+}
+
+/// Calls f(i, block) for each i in [begin, end), block being element (base + i)'s attempt-0 block.
+template <class F>
+void forEachBlock(const StreamKey &key, unsigned long long base, std::size_t begin, std::size_t end,
+                  F &&f) {
+  constexpr std::size_t kChunk = 64;
+  std::uint32_t w[4][kChunk];
+  for (std::size_t i = begin; i < end;) {
+    const std::uint64_t first = base + i;
+    const std::uint64_t untilLowWraps = (std::uint64_t{1} << 32) - (first & 0xFFFFFFFFu);
+    const std::size_t n =
+        static_cast<std::size_t>(std::min<std::uint64_t>({kChunk, end - i, untilLowWraps}));
+    gPhiloxBlocks(key, first, n, w[0], w[1], w[2], w[3]);
+    for (std::size_t j = 0; j < n; ++j)
+      f(i + j, PhiloxBlock{w[0][j], w[1][j], w[2][j], w[3][j]});
+    i += n;
+  }
+}
+
+StreamKey streamKey(const poplar::Input<poplar::Vector<unsigned>> &seed, unsigned seedModifier,
+                    Stream stream) {
+  return {seed[0], seed[1], seedModifier, stream};
+}
+
+/// Worker `workerId`'s share of all the elements of `runs` (run r beginning at row-major index
+/// bases[r]): calls f(r, i, block) for element i of run r with its attempt-0 block.
+template <class Runs, class F>
+void forEachElement(const Runs &runs, const poplar::Vector<unsigned long long> &bases,
+                    const StreamKey &key, unsigned workerId, unsigned workers, F &&f) {
+  std::size_t total = 0;
+  for (const auto &run : runs)
+    total += run.size();
+  const auto [begin, end] = workerRange(total, workerId, workers);
+  std::size_t offset = 0;
+  for (std::size_t r = 0; r < runs.size() && offset < end; ++r) {
+    const std::size_t n = runs[r].size();
+    const std::size_t lo = std::max(begin, offset), hi = std::min(end, offset + n);
+    if (lo < hi)
+      forEachBlock(key, bases[r], lo - offset, hi - offset,
+                   [&](std::size_t i, const PhiloxBlock &blk) { f(r, i, blk); });
+    offset += n;
+  }
+}
+
+/// Fields every generator vertex has (written out in each class: registration takes member
+/// pointers of the class itself), and the loop over the worker's elements.
+#define TESSERA_POPRAND_COMMON_FIELDS(T)                                                           \
+  poplar::Output<poplar::VectorList<T>> out;                                                       \
+  poplar::Input<poplar::Vector<unsigned>> seed;                                                    \
+  poplar::Vector<unsigned long long> baseIndex;                                                    \
+  unsigned seedModifier;                                                                           \
+  std::uint64_t cycleEstimate() const {                                                            \
+    std::uint64_t n = 0;                                                                           \
+    for (const auto &run : out)                                                                    \
+      n += run.size();                                                                             \
+    return 40 + 10 * out.size() + 6 * n;                                                           \
+  }                                                                                                \
+  template <class F> void forMyElements(unsigned workerId, Stream stream, F &&f) {                 \
+    forEachElement(out, baseIndex, streamKey(seed, seedModifier, stream), workerId, numWorkers(),  \
+                   f);                                                                             \
+  }
+
+/// Uniform in [minVal, minVal + range) for float and half.
+template <class T> class Uniform : public poplar::MultiVertex {
+public:
+  TESSERA_POPRAND_COMMON_FIELDS(T)
+  float minVal;
+  float range;
+
+  void compute(unsigned workerId) {
+    forMyElements(workerId, Stream::Uniform,
+                  [&](std::size_t r, std::size_t i, const PhiloxBlock &b) {
+                    out[r][i] = T(uniformFloat(b[0], minVal, range));
+                  });
+  }
+};
+
+/// Uniform integers in [minVal, minVal + range - 1], range in [1, 2^32].
+class UniformInt : public poplar::MultiVertex {
+public:
+  TESSERA_POPRAND_COMMON_FIELDS(int)
+  int minVal;
+  unsigned long long range;
+
+  void compute(unsigned workerId) {
+    forMyElements(workerId, Stream::Uniform,
+                  [&](std::size_t r, std::size_t i, const PhiloxBlock &b) {
+                    out[r][i] = uniformInt(b[0], minVal, range);
+                  });
+  }
+};
+
+/// Log-uniform in [lower, upper]; see logUniform in RandomReference.hpp.
+template <class T> class LogUniform : public poplar::MultiVertex {
+public:
+  TESSERA_POPRAND_COMMON_FIELDS(T)
+  float minLog;
+  float rangeLog;
+  float lower;
+  float upper;
+
+  void compute(unsigned workerId) {
+    forMyElements(workerId, Stream::LogUniform,
+                  [&](std::size_t r, std::size_t i, const PhiloxBlock &b) {
+                    out[r][i] = logUniform<T>(b[0], minLog, rangeLog, lower, upper);
+                  });
+  }
+};
+
+/// 1 with probability threshold / 2^32, else 0.
+template <class T> class Bernoulli : public poplar::MultiVertex {
+public:
+  TESSERA_POPRAND_COMMON_FIELDS(T)
+  unsigned long long threshold;
+
+  void compute(unsigned workerId) {
+    forMyElements(workerId, Stream::Bernoulli,
+                  [&](std::size_t r, std::size_t i, const PhiloxBlock &b) {
+                    out[r][i] = T(fires(b[0], threshold) ? 1.0f : 0.0f);
+                  });
+  }
+};
+
+template <class T> class Normal : public poplar::MultiVertex {
+public:
+  TESSERA_POPRAND_COMMON_FIELDS(T)
+  float mean;
+  float stdDev;
+
+  void compute(unsigned workerId) {
+    forMyElements(workerId, Stream::Normal,
+                  [&](std::size_t r, std::size_t i, const PhiloxBlock &b) {
+                    out[r][i] = T(normalSample(b, mean, stdDev));
+                  });
+  }
+};
+
+template <class T> class TruncatedNormal : public poplar::MultiVertex {
+public:
+  TESSERA_POPRAND_COMMON_FIELDS(T)
+  float mean;
+  float stdDev;
+  float alpha;
+
+  void compute(unsigned workerId) {
+    const StreamKey key = streamKey(seed, seedModifier, Stream::TruncatedNormal);
+    forMyElements(workerId, Stream::TruncatedNormal,
+                  [&](std::size_t r, std::size_t i, const PhiloxBlock &b) {
+                    const float z = truncatedStandardNormal(key, baseIndex[r] + i, b, alpha);
+                    out[r][i] = T(mean + stdDev * z);
+                  });
+  }
+};
+
+/// out = keep ? in * scale : 0, keep with probability threshold / 2^32.
+template <class T> class Dropout : public poplar::MultiVertex {
+public:
+  TESSERA_POPRAND_COMMON_FIELDS(T)
+  poplar::Input<poplar::VectorList<T>> in; ///< The same run sizes as out.
+  unsigned long long threshold;
+  float scale;
+
+  void compute(unsigned workerId) {
+    forMyElements(workerId, Stream::Dropout,
+                  [&](std::size_t r, std::size_t i, const PhiloxBlock &b) {
+                    out[r][i] = fires(b[0], threshold) ? T(float(in[r][i]) * scale) : T(0.0f);
+                  });
+  }
+};
+
+#undef TESSERA_POPRAND_COMMON_FIELDS
+
+template <class V> tessera::VertexTypeBuilder<V> common(const char *name) {
+  tessera::VertexTypeBuilder<V> b(name);
+  b.field("out", &V::out)
+      .field("seed", &V::seed)
+      .field("baseIndex", &V::baseIndex)
+      .field("seedModifier", &V::seedModifier);
+  return b;
+}
+
+template <class T> void registerLogUniform(const std::string &name) {
+  common<LogUniform<T>>(name.c_str())
+      .field("minLog", &LogUniform<T>::minLog)
+      .field("rangeLog", &LogUniform<T>::rangeLog)
+      .field("lower", &LogUniform<T>::lower)
+      .field("upper", &LogUniform<T>::upper)
+      .add();
+}
+
+template <class T> void registerFloatingPoint(const std::string &typeName) {
+  auto name = [&](const char *base) { return std::string(base) + "<" + typeName + ">"; };
+  common<Uniform<T>>(name("poprand::Uniform").c_str())
+      .field("minVal", &Uniform<T>::minVal)
+      .field("range", &Uniform<T>::range)
+      .add();
+  registerLogUniform<T>(name("poprand::LogUniform"));
+  common<Bernoulli<T>>(name("poprand::Bernoulli").c_str())
+      .field("threshold", &Bernoulli<T>::threshold)
+      .add();
+  common<Normal<T>>(name("poprand::Normal").c_str())
+      .field("mean", &Normal<T>::mean)
+      .field("stdDev", &Normal<T>::stdDev)
+      .add();
+  common<TruncatedNormal<T>>(name("poprand::TruncatedNormal").c_str())
+      .field("mean", &TruncatedNormal<T>::mean)
+      .field("stdDev", &TruncatedNormal<T>::stdDev)
+      .field("alpha", &TruncatedNormal<T>::alpha)
+      .add();
+  common<Dropout<T>>(name("poprand::Dropout").c_str())
+      .field("in", &Dropout<T>::in)
+      .field("threshold", &Dropout<T>::threshold)
+      .field("scale", &Dropout<T>::scale)
+      .add();
+}
+
+} // namespace
+
+void registerRandomVertices() {
+  gPhiloxBlocks = philoxBlocksKernel();
+  registerFloatingPoint<float>("float");
+  registerFloatingPoint<poplar::half>("half");
+  common<UniformInt>("poprand::Uniform<int>")
+      .field("minVal", &UniformInt::minVal)
+      .field("range", &UniformInt::range)
+      .add();
+  registerLogUniform<int>("poprand::LogUniform<int>");
+  common<Bernoulli<int>>("poprand::Bernoulli<int>")
+      .field("threshold", &Bernoulli<int>::threshold)
+      .add();
+}
+
+} // namespace tessera::codelets::poprand

@@ -1,0 +1,254 @@
+// Element-wise expressions for popops::map: trees of placeholders (_1 … _20, standing for the
+// tensors passed to map), constants, casts and unary/binary/ternary operations, built with the
+// usual C++ operators:
+//
+//   using namespace popops::expr;
+//   popops::map(graph, Sqrt(Abs(_1 - _2)) * 0.5f + _1, {a, b}, prog);
+//
+// Expressions are values: every node owns copies of its operands (`clone()`).
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <poplar/Tensor.hpp>
+#include <poplar/Type.hpp>
+#include <popops/ExprOp.hpp>
+
+namespace popops::expr {
+
+/// Base of every expression node.
+class Expr {
+public:
+  virtual ~Expr() = default;
+  /// A deep copy of this node and its operands.
+  virtual std::unique_ptr<Expr> clone() const = 0;
+  /// A readable form, e.g. "ADD(_1, SQRT(_2))", naming tensors by their position.
+  virtual std::string name(const std::vector<poplar::Tensor> &tensors = {}) const = 0;
+  /// Writes name() to `os`.
+  void print(std::ostream &os) const;
+  /// Whether this node is of class T (e.g. `e.isA<Const>()`).
+  template <class T> bool isA() const { return dynamic_cast<const T *>(this) != nullptr; }
+  template <class T> const T *getAs() const { return dynamic_cast<const T *>(this); }
+  /// Structural equality (same tree, same constants and types).
+  bool deepEquals(const Expr &other) const;
+};
+
+/// A constant. Its type is that of the C++ value (float → FLOAT, int → INT, unsigned →
+/// UNSIGNED_INT, bool → BOOL); in an operation with a typed operand it takes that type.
+class Const : public Expr {
+public:
+  template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
+  Const(T x) : type_(typeOf<T>()), value_(static_cast<double>(x)) {}
+  Const(poplar::Type type, double value) : type_(type), value_(value) {}
+
+  const poplar::Type &getType() const { return type_; }
+  /// The value as a double (exact for every FLOAT, INT and UNSIGNED_INT value).
+  double getDataAsDouble() const { return value_; }
+  std::string printValue() const;
+
+  std::unique_ptr<Expr> clone() const override { return std::make_unique<Const>(*this); }
+  std::string name(const std::vector<poplar::Tensor> &tensors = {}) const override;
+
+private:
+  template <class T> static poplar::Type typeOf() {
+    if constexpr (std::is_same_v<T, bool>)
+      return poplar::BOOL;
+    else if constexpr (std::is_floating_point_v<T>)
+      return poplar::FLOAT;
+    else if constexpr (std::is_signed_v<T>)
+      return poplar::INT;
+    else
+      return poplar::UNSIGNED_INT;
+  }
+  poplar::Type type_;
+  double value_;
+};
+
+/// A HALF constant (`ConstHalf(0.5f)`).
+class ConstHalf : public Const {
+public:
+  explicit ConstHalf(float x) : Const(poplar::HALF, x) {}
+  std::unique_ptr<Expr> clone() const override { return std::make_unique<ConstHalf>(*this); }
+};
+
+/// Converts its operand to `type` (float → integer truncates; to HALF rounds to nearest).
+class Cast : public Expr {
+public:
+  Cast(const Expr &a, const poplar::Type &type) : a_(a.clone()), type_(type) {}
+  Cast(const Cast &o) : Expr(), a_(o.a_->clone()), type_(o.type_) {}
+  const Expr &getLHS() const { return *a_; }
+  const poplar::Type &getRHSType() const { return type_; }
+  std::unique_ptr<Expr> clone() const override { return std::make_unique<Cast>(*this); }
+  std::string name(const std::vector<poplar::Tensor> &tensors = {}) const override;
+
+private:
+  std::unique_ptr<Expr> a_;
+  poplar::Type type_;
+};
+
+/// Stands for tensor `index` (1-based) of the list given to map.
+class PlaceHolder : public Expr {
+public:
+  explicit PlaceHolder(unsigned index) : index_(index) {}
+  unsigned getIndex() const { return index_; }
+  std::unique_ptr<Expr> clone() const override { return std::make_unique<PlaceHolder>(*this); }
+  std::string name(const std::vector<poplar::Tensor> &tensors = {}) const override;
+
+private:
+  unsigned index_;
+};
+
+inline const PlaceHolder _1(1), _2(2), _3(3), _4(4), _5(5), _6(6), _7(7), _8(8), _9(9), _10(10),
+    _11(11), _12(12), _13(13), _14(14), _15(15), _16(16), _17(17), _18(18), _19(19), _20(20);
+
+class UnaryOp : public Expr {
+public:
+  UnaryOp(UnaryOpType type, const Expr &a) : type_(type), a_(a.clone()) {}
+  UnaryOp(const UnaryOp &o) : Expr(), type_(o.type_), a_(o.a_->clone()) {}
+  UnaryOpType getOpType() const { return type_; }
+  const Expr &getArg() const { return *a_; }
+  std::unique_ptr<Expr> clone() const override { return std::make_unique<UnaryOp>(*this); }
+  std::string name(const std::vector<poplar::Tensor> &tensors = {}) const override;
+
+private:
+  UnaryOpType type_;
+  std::unique_ptr<Expr> a_;
+};
+
+class BinaryOp : public Expr {
+public:
+  BinaryOp(BinaryOpType type, const Expr &a, const Expr &b)
+      : type_(type), a_(a.clone()), b_(b.clone()) {}
+  BinaryOp(const BinaryOp &o) : Expr(), type_(o.type_), a_(o.a_->clone()), b_(o.b_->clone()) {}
+  BinaryOpType getOpType() const { return type_; }
+  const Expr &getLHS() const { return *a_; }
+  const Expr &getRHS() const { return *b_; }
+  std::unique_ptr<Expr> clone() const override { return std::make_unique<BinaryOp>(*this); }
+  std::string name(const std::vector<poplar::Tensor> &tensors = {}) const override;
+
+private:
+  BinaryOpType type_;
+  std::unique_ptr<Expr> a_, b_;
+};
+
+class TernaryOp : public Expr {
+public:
+  TernaryOp(TernaryOpType type, const Expr &a, const Expr &b, const Expr &c)
+      : type_(type), a_(a.clone()), b_(b.clone()), c_(c.clone()) {}
+  TernaryOp(const TernaryOp &o)
+      : Expr(), type_(o.type_), a_(o.a_->clone()), b_(o.b_->clone()), c_(o.c_->clone()) {}
+  TernaryOpType getOpType() const { return type_; }
+  const Expr &getArg0() const { return *a_; }
+  const Expr &getArg1() const { return *b_; }
+  const Expr &getArg2() const { return *c_; }
+  std::unique_ptr<Expr> clone() const override { return std::make_unique<TernaryOp>(*this); }
+  std::string name(const std::vector<poplar::Tensor> &tensors = {}) const override;
+
+private:
+  TernaryOpType type_;
+  std::unique_ptr<Expr> a_, b_, c_;
+};
+
+// ---- named nodes, as PopLibs spells them ------------------------------------------------
+
+#define POPOPS_EXPR_UNARY(NAME, OP)                                                                \
+  class NAME : public UnaryOp {                                                                    \
+  public:                                                                                          \
+    explicit NAME(const Expr &a) : UnaryOp(UnaryOpType::OP, a) {}                                  \
+  };
+POPOPS_EXPR_UNARY(Abs, ABSOLUTE)
+POPOPS_EXPR_UNARY(Ceil, CEIL)
+POPOPS_EXPR_UNARY(Cos, COS)
+POPOPS_EXPR_UNARY(Erf, ERF)
+POPOPS_EXPR_UNARY(Exp, EXPONENT)
+POPOPS_EXPR_UNARY(Expm1, EXPONENT_MINUS_ONE)
+POPOPS_EXPR_UNARY(Floor, FLOOR)
+POPOPS_EXPR_UNARY(Inv, INVERSE)
+POPOPS_EXPR_UNARY(Log, LOGARITHM)
+POPOPS_EXPR_UNARY(Log1p, LOGARITHM_ONE_PLUS)
+POPOPS_EXPR_UNARY(Not, LOGICAL_NOT)
+POPOPS_EXPR_UNARY(Neg, NEGATE)
+POPOPS_EXPR_UNARY(Relu, RELU)
+POPOPS_EXPR_UNARY(Signum, SIGNUM)
+POPOPS_EXPR_UNARY(Sin, SIN)
+POPOPS_EXPR_UNARY(Tanh, TANH)
+POPOPS_EXPR_UNARY(Round, ROUND)
+POPOPS_EXPR_UNARY(Sqrt, SQRT)
+POPOPS_EXPR_UNARY(Square, SQUARE)
+POPOPS_EXPR_UNARY(Sigmoid, SIGMOID)
+POPOPS_EXPR_UNARY(Rsqrt, RSQRT)
+POPOPS_EXPR_UNARY(Trunc, TRUNC)
+#undef POPOPS_EXPR_UNARY
+
+#define POPOPS_EXPR_BINARY(NAME, OP)                                                               \
+  class NAME : public BinaryOp {                                                                   \
+  public:                                                                                          \
+    NAME(const Expr &a, const Expr &b) : BinaryOp(BinaryOpType::OP, a, b) {}                       \
+  };
+POPOPS_EXPR_BINARY(Add, ADD)
+POPOPS_EXPR_BINARY(Divide, DIVIDE)
+POPOPS_EXPR_BINARY(Equal, EQUAL)
+POPOPS_EXPR_BINARY(Gte, GREATER_THAN_EQUAL)
+POPOPS_EXPR_BINARY(Gt, GREATER_THAN)
+POPOPS_EXPR_BINARY(Lte, LESS_THAN_EQUAL)
+POPOPS_EXPR_BINARY(And, LOGICAL_AND)
+POPOPS_EXPR_BINARY(Or, LOGICAL_OR)
+POPOPS_EXPR_BINARY(Lt, LESS_THAN)
+POPOPS_EXPR_BINARY(Max, MAXIMUM)
+POPOPS_EXPR_BINARY(Min, MINIMUM)
+POPOPS_EXPR_BINARY(Mul, MULTIPLY)
+POPOPS_EXPR_BINARY(NotEqual, NOT_EQUAL)
+POPOPS_EXPR_BINARY(Pow, POWER)
+POPOPS_EXPR_BINARY(Sub, SUBTRACT)
+#undef POPOPS_EXPR_BINARY
+
+/// c ? a : b (c must be BOOL).
+class Select : public TernaryOp {
+public:
+  Select(const Expr &a, const Expr &b, const Expr &c) : TernaryOp(TernaryOpType::SELECT, a, b, c) {}
+};
+/// min(max(a, lo), hi).
+class Clamp : public TernaryOp {
+public:
+  Clamp(const Expr &a, const Expr &lo, const Expr &hi)
+      : TernaryOp(TernaryOpType::CLAMP, a, lo, hi) {}
+};
+
+// ---- operators ------------------------------------------------------------------------
+
+template <class T>
+inline constexpr bool isConstOperand = std::is_arithmetic_v<T> && !std::is_base_of_v<Expr, T>;
+
+inline Not operator!(const Expr &a) { return Not(a); }
+inline Neg operator-(const Expr &a) { return Neg(a); }
+
+#define POPOPS_EXPR_OPERATOR(SYMBOL, NAME)                                                         \
+  inline NAME operator SYMBOL(const Expr &a, const Expr &b) { return NAME(a, b); }                 \
+  template <class T, class = std::enable_if_t<isConstOperand<T>>>                                  \
+  inline NAME operator SYMBOL(const T &a, const Expr &b) {                                         \
+    return NAME(Const(a), b);                                                                      \
+  }                                                                                                \
+  template <class T, class = std::enable_if_t<isConstOperand<T>>>                                  \
+  inline NAME operator SYMBOL(const Expr &a, const T &b) {                                         \
+    return NAME(a, Const(b));                                                                      \
+  }
+POPOPS_EXPR_OPERATOR(+, Add)
+POPOPS_EXPR_OPERATOR(-, Sub)
+POPOPS_EXPR_OPERATOR(*, Mul)
+POPOPS_EXPR_OPERATOR(/, Divide)
+POPOPS_EXPR_OPERATOR(==, Equal)
+POPOPS_EXPR_OPERATOR(!=, NotEqual)
+POPOPS_EXPR_OPERATOR(<, Lt)
+POPOPS_EXPR_OPERATOR(<=, Lte)
+POPOPS_EXPR_OPERATOR(>, Gt)
+POPOPS_EXPR_OPERATOR(>=, Gte)
+POPOPS_EXPR_OPERATOR(&&, And)
+POPOPS_EXPR_OPERATOR(||, Or)
+#undef POPOPS_EXPR_OPERATOR
+
+} // namespace popops::expr

@@ -1,0 +1,178 @@
+// dynamicSlice/Update and multiSlice/Update/UpdateAdd: argument checks, the [rows][columns]
+// views, and one compute set of row vertices (SliceCommon) per sliced dimension.
+#include <popops/DynamicSlice.hpp>
+
+#include <poputil/exceptions.hpp>
+
+#include "SliceChecks.hpp"
+#include "SliceCommon.hpp"
+
+namespace popops {
+
+namespace {
+
+/// One dimension of a dynamic slice: a new tensor holding t[offset : offset+size] along dim.
+poplar::Tensor sliceOneDim(poplar::Graph &graph, const poplar::Tensor &t,
+                           const poplar::Tensor &offset, unsigned dim, std::size_t size,
+                           poplar::program::Sequence &prog, const poplar::DebugContext &dc) {
+  const poplar::Tensor base2d = detail::rowsView(t, dim);
+  const auto groups = detail::columnGroupsOf(graph, base2d);
+  const poplar::Tensor out2d =
+      detail::createColumnGrouped(graph, t.elementType(), size, groups, {dc, "slice"});
+  poplar::ComputeSet cs = graph.addComputeSet({dc, "DynamicSlice"});
+  detail::addRowVertices(graph, cs, detail::RowOp::Slice, base2d, out2d, offset, size, true,
+                         nullptr);
+  prog.add(poplar::program::Execute(cs, {dc, "DynamicSlice"}));
+  return detail::fromRowsView(out2d, t.shape(), dim);
+}
+
+void updateOneDim(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &s,
+                  const poplar::Tensor &offset, unsigned dim, poplar::program::Sequence &prog,
+                  const poplar::DebugContext &dc) {
+  poplar::ComputeSet cs = graph.addComputeSet({dc, "DynamicUpdate"});
+  detail::addRowVertices(graph, cs, detail::RowOp::Update, detail::rowsView(t, dim),
+                         detail::rowsView(s, dim), offset, s.dim(dim), true, nullptr);
+  prog.add(poplar::program::Execute(cs, {dc, "DynamicUpdate"}));
+}
+
+void checkDynamicArgs(const std::string &fn, const poplar::Graph &graph, const poplar::Tensor &t,
+                      const poplar::Tensor &offset, const std::vector<std::size_t> &dims,
+                      const std::vector<std::size_t> &sizes) {
+  detail::checkSliceableType(fn, graph, t, "tensor");
+  detail::checkDimsSizes(fn, graph, t, dims, sizes);
+  detail::checkOffsetType(fn, graph, offset);
+  if (offset.numElements() != dims.size())
+    throw poputil::poplibs_error(fn + ": offset " + detail::describeTensor(graph, offset) +
+                                 " must have one element per dim (" + std::to_string(dims.size()) +
+                                 ") slicing " + detail::describeTensor(graph, t));
+}
+
+void updateDims(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &s,
+                const poplar::Tensor &offset, const std::vector<std::size_t> &dims,
+                const std::vector<std::size_t> &sizes, std::size_t first,
+                poplar::program::Sequence &prog, const poplar::DebugContext &dc) {
+  const unsigned dim = static_cast<unsigned>(dims[first]);
+  const poplar::Tensor off = offset.slice(first, first + 1);
+  if (first + 1 == dims.size()) {
+    updateOneDim(graph, t, s, off, dim, prog, dc);
+    return;
+  }
+  // Read the band along this dim, update it along the remaining dims, write it back.
+  poplar::Tensor band = sliceOneDim(graph, t, off, dim, sizes[first], prog, dc);
+  updateDims(graph, band, s, offset, dims, sizes, first + 1, prog, dc);
+  updateOneDim(graph, t, band, off, dim, prog, dc);
+}
+
+struct MultiArgs {
+  unsigned dim;
+  std::size_t size;
+  poplar::Tensor offsets; // [numOffsets]
+};
+
+MultiArgs checkMultiArgs(const std::string &fn, const poplar::Graph &graph, const poplar::Tensor &t,
+                         const poplar::Tensor &offsets, const std::vector<std::size_t> &dims,
+                         const std::vector<std::size_t> &sizes,
+                         const poplar::OptionFlags &options) {
+  detail::checkNoOptions(fn, options);
+  detail::checkSliceableType(fn, graph, t, "tensor");
+  detail::checkDimsSizes(fn, graph, t, dims, sizes);
+  if (dims.size() != 1)
+    throw poputil::poplibs_error(fn + ": slicing " + detail::describeTensor(graph, t) +
+                                 " supports exactly one dim, got " + std::to_string(dims.size()));
+  detail::checkOffsetType(fn, graph, offsets);
+  if (!(offsets.rank() == 1 || (offsets.rank() == 2 && offsets.dim(1) == 1)))
+    throw poputil::poplibs_error(fn + ": offsets " + detail::describeTensor(graph, offsets) +
+                                 " must have shape [numOffsets][1] or [numOffsets]");
+  if (t.dim(dims[0]) == 0)
+    throw poputil::poplibs_error(fn + ": dimension " + std::to_string(dims[0]) + " of " +
+                                 detail::describeTensor(graph, t) + " is empty");
+  return {static_cast<unsigned>(dims[0]), sizes[0], offsets.flatten()};
+}
+
+std::vector<std::size_t> multiSliceShape(const poplar::Tensor &t, const MultiArgs &a) {
+  std::vector<std::size_t> shape{a.offsets.numElements()};
+  for (std::size_t d = 0; d < t.rank(); ++d)
+    shape.push_back(d == a.dim ? a.size : t.dim(d));
+  return shape;
+}
+
+} // namespace
+
+poplar::Tensor dynamicSlice(poplar::Graph &graph, const poplar::Tensor &t,
+                            const poplar::Tensor &offset, const std::vector<std::size_t> &dims,
+                            const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog,
+                            const poplar::DebugContext &debugContext) {
+  checkDynamicArgs("popops::dynamicSlice", graph, t, offset, dims, sizes);
+  poplar::Tensor result = t;
+  for (std::size_t i = 0; i < dims.size(); ++i)
+    result = sliceOneDim(graph, result, offset.flatten().slice(i, i + 1),
+                         static_cast<unsigned>(dims[i]), sizes[i], prog, debugContext);
+  return result;
+}
+
+void dynamicUpdate(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &s,
+                   const poplar::Tensor &offset, const std::vector<std::size_t> &dims,
+                   const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog,
+                   const poplar::DebugContext &debugContext) {
+  const std::string fn = "popops::dynamicUpdate";
+  checkDynamicArgs(fn, graph, t, offset, dims, sizes);
+  std::vector<std::size_t> expected = t.shape();
+  for (std::size_t i = 0; i < dims.size(); ++i)
+    expected[dims[i]] = sizes[i];
+  detail::checkSliceShape(fn, graph, t, s, expected);
+  if (dims.empty())
+    return;
+  updateDims(graph, t, s, offset.flatten(), dims, sizes, 0, prog, debugContext);
+}
+
+poplar::Tensor multiSlice(poplar::Graph &graph, const poplar::Tensor &t,
+                          const poplar::Tensor &offsets, const std::vector<std::size_t> &dims,
+                          const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog,
+                          const SlicePlan &, const poplar::OptionFlags &options,
+                          const poplar::DebugContext &debugContext) {
+  const auto a = checkMultiArgs("popops::multiSlice", graph, t, offsets, dims, sizes, options);
+  const poplar::Tensor base2d = detail::rowsView(t, a.dim);
+  const std::size_t n = a.offsets.numElements();
+  const poplar::Tensor out2d =
+      detail::createColumnGrouped(graph, t.elementType(), n * a.size,
+                                  detail::columnGroupsOf(graph, base2d), {debugContext, "slices"});
+  poplar::ComputeSet cs = graph.addComputeSet({debugContext, "MultiSlice"});
+  detail::addRowVertices(graph, cs, detail::RowOp::Slice, base2d, out2d, a.offsets, a.size, false,
+                         nullptr);
+  prog.add(poplar::program::Execute(cs, {debugContext, "MultiSlice"}));
+  return detail::sliceTensorFromRows(out2d, n, a.size, t.shape(), a.dim);
+}
+
+void multiUpdate(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &sMulti,
+                 const poplar::Tensor &offsets, const std::vector<std::size_t> &dims,
+                 const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog,
+                 const SlicePlan &, const poplar::OptionFlags &options,
+                 const poplar::DebugContext &debugContext) {
+  const std::string fn = "popops::multiUpdate";
+  const auto a = checkMultiArgs(fn, graph, t, offsets, dims, sizes, options);
+  detail::checkSliceShape(fn, graph, t, sMulti, multiSliceShape(t, a));
+  poplar::ComputeSet cs = graph.addComputeSet({debugContext, "MultiUpdate"});
+  detail::addRowVertices(graph, cs, detail::RowOp::Update, detail::rowsView(t, a.dim),
+                         detail::sliceRowsView(sMulti, a.dim), a.offsets, a.size, false, nullptr);
+  prog.add(poplar::program::Execute(cs, {debugContext, "MultiUpdate"}));
+}
+
+void multiUpdateAdd(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &sMulti,
+                    const poplar::Tensor &offsets, const poplar::Tensor &scale,
+                    const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes,
+                    poplar::program::Sequence &prog, const SlicePlan &,
+                    const poplar::OptionFlags &options, const poplar::DebugContext &debugContext) {
+  const std::string fn = "popops::multiUpdateAdd";
+  const auto a = checkMultiArgs(fn, graph, t, offsets, dims, sizes, options);
+  detail::checkSliceShape(fn, graph, t, sMulti, multiSliceShape(t, a));
+  if (scale.numElements() != 1 || scale.elementType() != t.elementType())
+    throw poputil::poplibs_error(fn + ": scale " + detail::describeTensor(graph, scale) +
+                                 " must be one element of " + t.elementType().toString() +
+                                 " (the type of " + detail::describeTensor(graph, t) + ")");
+  poplar::ComputeSet cs = graph.addComputeSet({debugContext, "MultiUpdateAdd"});
+  detail::addRowVertices(graph, cs, detail::RowOp::UpdateAdd, detail::rowsView(t, a.dim),
+                         detail::sliceRowsView(sMulti, a.dim), a.offsets, a.size, false, &scale);
+  prog.add(poplar::program::Execute(cs, {debugContext, "MultiUpdateAdd"}));
+}
+
+} // namespace popops

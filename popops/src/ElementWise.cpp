@@ -1,0 +1,228 @@
+// popops::map, mapInPlace and mapWithOutput: check shapes and types, compile the expression
+// once, and add one compute set with one popops::MapExpr<T> vertex per contiguous run of the
+// output on each tile.
+// GCC 12 reports a false -Wrestrict inside std::string operator+ at -O3 (GCC bug 105329).
+#pragma GCC diagnostic ignored "-Wrestrict"
+
+#include <popops/ElementWise.hpp>
+
+#include <algorithm>
+#include <optional>
+#include <set>
+#include <string>
+
+#include <poputil/TileMapping.hpp>
+#include <poputil/VertexTemplates.hpp>
+#include <poputil/exceptions.hpp>
+
+#include "MapExprCompiler.hpp"
+#include "TileRegions.hpp"
+
+namespace popops {
+
+namespace {
+
+std::string shapeString(const std::vector<std::size_t> &shape) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    s += (i ? "," : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+/// "'weights' float[3,4]": how messages name a tensor.
+std::string describe(const poplar::Graph &graph, const poplar::Tensor &t) {
+  const auto regions = t.getVarRegions();
+  std::string s = "'";
+  if (!regions.empty())
+    s += graph.getDebugStr(regions.front().var);
+  s += "' ";
+  s += t.shortString();
+  return s;
+}
+
+void checkOptions(const poplar::OptionFlags &options, const std::string &context) {
+  static const std::set<std::string> known = {"enableGenerateCodelet", "forceGenerateCodelet",
+                                              "enableExpressionOptimizations"};
+  for (const auto &[key, value] : options) {
+    if (!known.count(key))
+      throw poputil::poplibs_error(context + ": unknown option '" + key +
+                                   "' (valid: enableExpressionOptimizations, "
+                                   "enableGenerateCodelet, forceGenerateCodelet)");
+    if (value != "true" && value != "false")
+      throw poputil::poplibs_error(context + ": option '" + key + "' must be true or false, got '" +
+                                   value + "'");
+  }
+}
+
+/// NumPy broadcasting of two shapes; throws naming both (and the tensors) when they clash.
+std::vector<std::size_t> broadcastShapes(const std::vector<std::size_t> &a,
+                                         const std::vector<std::size_t> &b, const std::string &what,
+                                         const std::string &context) {
+  const std::size_t rank = std::max(a.size(), b.size());
+  std::vector<std::size_t> out(rank);
+  for (std::size_t i = 0; i < rank; ++i) {
+    const std::size_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    const std::size_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (da != db && da != 1 && db != 1)
+      throw poputil::poplibs_error(context + ": shapes " + shapeString(a) + " and " +
+                                   shapeString(b) + " cannot be broadcast together (" + what + ")");
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+/// `t` viewed with `shape` by NumPy broadcasting (no data is copied).
+poplar::Tensor broadcastTo(poplar::Tensor t, const std::vector<std::size_t> &shape) {
+  if (t.rank() < shape.size()) {
+    std::vector<std::size_t> s(shape.size() - t.rank(), 1);
+    s.insert(s.end(), t.shape().begin(), t.shape().end());
+    t = t.reshape(s);
+  }
+  for (unsigned d = 0; d < shape.size(); ++d)
+    if (t.dim(d) == 1 && shape[d] != 1)
+      t = t.broadcast(static_cast<unsigned>(shape[d]), d);
+  return t;
+}
+
+poplar::Type fieldType(unsigned field) {
+  return field == 0   ? poplar::UNSIGNED_INT
+         : field == 1 ? poplar::UNSIGNED_SHORT
+                      : poplar::UNSIGNED_CHAR;
+}
+
+enum class Mode { New, InPlace, WithOutput };
+
+poplar::Tensor mapImpl(poplar::Graph &graph, const expr::Expr &e,
+                       const std::vector<poplar::Tensor> &ts, std::optional<poplar::Tensor> out,
+                       Mode mode, poplar::program::Sequence &prog, const poplar::DebugContext &dc,
+                       const poplar::OptionFlags &options) {
+  const std::string context = mode == Mode::New       ? "popops::map"
+                              : mode == Mode::InPlace ? "popops::mapInPlace"
+                                                      : "popops::mapWithOutput";
+  checkOptions(options, context);
+  for (std::size_t i = 0; i < ts.size(); ++i)
+    if (!ts[i].valid())
+      throw poputil::poplibs_error(context + ": tensor " + std::to_string(i + 1) + " (_" +
+                                   std::to_string(i + 1) + ") is not a valid tensor");
+  if (mode == Mode::InPlace && ts.empty())
+    throw poputil::poplibs_error(context + ": needs at least one tensor to write to");
+
+  std::vector<std::string> names;
+  for (const auto &t : ts)
+    names.push_back(describe(graph, t));
+  const detail::CompiledMapExpr compiled = detail::compileMapExpr(e, ts, names, context);
+
+  // The broadcast shape of every tensor the expression reads.
+  std::optional<std::vector<std::size_t>> shape;
+  std::string shapeOwner;
+  for (const auto &use : compiled.inputs) {
+    const poplar::Tensor &t = ts[use.tensorIndex];
+    const std::string name =
+        "_" + std::to_string(use.tensorIndex + 1) + " " + names[use.tensorIndex];
+    if (!shape) {
+      shape = t.shape();
+      shapeOwner = name;
+    } else {
+      shape = broadcastShapes(*shape, t.shape(), shapeOwner + " and " + name, context);
+      shapeOwner += " and " + name;
+    }
+  }
+  if (!shape) {
+    if (out)
+      shape = out->shape();
+    else if (!ts.empty())
+      shape = ts[0].shape();
+    else
+      throw poputil::poplibs_error(context + ": the expression " + e.name() +
+                                   " reads no tensor, so its shape is unknown");
+  }
+
+  poplar::Tensor result;
+  if (mode == Mode::New) {
+    std::optional<poplar::Tensor> like;
+    for (const auto &use : compiled.inputs)
+      if (ts[use.tensorIndex].shape() == *shape) {
+        like = ts[use.tensorIndex];
+        break;
+      }
+    if (like) {
+      result = graph.clone(compiled.outType, *like, {dc, "out"});
+    } else {
+      result = graph.addVariable(compiled.outType, *shape, {dc, "out"});
+      poputil::mapTensorLinearly(graph, result);
+    }
+  } else {
+    result = mode == Mode::InPlace ? ts[0] : *out;
+    const std::string what = mode == Mode::InPlace ? "the in-place tensor _1 " : "the output ";
+    if (result.shape() != *shape)
+      throw poputil::poplibs_error(context + ": " + what + describe(graph, result) + " has shape " +
+                                   shapeString(result.shape()) + " but the result has shape " +
+                                   shapeString(*shape) + " (from " + shapeOwner + ")");
+    if (result.elementType() != compiled.outType)
+      throw poputil::poplibs_error(context + ": " + what + describe(graph, result) + " holds " +
+                                   result.elementType().toString() + " but the expression " +
+                                   e.name(ts) + " gives " + compiled.outType.toString());
+  }
+
+  // Inputs that overlap the output without being it are read from a copy, so no vertex can
+  // see an element another one has already overwritten.
+  std::vector<poplar::Tensor> inputs(ts.size());
+  for (const auto &use : compiled.inputs) {
+    poplar::Tensor t = ts[use.tensorIndex];
+    if (mode != Mode::New && !(t == result) && t.intersectsWith(result)) {
+      poplar::Tensor copy = graph.clone(t, {dc, "aliasedInput"});
+      prog.add(poplar::program::Copy(t, copy, false, {dc, "copyAliasedInput"}));
+      t = copy;
+    }
+    inputs[use.tensorIndex] = use.isScalar ? t.flatten() : broadcastTo(t, *shape).flatten();
+  }
+
+  poplar::ComputeSet cs = graph.addComputeSet({dc, "map"});
+  const std::string vertexType = poputil::templateVertex("popops::MapExpr", compiled.outType);
+  const poplar::Tensor outFlat = result.flatten();
+  const auto runs = detail::contiguousRunsPerTile(graph, result);
+  for (unsigned tile = 0; tile < runs.size(); ++tile)
+    for (const auto &run : runs[tile]) {
+      std::vector<poplar::Tensor> lists[3];
+      for (const auto &use : compiled.inputs) {
+        const poplar::Tensor &flat = inputs[use.tensorIndex];
+        poplar::Tensor piece = use.isScalar ? flat : flat.slice(run);
+        lists[use.field].push_back(piece.reinterpret(fieldType(use.field)));
+      }
+      poplar::VertexRef v = graph.addVertex(cs, vertexType);
+      graph.connect(v["in4"], lists[0]);
+      graph.connect(v["in2"], lists[1]);
+      graph.connect(v["in1"], lists[2]);
+      graph.connect(v["out"], outFlat.slice(run));
+      graph.setInitialValue(v["code"], poplar::ArrayRef<std::uint32_t>(compiled.code));
+      graph.setInitialValue(v["consts"], poplar::ArrayRef<std::uint32_t>(compiled.consts));
+      graph.setTileMapping(v, tile);
+    }
+  prog.add(poplar::program::Execute(cs, {dc, "map"}));
+  return result;
+}
+
+} // namespace
+
+poplar::Tensor map(poplar::Graph &graph, const expr::Expr &expr,
+                   const std::vector<poplar::Tensor> &ts, poplar::program::Sequence &prog,
+                   const poplar::DebugContext &debugContext, const poplar::OptionFlags &options) {
+  return mapImpl(graph, expr, ts, std::nullopt, Mode::New, prog, debugContext, options);
+}
+
+void mapInPlace(poplar::Graph &graph, const expr::Expr &expr, const std::vector<poplar::Tensor> &ts,
+                poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
+                const poplar::OptionFlags &options) {
+  mapImpl(graph, expr, ts, std::nullopt, Mode::InPlace, prog, debugContext, options);
+}
+
+void mapWithOutput(poplar::Graph &graph, const expr::Expr &expr,
+                   const std::vector<poplar::Tensor> &ts, const poplar::Tensor &out,
+                   poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
+                   const poplar::OptionFlags &options) {
+  if (!out.valid())
+    throw poputil::poplibs_error("popops::mapWithOutput: the output is not a valid tensor");
+  mapImpl(graph, expr, ts, out, Mode::WithOutput, prog, debugContext, options);
+}
+
+} // namespace popops

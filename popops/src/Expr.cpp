@@ -1,0 +1,148 @@
+// GCC 12 reports a false -Wrestrict inside std::string operator+ at -O3 (GCC bug 105329).
+#pragma GCC diagnostic ignored "-Wrestrict"
+
+#include <popops/Expr.hpp>
+
+#include <cmath>
+#include <ostream>
+#include <sstream>
+
+namespace popops::expr {
+
+std::string toString(UnaryOpType op) {
+  switch (op) {
+  case UnaryOpType::ABSOLUTE:
+    return "ABSOLUTE";
+  case UnaryOpType::CEIL:
+    return "CEIL";
+  case UnaryOpType::COS:
+    return "COS";
+  case UnaryOpType::ERF:
+    return "ERF";
+  case UnaryOpType::EXPONENT:
+    return "EXPONENT";
+  case UnaryOpType::EXPONENT_MINUS_ONE:
+    return "EXPONENT_MINUS_ONE";
+  case UnaryOpType::FLOOR:
+    return "FLOOR";
+  case UnaryOpType::INVERSE:
+    return "INVERSE";
+  case UnaryOpType::LOGARITHM:
+    return "LOGARITHM";
+  case UnaryOpType::LOGARITHM_ONE_PLUS:
+    return "LOGARITHM_ONE_PLUS";
+  case UnaryOpType::LOGICAL_NOT:
+    return "LOGICAL_NOT";
+  case UnaryOpType::NEGATE:
+    return "NEGATE";
+  case UnaryOpType::RELU:
+    return "RELU";
+  case UnaryOpType::SIGNUM:
+    return "SIGNUM";
+  case UnaryOpType::SIN:
+    return "SIN";
+  case UnaryOpType::TANH:
+    return "TANH";
+  case UnaryOpType::ROUND:
+    return "ROUND";
+  case UnaryOpType::SQRT:
+    return "SQRT";
+  case UnaryOpType::SQUARE:
+    return "SQUARE";
+  case UnaryOpType::SIGMOID:
+    return "SIGMOID";
+  case UnaryOpType::RSQRT:
+    return "RSQRT";
+  case UnaryOpType::TRUNC:
+    return "TRUNC";
+  }
+  return "UNKNOWN_UNARY_OP";
+}
+
+std::string toString(BinaryOpType op) {
+  switch (op) {
+  case BinaryOpType::ADD:
+    return "ADD";
+  case BinaryOpType::DIVIDE:
+    return "DIVIDE";
+  case BinaryOpType::EQUAL:
+    return "EQUAL";
+  case BinaryOpType::GREATER_THAN_EQUAL:
+    return "GREATER_THAN_EQUAL";
+  case BinaryOpType::GREATER_THAN:
+    return "GREATER_THAN";
+  case BinaryOpType::LESS_THAN_EQUAL:
+    return "LESS_THAN_EQUAL";
+  case BinaryOpType::LOGICAL_AND:
+    return "LOGICAL_AND";
+  case BinaryOpType::LOGICAL_OR:
+    return "LOGICAL_OR";
+  case BinaryOpType::LESS_THAN:
+    return "LESS_THAN";
+  case BinaryOpType::MAXIMUM:
+    return "MAXIMUM";
+  case BinaryOpType::MINIMUM:
+    return "MINIMUM";
+  case BinaryOpType::MULTIPLY:
+    return "MULTIPLY";
+  case BinaryOpType::NOT_EQUAL:
+    return "NOT_EQUAL";
+  case BinaryOpType::POWER:
+    return "POWER";
+  case BinaryOpType::SUBTRACT:
+    return "SUBTRACT";
+  }
+  return "UNKNOWN_BINARY_OP";
+}
+
+std::string toString(TernaryOpType op) {
+  switch (op) {
+  case TernaryOpType::CLAMP:
+    return "CLAMP";
+  case TernaryOpType::SELECT:
+    return "SELECT";
+  }
+  return "UNKNOWN_TERNARY_OP";
+}
+
+void Expr::print(std::ostream &os) const { os << name(); }
+
+bool Expr::deepEquals(const Expr &other) const { return name() == other.name(); }
+
+std::string Const::printValue() const {
+  std::ostringstream os;
+  if (type_ == poplar::BOOL)
+    os << (value_ != 0 ? "true" : "false");
+  else
+    os << value_;
+  return os.str();
+}
+
+std::string Const::name(const std::vector<poplar::Tensor> &) const {
+  return printValue() + ":" + type_.toString();
+}
+
+std::string Cast::name(const std::vector<poplar::Tensor> &ts) const {
+  return "CAST(" + a_->name(ts) + ", " + type_.toString() + ")";
+}
+
+std::string PlaceHolder::name(const std::vector<poplar::Tensor> &ts) const {
+  std::string s = "_" + std::to_string(index_);
+  if (index_ >= 1 && index_ <= ts.size() && ts[index_ - 1].valid())
+    s += " " + ts[index_ - 1].shortString();
+  return s;
+}
+
+std::string UnaryOp::name(const std::vector<poplar::Tensor> &ts) const {
+  return toString(type_) + "(" + a_->name(ts) + ")";
+}
+
+std::string BinaryOp::name(const std::vector<poplar::Tensor> &ts) const {
+  return toString(type_) + "(" + a_->name(ts) + ", " + b_->name(ts) + ")";
+}
+
+std::string TernaryOp::name(const std::vector<poplar::Tensor> &ts) const {
+  return toString(type_) + "(" + a_->name(ts) + ", " + b_->name(ts) + ", " + c_->name(ts) + ")";
+}
+
+} // namespace popops::expr

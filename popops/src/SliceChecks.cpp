@@ -1,0 +1,75 @@
+#include "SliceChecks.hpp"
+
+#include <poplar/exceptions.hpp>
+#include <poputil/exceptions.hpp>
+
+#include "SliceCommon.hpp"
+
+namespace popops::detail {
+
+std::string shapeString(const std::vector<std::size_t> &shape) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (i)
+      s += ',';
+    s += std::to_string(shape[i]);
+  }
+  s += ']';
+  return s;
+}
+
+void checkShapeDimsSizes(const std::string &fn, const std::vector<std::size_t> &shape,
+                         const std::vector<std::size_t> &dims,
+                         const std::vector<std::size_t> &sizes, const std::string &tensor) {
+  const std::string what = tensor.empty() ? "shape " + shapeString(shape) : tensor;
+  if (dims.size() != sizes.size())
+    throw poputil::poplibs_error(fn + ": dims (" + std::to_string(dims.size()) +
+                                 " entries) and sizes (" + std::to_string(sizes.size()) +
+                                 " entries) differ in length, slicing " + what);
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] >= shape.size())
+      throw poputil::poplibs_error(fn + ": dims[" + std::to_string(i) +
+                                   "] = " + std::to_string(dims[i]) + " is out of range for " +
+                                   what + " of rank " + std::to_string(shape.size()));
+    for (std::size_t j = 0; j < i; ++j)
+      if (dims[j] == dims[i])
+        throw poputil::poplibs_error(fn + ": dim " + std::to_string(dims[i]) +
+                                     " appears twice in dims, slicing " + what);
+    if (sizes[i] > shape[dims[i]])
+      throw poputil::poplibs_error(fn + ": sizes[" + std::to_string(i) +
+                                   "] = " + std::to_string(sizes[i]) + " exceeds dimension " +
+                                   std::to_string(dims[i]) + " (" + std::to_string(shape[dims[i]]) +
+                                   ") of " + what);
+  }
+}
+
+void checkDimsSizes(const std::string &fn, const poplar::Graph &graph, const poplar::Tensor &t,
+                    const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes) {
+  checkShapeDimsSizes(fn, t.shape(), dims, sizes, describeTensor(graph, t));
+}
+
+void checkOffsetType(const std::string &fn, const poplar::Graph &graph,
+                     const poplar::Tensor &offsets) {
+  if (offsets.elementType() != poplar::UNSIGNED_INT)
+    throw poputil::poplibs_error(fn + ": offsets " + describeTensor(graph, offsets) +
+                                 " must be UNSIGNED_INT, not " + offsets.elementType().toString());
+}
+
+void checkNoOptions(const std::string &fn, const poplar::OptionFlags &options) {
+  for (const auto &kv : options)
+    throw poplar::invalid_option(fn + ": unknown option '" + kv.first + "'");
+}
+
+void checkSliceShape(const std::string &fn, const poplar::Graph &graph, const poplar::Tensor &t,
+                     const poplar::Tensor &s, const std::vector<std::size_t> &expected) {
+  if (s.shape() != expected)
+    throw poputil::poplibs_error(fn + ": slice tensor " + describeTensor(graph, s) +
+                                 " should have shape " + shapeString(expected) + " to update " +
+                                 describeTensor(graph, t));
+  if (s.elementType() != t.elementType())
+    throw poputil::poplibs_error(fn + ": slice tensor " + describeTensor(graph, s) +
+                                 " has element type " + s.elementType().toString() + " but " +
+                                 describeTensor(graph, t) + " has " + t.elementType().toString());
+}
+
+} // namespace popops::detail

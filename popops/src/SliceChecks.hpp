@@ -1,0 +1,33 @@
+// Argument checks shared by the slicing functions; each throws poputil::poplibs_error whose
+// message starts with the function name and names the tensor and the bad argument.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include <poplar/Graph.hpp>
+#include <poplar/OptionFlags.hpp>
+#include <poplar/Tensor.hpp>
+
+namespace popops::detail {
+
+/// dims.size() == sizes.size(), each dim < rank and distinct, sizes[i] <= shape[dims[i]].
+void checkShapeDimsSizes(const std::string &fn, const std::vector<std::size_t> &shape,
+                         const std::vector<std::size_t> &dims,
+                         const std::vector<std::size_t> &sizes, const std::string &tensor = "");
+/// As above for tensor `t` (named in the message).
+void checkDimsSizes(const std::string &fn, const poplar::Graph &graph, const poplar::Tensor &t,
+                    const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes);
+/// The offsets tensor is UNSIGNED_INT.
+void checkOffsetType(const std::string &fn, const poplar::Graph &graph,
+                     const poplar::Tensor &offsets);
+/// No option is recognised yet: any key throws poplar::invalid_option naming it.
+void checkNoOptions(const std::string &fn, const poplar::OptionFlags &options);
+/// `s` has exactly `expected` as its shape and `t`'s element type.
+void checkSliceShape(const std::string &fn, const poplar::Graph &graph, const poplar::Tensor &t,
+                     const poplar::Tensor &s, const std::vector<std::size_t> &expected);
+
+std::string shapeString(const std::vector<std::size_t> &shape);
+
+} // namespace popops::detail

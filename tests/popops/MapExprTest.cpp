@@ -1,0 +1,222 @@
+// popops::map over whole expressions: fused into one compute set, results against a host
+// loop, types (casts, constants taking their operand's type, HALF rounded once).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include <popops/ElementWise.hpp>
+
+#include "ElementWiseTestSupport.hpp"
+
+using namespace poplar;
+using namespace poplar::program;
+namespace pe = popops::expr;
+using ewtest::Fixture;
+
+namespace {
+
+/// max(|(a + b) * a - b * 0.5|, 0.25): six operation nodes.
+const pe::Max sixNodes() {
+  using namespace pe;
+  return Max(Abs((_1 + _2) * _1 - _2 * 0.5f), Const(0.25f));
+}
+float sixNodesRef(float a, float b) { return std::max(std::fabs((a + b) * a - b * 0.5f), 0.25f); }
+
+} // namespace
+
+TEST(MapExpr, SixNodeExpressionIsOneComputeSetWithOneVertexPerTile) {
+  Fixture f(16);
+  Tensor a = f.var(FLOAT, {37, 29}, "a");
+  Tensor b = f.var(FLOAT, {37, 29}, "b");
+  // Compute set ids count up, so two probes bracket exactly what map added.
+  const unsigned before = f.graph.addComputeSet("probe-before").getId();
+  Tensor out = popops::map(f.graph, sixNodes(), {a, b}, f.prog, "fused");
+  const unsigned after = f.graph.addComputeSet("probe-after").getId();
+  EXPECT_EQ(after - before - 1, 1u) << "map added more than one compute set";
+  f.read("out", out);
+
+  Engine engine(f.graph, f.prog);
+  engine.load(f.dev);
+  const auto estimates = engine.getVertexCycleEstimates();
+  ASSERT_EQ(estimates.size(), 16u); // one vertex per tile: each tile holds one run
+  std::vector<unsigned> tiles;
+  for (const auto &e : estimates) {
+    EXPECT_EQ(e.vertexType, "popops::MapExpr<float>");
+    tiles.push_back(e.tile);
+  }
+  std::sort(tiles.begin(), tiles.end());
+  EXPECT_EQ(std::unique(tiles.begin(), tiles.end()) - tiles.begin(), 16);
+
+  const auto av = ewtest::randomFloats(a.numElements(), -3, 3, 1);
+  const auto bv = ewtest::randomFloats(b.numElements(), -3, 3, 2);
+  ewtest::write(engine, "a", av);
+  ewtest::write(engine, "b", bv);
+  engine.run();
+  const auto got = ewtest::read<float>(engine, "out", out.numElements());
+  for (std::size_t i = 0; i < got.size(); ++i)
+    ASSERT_EQ(got[i], sixNodesRef(av[i], bv[i])) << i;
+}
+
+TEST(MapExpr, OutputTakesTheMappingOfTheFirstInput) {
+  Fixture f(8);
+  Tensor a = f.graph.addVariable(FLOAT, {100}, "a");
+  std::vector<std::vector<Interval>> m(8);
+  m[7] = {{0, 60}};
+  m[2] = {{60, 100}};
+  f.graph.setTileMapping(a, m);
+  Tensor out = popops::map(f.graph, pe::Square(pe::_1), {a}, f.prog);
+  EXPECT_EQ(f.graph.getTileMapping(out), f.graph.getTileMapping(a));
+  EXPECT_EQ(out.shape(), a.shape());
+  EXPECT_EQ(out.elementType(), FLOAT);
+}
+
+TEST(MapExpr, PlaceholderUsedManyTimesAndDeepTreesNeedManyRegisters) {
+  Fixture f(4);
+  Tensor a = f.var(FLOAT, {2001}, "a");
+  Tensor b = f.var(FLOAT, {2001}, "b");
+  // A balanced tree of 32 leaves keeps many partial results live at once.
+  using namespace pe;
+  std::vector<std::unique_ptr<Expr>> level;
+  for (int i = 0; i < 32; ++i) {
+    if (i % 2)
+      level.push_back((_1 * float(i)).clone());
+    else
+      level.push_back((_2 + float(i)).clone());
+  }
+  while (level.size() > 1) {
+    std::vector<std::unique_ptr<Expr>> next;
+    for (std::size_t i = 0; i < level.size(); i += 2)
+      next.push_back(Add(*level[i], *level[i + 1]).clone());
+    level = std::move(next);
+  }
+  Tensor out = popops::map(f.graph, *level[0], {a, b}, f.prog);
+  f.read("out", out);
+  Engine engine(f.graph, f.prog);
+  engine.load(f.dev);
+  const auto av = ewtest::randomFloats(2001, -1, 1, 3);
+  const auto bv = ewtest::randomFloats(2001, -1, 1, 4);
+  ewtest::write(engine, "a", av);
+  ewtest::write(engine, "b", bv);
+  engine.run();
+  const auto got = ewtest::read<float>(engine, "out", 2001);
+  for (std::size_t k = 0; k < got.size(); ++k) {
+    std::vector<float> vals;
+    for (int i = 0; i < 32; ++i)
+      vals.push_back(i % 2 ? av[k] * float(i) : bv[k] + float(i));
+    while (vals.size() > 1) {
+      std::vector<float> next;
+      for (std::size_t i = 0; i < vals.size(); i += 2)
+        next.push_back(vals[i] + vals[i + 1]);
+      vals = next;
+    }
+    ASSERT_EQ(got[k], vals[0]) << k;
+  }
+}
+
+TEST(MapExpr, CastsBetweenFloatIntAndBool) {
+  Fixture f(4);
+  Tensor a = f.var(FLOAT, {103}, "a");
+  Tensor i = f.var(INT, {103}, "i");
+  using namespace pe;
+  Tensor toInt = popops::map(f.graph, Cast(_1 * 3.0f, INT) + _2, {a, i}, f.prog);
+  Tensor toFloat = popops::map(f.graph, Cast(_2, FLOAT) * 0.5f, {a, i}, f.prog);
+  Tensor toBool = popops::map(f.graph, Cast(_1, BOOL), {i}, f.prog);
+  Tensor boolToFloat = popops::map(f.graph, Cast(_1 > 0.0f, FLOAT), {a}, f.prog);
+  EXPECT_EQ(toInt.elementType(), INT);
+  EXPECT_EQ(toBool.elementType(), BOOL);
+  f.read("toInt", toInt);
+  f.read("toFloat", toFloat);
+  f.read("toBool", toBool);
+  f.read("boolToFloat", boolToFloat);
+  Engine engine(f.graph, f.prog);
+  engine.load(f.dev);
+  const auto av = ewtest::randomFloats(103, -10, 10, 5);
+  const auto iv = ewtest::randomInts(103, -3, 3, 6);
+  ewtest::write(engine, "a", av);
+  ewtest::write(engine, "i", iv);
+  engine.run();
+  const auto gi = ewtest::read<int>(engine, "toInt", 103);
+  const auto gf = ewtest::read<float>(engine, "toFloat", 103);
+  const auto gb = ewtest::readBool(engine, "toBool", 103);
+  const auto gbf = ewtest::read<float>(engine, "boolToFloat", 103);
+  for (std::size_t k = 0; k < 103; ++k) {
+    EXPECT_EQ(gi[k], static_cast<int>(av[k] * 3.0f) + iv[k]) << k;
+    EXPECT_EQ(gf[k], static_cast<float>(iv[k]) * 0.5f) << k;
+    EXPECT_EQ(gb[k], iv[k] != 0 ? 1 : 0) << k;
+    EXPECT_EQ(gbf[k], av[k] > 0 ? 1.0f : 0.0f) << k;
+  }
+}
+
+TEST(MapExpr, ConstantsTakeTheTypeOfTheirOperand) {
+  Fixture f(2);
+  Tensor i = f.var(INT, {10}, "i");
+  using namespace pe;
+  // 2.75 becomes the INT 2; division is integer division.
+  Tensor out = popops::map(f.graph, (_1 * 2.75f) / 3, {i}, f.prog);
+  EXPECT_EQ(out.elementType(), INT);
+  f.read("out", out);
+  Engine engine(f.graph, f.prog);
+  engine.load(f.dev);
+  std::vector<int> iv = {-7, -3, -1, 0, 1, 2, 5, 9, 100, -100};
+  ewtest::write(engine, "i", iv);
+  engine.run();
+  const auto got = ewtest::read<int>(engine, "out", 10);
+  for (std::size_t k = 0; k < 10; ++k)
+    EXPECT_EQ(got[k], (iv[k] * 2) / 3) << k;
+}
+
+TEST(MapExpr, HalfIsComputedInFloatAndRoundedOnceOnStore) {
+  Fixture f(4);
+  Tensor h = f.var(HALF, {257}, "h");
+  using namespace pe;
+  // Rounded after every op, (x + small) - x would be 0 for x = 1.
+  Tensor out = popops::map(f.graph, (_1 + ConstHalf(0.0001f)) - _1, {h}, f.prog);
+  Tensor sq = popops::map(f.graph, Sqrt(_1 * _1 + 1.0f), {h}, f.prog);
+  EXPECT_EQ(out.elementType(), HALF);
+  f.read("out", out);
+  f.read("sq", sq);
+  Engine engine(f.graph, f.prog);
+  engine.load(f.dev);
+  auto hv = ewtest::toHalf(ewtest::randomFloats(257, -4, 4, 7));
+  hv[0] = poplar::floatToHalfBits(1.0f);
+  ewtest::write(engine, "h", hv);
+  engine.run();
+  const auto got = ewtest::fromHalf(ewtest::read<std::uint16_t>(engine, "out", 257));
+  const auto gsq = ewtest::fromHalf(ewtest::read<std::uint16_t>(engine, "sq", 257));
+  const auto x = ewtest::fromHalf(hv);
+  const float small = ewtest::roundHalf(0.0001f);
+  EXPECT_NE(got[0], 0.0f);
+  for (std::size_t k = 0; k < 257; ++k) {
+    EXPECT_EQ(got[k], ewtest::roundHalf((x[k] + small) - x[k])) << k;
+    EXPECT_EQ(gsq[k], ewtest::roundHalf(std::sqrt(x[k] * x[k] + 1.0f))) << k;
+  }
+}
+
+TEST(MapExpr, SelectAndComparisonsInOneExpression) {
+  Fixture f(4);
+  Tensor a = f.var(FLOAT, {301}, "a");
+  Tensor b = f.var(FLOAT, {301}, "b");
+  using namespace pe;
+  Tensor out = popops::map(f.graph, Select(_1, _2 * 2.0f, _1 > _2 && _1 > 0.0f), {a, b}, f.prog);
+  f.read("out", out);
+  Engine engine(f.graph, f.prog);
+  engine.load(f.dev);
+  const auto av = ewtest::randomFloats(301, -2, 2, 8);
+  const auto bv = ewtest::randomFloats(301, -2, 2, 9);
+  ewtest::write(engine, "a", av);
+  ewtest::write(engine, "b", bv);
+  engine.run();
+  const auto got = ewtest::read<float>(engine, "out", 301);
+  for (std::size_t k = 0; k < 301; ++k)
+    EXPECT_EQ(got[k], (av[k] > bv[k] && av[k] > 0) ? av[k] : bv[k] * 2.0f) << k;
+}
+
+TEST(MapExpr, ExpressionsPrintAsPopLibsNamesThem) {
+  using namespace pe;
+  EXPECT_EQ((Sqrt(_1) + 2.0f).name(), "ADD(SQRT(_1), 2:float)");
+  EXPECT_TRUE((_1 * _2).deepEquals(Mul(_1, _2)));
+  EXPECT_FALSE((_1 * _2).deepEquals(Mul(_2, _1)));
+  EXPECT_TRUE(Const(3).isA<Const>());
+}
