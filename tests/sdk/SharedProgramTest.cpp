@@ -89,3 +89,20 @@ TEST(HostHandles, SwappedLettersStillGetASuggestion) {
   enginetest::expectThrowWithMessage<stream_connection_error>(
       [&] { engine.readTensor("conuter", &v, &v + 1); }, {"'conuter'", "did you mean 'counter'"});
 }
+
+TEST(HostHandles, EmptyTensorsAcceptEmptyBuffers) {
+  // An empty std::vector has a null data(); zero bytes need no buffer.
+  CounterGraph g;
+  Tensor empty = g.graph.addVariable(FLOAT, {0}, "empty");
+  g.graph.setTileMapping(empty, 0);
+  g.graph.createHostWrite("emptyIn", empty);
+  g.graph.createHostRead("emptyOut", empty);
+  Engine engine(g.graph, Sequence{});
+  engine.load(g.device);
+  std::vector<float> none;
+  engine.writeTensor("emptyIn", none.data(), none.data() + none.size());
+  engine.readTensor("emptyOut", none.data(), none.data() + none.size());
+  enginetest::expectThrowWithMessage<stream_connection_error>(
+      [&] { engine.readTensor("counter", none.data(), none.data()); },
+      {"'counter'", "holds 0 bytes", "needs 4"});
+}

@@ -16,6 +16,7 @@
 #include <poplar/Program.hpp>
 #include <poplar/StringRef.hpp>
 #include <poplar/Version.hpp>
+#include <tessera/profile/Profile.hpp>
 
 namespace poplar {
 
@@ -44,6 +45,11 @@ struct VertexCycleEstimate {
 ///  - `target.hostThreads`: host threads that run tiles (default: all cores);
 ///  - `debug.allowOutOfMemory`: compile even when a tile overflows (its memory is still
 ///    allocated on the host; the overflow is reported by the profile);
+///  - `autoReport.outputGraphProfile`, `autoReport.outputExecutionProfile`, `autoReport.all`
+///    and `autoReport.directory`: profile files and an HTML report
+///    (<tessera/profile/ProfileReader.hpp>); the graph profile is written at `load`, or at
+///    construction when the graph does not fit in tile memory; the execution profile after
+///    every `run`. `debug.instrument` (implied by autoReport.all) measures host time per step;
 ///  - Poplar's other documented engine options are accepted and have no effect on CPU.
 /// An unknown option throws `invalid_option`, suggesting the nearest valid name. Options in
 /// the `POPLAR_ENGINE_OPTIONS` environment variable (a JSON object) override these.
@@ -86,6 +92,19 @@ public:
   /// object order (by compute set, then tile). Needs `load` (the vertex types' estimates are
   /// computed from the constructed objects); throws `tensor_io_state_error` before it.
   std::vector<VertexCycleEstimate> getVertexCycleEstimates() const;
+
+  /// Prints the profile summary: target, memory totals and per-tile max/min/mean (variables,
+  /// vertex state, exchange buffers), largest variables, compute sets with estimated cycles
+  /// (and, when profiling runs, executions and measured host time), total exchange bytes.
+  /// Options: {"showExecutionSteps", "true"} also lists every step. An unknown option throws
+  /// `invalid_option` naming the nearest valid one.
+  void printProfileSummary(std::ostream &out, const OptionFlags &opts = {}) const;
+  /// Tessera extension: the graph profile (priced with vertex classes' own estimates once
+  /// loaded; before `load` with setPerfEstimate or the cost model's default).
+  tessera::profile::GraphProfile getGraphProfile() const;
+  /// Tessera extension: the execution profile so far; empty unless
+  /// autoReport.outputExecutionProfile, autoReport.all or debug.instrument is set.
+  std::optional<tessera::profile::ExecutionProfile> getExecutionProfile() const;
 
   struct Impl;
 

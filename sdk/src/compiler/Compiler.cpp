@@ -105,6 +105,8 @@ CompiledGraph compile(const core::GraphData &graph, const std::vector<program::P
     r.hostReads.push_back({handle, ctx.layout.image(t)});
 
   recordMemory(ctx);
+  if (options.laidOut)
+    options.laidOut(ctx.result);
   checkMemory(ctx);
   progress(5);
   return std::move(ctx.result);

@@ -16,6 +16,9 @@ struct CompileOptions {
   bool allowOutOfMemory = false;
   /// Called with (done, total) as compilation proceeds.
   std::function<void(int, int)> progress;
+  /// Called once memory is laid out, before the out-of-memory check (so a profile can still
+  /// show what overflowed).
+  std::function<void(const CompiledGraph &)> laidOut;
 };
 
 CompiledGraph compile(const core::GraphData &graph, const std::vector<program::Program> &programs,

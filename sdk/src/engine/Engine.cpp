@@ -16,6 +16,7 @@
 #include "engine/EngineOptions.hpp"
 #include "engine/TensorFormatter.hpp"
 #include "engine/ThreadPool.hpp"
+#include "profile/ProfileSession.hpp"
 
 namespace poplar::detail {
 void setCurrentNumWorkers(unsigned n);
@@ -63,6 +64,7 @@ struct Engine::Impl {
   CompiledGraph plan;
   engine::EngineOptions options;
   std::unique_ptr<engine::ThreadPool> pool;
+  std::unique_ptr<profile::ProfileSession> profiler;
 
   std::unique_ptr<unsigned char, AlignedFree> memory;
   std::vector<unsigned char *> tileBase;
@@ -246,7 +248,32 @@ struct Engine::Impl {
   void run(std::size_t pc) {
     loopCounters.assign(plan.numLoopSlots, 0);
     callStack.clear();
+    profile::ExecutionRecorder *recorder = profiler->recorder();
+    if (!recorder) {
+      while (step(pc)) {
+      }
+      return;
+    }
+    // Profiling: every step is counted; host time is measured only when instrumenting.
+    recorder->beginRun();
+    const bool timed = recorder->measuresHostTime();
     for (;;) {
+      const std::size_t at = pc;
+      const auto kind = plan.steps[at].kind;
+      const auto begin = timed ? profile::ExecutionRecorder::Clock::now()
+                               : profile::ExecutionRecorder::Clock::time_point{};
+      const bool more = step(pc);
+      if (kind == StepKind::Execute || kind == StepKind::Copy || kind == StepKind::StreamIn ||
+          kind == StepKind::StreamOut)
+        recorder->record(at, begin, timed ? profile::ExecutionRecorder::Clock::now() : begin);
+      if (!more)
+        return;
+    }
+  }
+
+  /// Executes the step at `pc` and moves `pc` on; false once the program has ended.
+  bool step(std::size_t &pc) {
+    {
       const auto &s = plan.steps[pc];
       switch (s.kind) {
       case StepKind::Execute:
@@ -308,9 +335,10 @@ struct Engine::Impl {
         ++pc;
         break;
       case StepKind::End:
-        return;
+        return false;
       }
     }
+    return true;
   }
 
   unsigned streamIndex(StringRef handle) const {
@@ -362,7 +390,16 @@ Engine::Engine(const Graph &graph, ArrayRef<program::Program> programs, const Op
   compiler::CompileOptions co;
   co.allowOutOfMemory = impl_->options.allowOutOfMemory;
   co.progress = std::move(progress);
-  impl_->plan = compiler::compile(graph.data(), programs.vec(), co);
+  const auto &o = impl_->options;
+  impl_->profiler = std::make_unique<profile::ProfileSession>(profile::ProfileOptions{
+      o.outputGraphProfile, o.outputExecutionProfile, o.instrument, o.reportDirectory});
+  co.laidOut = [&](const CompiledGraph &plan) { impl_->profiler->compiled(graph.data(), plan); };
+  try {
+    impl_->plan = compiler::compile(graph.data(), programs.vec(), co);
+  } catch (const graph_memory_allocation_error &e) {
+    impl_->profiler->compileFailed(e.what()); // users must see what overflowed
+    throw;
+  }
   impl_->pool = std::make_unique<engine::ThreadPool>(impl_->options.hostThreads);
   impl_->streams.resize(impl_->plan.streams.size());
 }
@@ -426,6 +463,7 @@ void Engine::load(const Device &device) {
     im.typeCycleEstimates.push_back(obj.type->cycleEstimate
                                         ? std::optional(obj.type->cycleEstimate(im.address(obj.at)))
                                         : std::nullopt);
+  im.profiler->loaded(plan, im.typeCycleEstimates);
   im.computeSets.clear();
   for (const auto &cs : plan.computeSets) {
     RuntimeComputeSet rt;
@@ -451,6 +489,7 @@ void Engine::run(unsigned prog, const std::string &) {
                       " does not exist; the engine was built with " +
                       std::to_string(im.plan.programStart.size()) + " program(s)");
   im.run(im.plan.programStart[prog]);
+  im.profiler->runFinished();
 }
 
 void Engine::writeTensor(StringRef handle, const void *buf, const void *bufEnd) {
@@ -459,7 +498,7 @@ void Engine::writeTensor(StringRef handle, const void *buf, const void *bufEnd) 
   im.requireLoaded("writeTensor");
   const auto have =
       static_cast<const unsigned char *>(bufEnd) - static_cast<const unsigned char *>(buf);
-  if (!buf || have < 0 || static_cast<std::uint64_t>(have) < img.bytes)
+  if ((!buf && img.bytes) || have < 0 || static_cast<std::uint64_t>(have) < img.bytes)
     throw stream_connection_error("writeTensor '" + handle.str() + "': the host buffer holds " +
                                   std::to_string(std::max<std::ptrdiff_t>(have, 0)) +
                                   " bytes but the tensor needs " + std::to_string(img.bytes));
@@ -471,7 +510,7 @@ void Engine::readTensor(StringRef handle, void *buf, void *bufEnd) {
   const auto &img = im.hostTensor(false, handle);
   im.requireLoaded("readTensor");
   const auto have = static_cast<unsigned char *>(bufEnd) - static_cast<unsigned char *>(buf);
-  if (!buf || have < 0 || static_cast<std::uint64_t>(have) < img.bytes)
+  if ((!buf && img.bytes) || have < 0 || static_cast<std::uint64_t>(have) < img.bytes)
     throw stream_connection_error("readTensor '" + handle.str() + "': the host buffer holds " +
                                   std::to_string(std::max<std::ptrdiff_t>(have, 0)) +
                                   " bytes but the tensor needs " + std::to_string(img.bytes));
@@ -519,6 +558,16 @@ std::uint64_t Engine::getTileMemoryUsed(unsigned tile) const {
     throw index_error("getTileMemoryUsed: tile " + std::to_string(tile) + " is out of range (" +
                       std::to_string(impl_->plan.numTiles) + " tiles)");
   return impl_->plan.memory[tile].total();
+}
+
+void Engine::printProfileSummary(std::ostream &out, const OptionFlags &opts) const {
+  impl_->profiler->printSummary(out, opts);
+}
+
+tessera::profile::GraphProfile Engine::getGraphProfile() const { return impl_->profiler->graph(); }
+
+std::optional<tessera::profile::ExecutionProfile> Engine::getExecutionProfile() const {
+  return impl_->profiler->execution();
 }
 
 std::vector<VertexCycleEstimate> Engine::getVertexCycleEstimates() const {

@@ -128,6 +128,7 @@ EngineOptions parseEngineOptions(const OptionFlags &flags) {
   for (const auto &o : kOptions)
     names.push_back(o.name);
   EngineOptions out;
+  bool all_ = false;
   for (const auto &[key, value] : all) {
     const OptionSpec *spec = find(key);
     if (!spec)
@@ -139,7 +140,26 @@ EngineOptions parseEngineOptions(const OptionFlags &flags) {
         throw invalid_option("engine option 'target.hostThreads' must be at least 1");
     } else if (key == "debug.allowOutOfMemory") {
       out.allowOutOfMemory = value == "true";
+    } else if (key == "autoReport.all") {
+      all_ = value == "true";
+    } else if (key == "autoReport.outputGraphProfile") {
+      out.outputGraphProfile = value == "true";
+    } else if (key == "autoReport.outputExecutionProfile") {
+      out.outputExecutionProfile = value == "true";
+    } else if (key == "debug.instrument") {
+      out.instrument = value == "true";
+    } else if (key == "autoReport.directory") {
+      out.reportDirectory = value.empty() ? "." : value;
     }
+  }
+  // autoReport.all turns every report on; explicit "false" settings of the parts win.
+  if (all_) {
+    auto unlessFalse = [&](const char *key) {
+      return !all.contains(key) || all.at(key) == StringRef("true");
+    };
+    out.outputGraphProfile = unlessFalse("autoReport.outputGraphProfile");
+    out.outputExecutionProfile = unlessFalse("autoReport.outputExecutionProfile");
+    out.instrument = unlessFalse("debug.instrument");
   }
   if (out.hostThreads == 0)
     out.hostThreads = std::max(1u, std::thread::hardware_concurrency());

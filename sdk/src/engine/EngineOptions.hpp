@@ -10,6 +10,10 @@ namespace poplar::engine {
 struct EngineOptions {
   unsigned hostThreads = 0; ///< 0: one per core.
   bool allowOutOfMemory = false;
+  bool outputGraphProfile = false;     ///< autoReport.outputGraphProfile (or autoReport.all)
+  bool outputExecutionProfile = false; ///< autoReport.outputExecutionProfile (or .all)
+  bool instrument = false;             ///< debug.instrument (or autoReport.all)
+  std::string reportDirectory = ".";   ///< autoReport.directory
 };
 
 /// Reads `flags` (then `POPLAR_ENGINE_OPTIONS`, which overrides them). Throws `invalid_option`

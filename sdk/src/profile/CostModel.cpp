@@ -1,0 +1,103 @@
+#include "profile/CostModel.hpp"
+
+#include <algorithm>
+#include <map>
+
+namespace poplar::profile {
+
+namespace {
+
+std::uint64_t ceilDiv(std::uint64_t a, std::uint64_t b) { return b ? (a + b - 1) / b : a; }
+
+/// Bytes each tile sends plus receives in one copy list.
+std::map<unsigned, std::uint64_t> trafficPerTile(const compiler::CopyList &list) {
+  std::map<unsigned, std::uint64_t> perTile;
+  for (const auto &op : list.ops) {
+    perTile[op.src.tile] += op.bytes;
+    if (op.dst.tile != op.src.tile)
+      perTile[op.dst.tile] += op.bytes;
+  }
+  return perTile;
+}
+
+std::uint64_t phaseCycles(const compiler::CopyList &list, const CostParameters &p) {
+  std::uint64_t worst = 0;
+  for (const auto &[tile, bytes] : trafficPerTile(list))
+    worst = std::max(worst, bytes);
+  return ceilDiv(worst, p.exchangeBytesPerCycle);
+}
+
+} // namespace
+
+CostParameters costParameters(const Target &target) {
+  CostParameters p;
+  p.workers = std::max(1u, target.getNumWorkerContexts());
+  p.exchangeBytesPerCycle = std::max(1u, target.getExchangeBytesPerCycle());
+  p.syncCycles = target.getSyncCycles();
+  return p;
+}
+
+ComputeSetCost estimateComputeSet(const compiler::ComputeSetPlan &cs,
+                                  const std::vector<std::uint64_t> &vertexCycles,
+                                  const CostParameters &p) {
+  ComputeSetCost cost;
+  std::vector<std::uint64_t> load(p.workers);
+  for (const auto &tile : cs.tiles) {
+    std::fill(load.begin(), load.end(), 0);
+    std::uint64_t multiVertexCycles = 0;
+    for (const auto &call : tile.calls) {
+      const std::uint64_t c = vertexCycles[call.objectIndex];
+      if (call.workers > 1) {
+        multiVertexCycles += c * p.workers;
+      } else {
+        *std::min_element(load.begin(), load.end()) += c;
+      }
+    }
+    const std::uint64_t cycles =
+        multiVertexCycles + p.workers * *std::max_element(load.begin(), load.end());
+    if (cycles > cost.computeCycles) {
+      cost.computeCycles = cycles;
+      cost.slowestTile = tile.tile;
+    }
+  }
+  cost.exchangeCycles = phaseCycles(cs.exchangeIn, p) + phaseCycles(cs.exchangeOut, p);
+  cost.exchangeBytes = cs.exchangeIn.totalBytes + cs.exchangeOut.totalBytes;
+  cost.syncCycles = p.syncCycles * (cs.exchangeOut.empty() ? 1 : 2);
+  // Each tile's buffers: filled by exchange-in (destination) and drained by exchange-out
+  // (source); an InOut buffer appears in both, so take the larger per tile.
+  std::map<unsigned, std::uint64_t> in, out;
+  for (const auto &op : cs.exchangeIn.ops)
+    in[op.dst.tile] += op.bytes;
+  for (const auto &op : cs.exchangeOut.ops)
+    out[op.src.tile] += op.bytes;
+  for (const auto &[tile, bytes] : in)
+    cost.exchangeBufferBytes += std::max(bytes, out.count(tile) ? out[tile] : 0);
+  for (const auto &[tile, bytes] : out)
+    if (!in.count(tile))
+      cost.exchangeBufferBytes += bytes;
+  return cost;
+}
+
+TransferCost estimateCopy(const compiler::TensorCopyPlan &copy, const CostParameters &p) {
+  TransferCost cost;
+  cost.bytes = copy.copies.totalBytes;
+  cost.cycles = phaseCycles(copy.copies, p) + p.syncCycles;
+  return cost;
+}
+
+TransferCost estimateStreamCopy(const compiler::TensorImage &tensor, const CostParameters &p) {
+  std::map<unsigned, std::uint64_t> perTile;
+  for (const auto &piece : tensor.pieces)
+    perTile[piece.at.tile] += piece.bytes;
+  std::uint64_t worst = 0;
+  for (const auto &[tile, bytes] : perTile)
+    worst = std::max(worst, bytes);
+  TransferCost cost;
+  cost.bytes = tensor.bytes;
+  const auto host =
+      static_cast<std::uint64_t>(static_cast<double>(tensor.bytes) / p.hostBytesPerCycle);
+  cost.cycles = std::max(ceilDiv(worst, p.exchangeBytesPerCycle), host) + p.syncCycles;
+  return cost;
+}
+
+} // namespace poplar::profile

@@ -1,0 +1,141 @@
+#include "profile/ProfileSession.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include <poplar/exceptions.hpp>
+#include <tessera/profile/ProfileReader.hpp>
+
+#include "core/Suggest.hpp"
+#include "profile/GraphProfileBuilder.hpp"
+
+namespace poplar::profile {
+
+namespace tp = tessera::profile;
+
+namespace {
+
+std::string inDirectory(const std::string &dir, const std::string &file) {
+  return (std::filesystem::path(dir) / file).string();
+}
+
+void writeText(const std::string &path, const std::string &text) {
+  std::ofstream out(path, std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out)
+    throw runtime_error("cannot write profile file '" + path + "'");
+}
+
+void makeDirectory(const std::string &dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec)
+    throw runtime_error("autoReport.directory '" + dir + "' cannot be created: " + ec.message());
+}
+
+} // namespace
+
+void ProfileSession::compiled(const core::GraphData &graph, const compiler::CompiledGraph &plan) {
+  graph_ = describeGraph(graph, plan);
+  defaults_ = defaultVertexCycles(graph, plan);
+  described_ = true;
+  price(plan, nullptr);
+  if (options_.executionProfile || options_.instrument)
+    recorder_ = std::make_unique<ExecutionRecorder>(plan.steps.size(), options_.instrument);
+  if (recorder_) {
+    std::vector<std::uint64_t> cycles;
+    for (const auto &s : graph_.steps)
+      cycles.push_back(s.estimatedCycles);
+    recorder_->setStepCycles(std::move(cycles));
+  }
+}
+
+void ProfileSession::price(const compiler::CompiledGraph &plan,
+                           const std::vector<std::optional<std::uint64_t>> *typeEstimates) {
+  std::vector<std::uint64_t> cycles(plan.vertexObjects.size());
+  for (std::size_t i = 0; i < cycles.size(); ++i) {
+    std::optional<std::uint64_t> fromType;
+    if (typeEstimates && i < typeEstimates->size())
+      fromType = (*typeEstimates)[i];
+    cycles[i] = plan.vertexObjects[i].perfEstimate.value_or(fromType.value_or(defaults_[i]));
+  }
+  priceGraph(graph_, plan, cycles);
+  graph_.hasVertexTypeEstimates = typeEstimates != nullptr;
+}
+
+void ProfileSession::compileFailed(const std::string &what) noexcept {
+  if (!options_.graphProfile || !described_)
+    return;
+  try {
+    graph_.error = what;
+    writeGraphFiles();
+    writeReport();
+  } catch (const std::exception &e) {
+    std::cerr << "tessera: could not write the graph profile: " << e.what() << '\n';
+  }
+}
+
+void ProfileSession::loaded(const compiler::CompiledGraph &plan,
+                            const std::vector<std::optional<std::uint64_t>> &typeEstimates) {
+  price(plan, &typeEstimates);
+  if (recorder_) {
+    std::vector<std::uint64_t> cycles;
+    for (const auto &s : graph_.steps)
+      cycles.push_back(s.estimatedCycles);
+    recorder_->setStepCycles(std::move(cycles));
+  }
+  if (options_.graphProfile) {
+    writeGraphFiles();
+    writeReport();
+  }
+}
+
+void ProfileSession::runFinished() {
+  if (!options_.executionProfile || !recorder_)
+    return;
+  makeDirectory(options_.directory);
+  const tp::ExecutionProfile exec = recorder_->profile();
+  tp::writeExecutionProfile(exec, inDirectory(options_.directory, tp::kExecutionProfileFile));
+  writeText(inDirectory(options_.directory, "execution_profile.json"), tp::toJson(exec));
+  writeReport();
+}
+
+std::optional<tp::ExecutionProfile> ProfileSession::execution() const {
+  if (!recorder_)
+    return std::nullopt;
+  return recorder_->profile();
+}
+
+void ProfileSession::writeGraphFiles() const {
+  makeDirectory(options_.directory);
+  tp::writeGraphProfile(graph_, inDirectory(options_.directory, tp::kGraphProfileFile));
+  writeText(inDirectory(options_.directory, "graph_profile.json"), tp::toJson(graph_));
+}
+
+void ProfileSession::writeReport() const {
+  makeDirectory(options_.directory);
+  const auto exec = options_.executionProfile ? execution() : std::nullopt;
+  tp::writeHtmlReport(inDirectory(options_.directory, tp::kHtmlReportFile), graph_,
+                      exec ? &*exec : nullptr);
+}
+
+void ProfileSession::printSummary(std::ostream &out, const OptionFlags &opts) const {
+  tp::SummaryOptions summary;
+  for (const auto &[key, value] : opts) {
+    if (key == "showExecutionSteps") {
+      if (value != "true" && value != "false")
+        throw invalid_option("printProfileSummary option 'showExecutionSteps' has value '" + value +
+                             "'; expected 'true' or 'false'");
+      summary.showExecutionSteps = value == "true";
+    } else {
+      throw invalid_option("unknown printProfileSummary option '" + key + "'" +
+                           core::didYouMean(key, {"showExecutionSteps"}));
+    }
+  }
+  const auto exec = execution();
+  tp::printSummary(out, graph_, exec ? &*exec : nullptr, summary);
+}
+
+} // namespace poplar::profile

@@ -1,0 +1,65 @@
+// An Engine's profiling state: its graph profile (priced by the cost model), the execution
+// recorder, and the autoReport files it writes.
+#pragma once
+
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <poplar/OptionFlags.hpp>
+#include <tessera/profile/Profile.hpp>
+
+#include "compiler/CompiledGraph.hpp"
+#include "core/GraphData.hpp"
+#include "profile/ExecutionRecorder.hpp"
+
+namespace poplar::profile {
+
+/// The engine options that drive profiling (autoReport.*, debug.instrument).
+struct ProfileOptions {
+  bool graphProfile = false;     ///< autoReport.outputGraphProfile
+  bool executionProfile = false; ///< autoReport.outputExecutionProfile
+  bool instrument = false;       ///< debug.instrument: measure host time per step
+  std::string directory = ".";   ///< autoReport.directory
+};
+
+class ProfileSession {
+public:
+  explicit ProfileSession(ProfileOptions options) : options_(std::move(options)) {}
+
+  /// Compilation laid out memory (called before the out-of-memory check).
+  void compiled(const core::GraphData &graph, const compiler::CompiledGraph &plan);
+  /// Compilation threw `what`: writes the graph profile when one was requested, so the
+  /// overflow can be inspected. Never throws.
+  void compileFailed(const std::string &what) noexcept;
+  /// The engine was loaded: re-prices with the vertex classes' own estimates (per object, in
+  /// vertex object order) and writes the graph profile when requested.
+  void loaded(const compiler::CompiledGraph &plan,
+              const std::vector<std::optional<std::uint64_t>> &typeEstimates);
+  /// Null unless an execution profile or instrumentation was asked for.
+  ExecutionRecorder *recorder() { return recorder_.get(); }
+  /// A run finished: writes the execution profile (and report) when requested.
+  void runFinished();
+
+  const tessera::profile::GraphProfile &graph() const { return graph_; }
+  std::optional<tessera::profile::ExecutionProfile> execution() const;
+  /// Engine::printProfileSummary: options {"showExecutionSteps", "true"|"false"}; an unknown
+  /// option throws invalid_option naming the nearest valid one.
+  void printSummary(std::ostream &out, const OptionFlags &opts) const;
+
+private:
+  void price(const compiler::CompiledGraph &plan,
+             const std::vector<std::optional<std::uint64_t>> *typeEstimates);
+  void writeGraphFiles() const;
+  void writeReport() const;
+
+  ProfileOptions options_;
+  tessera::profile::GraphProfile graph_;
+  bool described_ = false;
+  std::vector<std::uint64_t> defaults_;
+  std::unique_ptr<ExecutionRecorder> recorder_;
+};
+
+} // namespace poplar::profile
