@@ -8,6 +8,7 @@ void registerPopopsCodelets() {
   static std::once_flag once;
   std::call_once(once, [] {
     registerFillVertices();
+    registerIotaVertices();
     registerMapExprVertices();
     registerReduceVertices();
     registerSliceVertices();

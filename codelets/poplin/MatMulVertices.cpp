@@ -1,0 +1,129 @@
+// poplin::MatMulBlock<In,Out>: one tile's block product c[m×n] = a[m×k] · b[k×n] (row-major),
+// accumulated in fp32 by the Highway GEMM kernel.
+//
+// Workers split the block into column ranges of kGemmColumnUnit columns (each worker packs only
+// its own panels of b), or into ranges of 8 rows when the block is too narrow. Every element is
+// one fixed-order FMA chain, so the split never changes the result.
+#include <algorithm>
+#include <type_traits>
+#include <vector>
+
+#include <poplar/Half.hpp>
+#include <poplar/Vertex.hpp>
+#include <tessera/VertexType.hpp>
+
+#include "poplin/PoplinCodelets.hpp"
+#include "poplin/kernels/GemmKernels.hpp"
+
+namespace tessera::codelets::poplin {
+namespace {
+
+/// The kernel pointer is taken once, when the types register (never looked up per call).
+GemmFloatFn gGemmFloat = nullptr;
+
+constexpr std::size_t kRowUnit = 8;
+
+struct WorkerRange {
+  std::size_t rowBegin, rowEnd, colBegin, colEnd;
+};
+
+WorkerRange workerRange(std::size_t m, std::size_t n, unsigned worker, unsigned workers) {
+  const std::size_t colUnits = (n + kGemmColumnUnit - 1) / kGemmColumnUnit;
+  if (colUnits >= workers) {
+    const std::size_t b = colUnits * worker / workers, e = colUnits * (worker + 1) / workers;
+    return {0, m, std::min(n, b * kGemmColumnUnit), std::min(n, e * kGemmColumnUnit)};
+  }
+  const std::size_t rowUnits = (m + kRowUnit - 1) / kRowUnit;
+  const std::size_t b = rowUnits * worker / workers, e = rowUnits * (worker + 1) / workers;
+  return {std::min(m, b * kRowUnit), std::min(m, e * kRowUnit), 0, n};
+}
+
+/// Per host thread packing/conversion scratch (workers of one tile run on one thread).
+struct Scratch {
+  std::vector<float> packed, a, b, c;
+};
+Scratch &scratch() {
+  thread_local Scratch s;
+  return s;
+}
+
+template <class In, class Out> class MatMulBlock : public poplar::MultiVertex {
+public:
+  poplar::Input<poplar::Vector<In>> a;
+  poplar::Input<poplar::Vector<In>> b;
+  poplar::Output<poplar::Vector<Out>> c;
+  unsigned m;
+  unsigned n;
+  unsigned k;
+
+  void compute(unsigned workerId) {
+    const WorkerRange w = workerRange(m, n, workerId, numWorkers());
+    const std::size_t rows = w.rowEnd - w.rowBegin, cols = w.colEnd - w.colBegin;
+    if (rows == 0 || cols == 0)
+      return;
+    Scratch &s = scratch();
+    s.packed.resize(gemmScratchFloats(k));
+    const float *fa;
+    const float *fb;
+    std::size_t lda = k, ldb = n;
+    if constexpr (std::is_same_v<In, float>) {
+      fa = a.data() + w.rowBegin * k;
+      fb = b.data() + w.colBegin;
+    } else {
+      // Inputs are widened to fp32 while being gathered (FLOAT partials).
+      s.a.resize(rows * k);
+      for (std::size_t i = 0; i < rows * k; ++i)
+        s.a[i] = static_cast<float>(a[w.rowBegin * k + i]);
+      s.b.resize(k * cols);
+      for (std::size_t p = 0; p < k; ++p)
+        for (std::size_t j = 0; j < cols; ++j)
+          s.b[p * cols + j] = static_cast<float>(b[p * n + w.colBegin + j]);
+      fa = s.a.data();
+      fb = s.b.data();
+      ldb = cols;
+    }
+    if constexpr (std::is_same_v<Out, float>) {
+      gGemmFloat(rows, cols, k, fa, lda, fb, ldb, c.data() + w.rowBegin * n + w.colBegin, n,
+                 s.packed.data());
+    } else {
+      s.c.resize(rows * cols);
+      gGemmFloat(rows, cols, k, fa, lda, fb, ldb, s.c.data(), cols, s.packed.data());
+      for (std::size_t i = 0; i < rows; ++i)
+        for (std::size_t j = 0; j < cols; ++j)
+          c[(w.rowBegin + i) * n + w.colBegin + j] = static_cast<Out>(s.c[i * cols + j]);
+    }
+  }
+
+  /// Per worker: 2 FLOP per multiply-add, 2 fp32 lanes per cycle (64-bit datapath), plus the
+  /// packing of b; the MultiVertex costs its slowest worker times the worker count.
+  std::uint64_t cycleEstimate() const {
+    const std::uint64_t workers = 6;
+    const std::uint64_t perWorker =
+        (std::uint64_t(m) * n * k + workers - 1) / workers / 2 + std::uint64_t(k) * n / workers;
+    return 50 + perWorker * workers;
+  }
+};
+
+template <class In, class Out> void registerBlock(const char *name) {
+  using V = MatMulBlock<In, Out>;
+  tessera::VertexTypeBuilder<V>(name)
+      .field("a", &V::a)
+      .field("b", &V::b)
+      .field("c", &V::c)
+      .field("m", &V::m)
+      .field("n", &V::n)
+      .field("k", &V::k)
+      .add();
+}
+
+} // namespace
+
+void registerMatMulVertices() {
+  gGemmFloat = gemmFloatKernel();
+  registerBlock<float, float>("poplin::MatMulBlock<float,float>");
+  registerBlock<poplar::half, float>("poplin::MatMulBlock<half,float>");
+  registerBlock<poplar::half, poplar::half>("poplin::MatMulBlock<half,half>");
+  registerBlock<float, poplar::half>("poplin::MatMulBlock<float,half>");
+}
+
+} // namespace tessera::codelets::poplin

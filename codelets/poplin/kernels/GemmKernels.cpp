@@ -1,0 +1,121 @@
+// Written once with Highway, compiled for each enabled target, dispatched at run time.
+//
+// Blocking: B is packed one panel of NR = 2 vectors of columns at a time (k rows of NR
+// contiguous floats, zero-padded at the right edge); the panel is then swept by an MR×NR
+// accumulator tile held in registers (MR = 8 with 32 vector registers, 6 otherwise), one
+// broadcast of A and two FMAs per row and k step.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "poplin/kernels/GemmKernels.cpp"
+#include <hwy/foreach_target.h> // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "common/Dispatch.hpp"
+#include "poplin/kernels/GemmKernels.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace tessera::codelets::poplin {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using D = hn::ScalableTag<float>;
+
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX3_ZEN4
+constexpr std::size_t kRowsPerTile = 8;
+#else
+constexpr std::size_t kRowsPerTile = 6;
+#endif
+
+// Packs columns [j0, j0 + cols) of B (cols ≤ NR) into k rows of NR floats.
+HWY_INLINE void PackPanel(std::size_t k, const float *HWY_RESTRICT b, std::size_t ldb,
+                          std::size_t cols, std::size_t nr, float *HWY_RESTRICT panel) {
+  for (std::size_t p = 0; p < k; ++p) {
+    const float *row = b + p * ldb;
+    float *dst = panel + p * nr;
+    std::memcpy(dst, row, cols * sizeof(float));
+    for (std::size_t j = cols; j < nr; ++j)
+      dst[j] = 0.0f;
+  }
+}
+
+// C[R×cols] = A[R×k] · panel, R ≤ kRowsPerTile rows.
+template <std::size_t R>
+HWY_INLINE void MicroTile(std::size_t k, const float *HWY_RESTRICT a, std::size_t lda,
+                          const float *HWY_RESTRICT panel, float *HWY_RESTRICT c,
+                          std::size_t ldc, std::size_t cols) {
+  const D d;
+  const std::size_t lanes = hn::Lanes(d), nr = 2 * lanes;
+  using V = hn::Vec<D>;
+  V acc0[R], acc1[R];
+  for (std::size_t r = 0; r < R; ++r) {
+    acc0[r] = hn::Zero(d);
+    acc1[r] = hn::Zero(d);
+  }
+  for (std::size_t p = 0; p < k; ++p) {
+    const V b0 = hn::LoadU(d, panel + p * nr);
+    const V b1 = hn::LoadU(d, panel + p * nr + lanes);
+    for (std::size_t r = 0; r < R; ++r) {
+      const V av = hn::Set(d, a[r * lda + p]);
+      acc0[r] = hn::MulAdd(av, b0, acc0[r]);
+      acc1[r] = hn::MulAdd(av, b1, acc1[r]);
+    }
+  }
+  if (cols == nr) {
+    for (std::size_t r = 0; r < R; ++r) {
+      hn::StoreU(acc0[r], d, c + r * ldc);
+      hn::StoreU(acc1[r], d, c + r * ldc + lanes);
+    }
+    return;
+  }
+  HWY_ALIGN float tmp[2 * HWY_MAX_LANES_D(D)];
+  for (std::size_t r = 0; r < R; ++r) {
+    hn::Store(acc0[r], d, tmp);
+    hn::Store(acc1[r], d, tmp + lanes);
+    std::memcpy(c + r * ldc, tmp, cols * sizeof(float));
+  }
+}
+
+template <std::size_t R>
+HWY_INLINE void EdgeRows(std::size_t rows, std::size_t k, const float *a, std::size_t lda,
+                         const float *panel, float *c, std::size_t ldc, std::size_t cols) {
+  if constexpr (R > 0) {
+    if (rows == R)
+      return MicroTile<R>(k, a, lda, panel, c, ldc, cols);
+    EdgeRows<R - 1>(rows, k, a, lda, panel, c, ldc, cols);
+  }
+}
+
+void GemmFloat(std::size_t m, std::size_t n, std::size_t k, const float *HWY_RESTRICT a,
+               std::size_t lda, const float *HWY_RESTRICT b, std::size_t ldb,
+               float *HWY_RESTRICT c, std::size_t ldc, float *HWY_RESTRICT scratch) {
+  const D d;
+  const std::size_t nr = 2 * hn::Lanes(d);
+  if (k == 0) {
+    for (std::size_t i = 0; i < m; ++i)
+      std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
+    return;
+  }
+  for (std::size_t j0 = 0; j0 < n; j0 += nr) {
+    const std::size_t cols = std::min(nr, n - j0);
+    PackPanel(k, b + j0, ldb, cols, nr, scratch);
+    std::size_t i = 0;
+    for (; i + kRowsPerTile <= m; i += kRowsPerTile)
+      MicroTile<kRowsPerTile>(k, a + i * lda, lda, scratch, c + i * ldc + j0, ldc, cols);
+    if (i < m)
+      EdgeRows<kRowsPerTile - 1>(m - i, k, a + i * lda, lda, scratch, c + i * ldc + j0, ldc,
+                                 cols);
+  }
+}
+
+} // namespace HWY_NAMESPACE
+} // namespace tessera::codelets::poplin
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace tessera::codelets::poplin {
+HWY_EXPORT(GemmFloat);
+GemmFloatFn gemmFloatKernel() { return TESSERA_DYNAMIC_POINTER(GemmFloat); }
+} // namespace tessera::codelets::poplin
+#endif
