@@ -20,6 +20,20 @@ ScaledAccumulateFloatFn gScaledAccumulateFloat = nullptr;
 
 std::size_t share(std::size_t n, unsigned worker, unsigned workers) { return n * worker / workers; }
 
+constexpr const char *kOffsetOutOfRange =
+    "an offset (index) is outside the sliced dimension (checked under debug.runtimeVerify; "
+    "without it the slice reads zeros and the update is skipped)";
+
+/// Under debug.runtimeVerify: every slice of every offset lies inside the base (or wraps).
+bool offsetsInRange(const poplar::Input<poplar::Vector<unsigned>> &offsets, unsigned sliceRows,
+                    unsigned numBaseRows, unsigned wrap) {
+  for (unsigned o : offsets)
+    for (unsigned j = 0; j < sliceRows; ++j)
+      if (!baseRowOf(o, j, sliceRows, numBaseRows, wrap))
+        return false;
+  return true;
+}
+
 /// Slices: worker w fills the slices of offsets [share(w), share(w+1)); out of range gives zeros.
 template <class T> class MultiSlice : public poplar::MultiVertex {
 public:
@@ -31,7 +45,9 @@ public:
   unsigned sliceRows;
   unsigned wrap;
 
-  void compute(unsigned workerId) {
+  bool compute(unsigned workerId) {
+    if (poplar::detail::runtimeVerify() && !offsetsInRange(offsets, sliceRows, numBaseRows, wrap))
+      return false;
     const unsigned workers = numWorkers();
     const std::size_t begin = share(offsets.size(), workerId, workers);
     const std::size_t end = share(offsets.size(), workerId + 1, workers);
@@ -45,7 +61,9 @@ public:
           for (std::size_t c = 0; c < rowSize; ++c)
             dst[c] = T(0);
       }
+    return true;
   }
+  const char *failureReason() const { return kOffsetOutOfRange; }
   std::uint64_t cycleEstimate() const { return 30 + subT.size() / 2; }
 };
 
@@ -61,11 +79,13 @@ public:
   unsigned sliceRows;
   unsigned wrap;
 
-  void compute(unsigned workerId) {
+  bool compute(unsigned workerId) {
+    if (poplar::detail::runtimeVerify() && !offsetsInRange(offsets, sliceRows, numBaseRows, wrap))
+      return false;
     const std::size_t c0 = share(rowSize, workerId, numWorkers());
     const std::size_t c1 = share(rowSize, workerId + 1, numWorkers());
     if (c1 == c0)
-      return;
+      return true;
     for (std::size_t o = 0; o < offsets.size(); ++o)
       for (std::size_t j = 0; j < sliceRows; ++j) {
         const auto row = baseRowOf(offsets[o], j, sliceRows, numBaseRows, wrap);
@@ -73,7 +93,9 @@ public:
           std::memcpy(baseT.data() + *row * rowSize + c0,
                       subT.data() + (o * sliceRows + j) * rowSize + c0, (c1 - c0) * sizeof(T));
       }
+    return true;
   }
+  const char *failureReason() const { return kOffsetOutOfRange; }
   std::uint64_t cycleEstimate() const { return 30 + subT.size() / 2; }
 };
 
@@ -90,11 +112,13 @@ public:
   unsigned sliceRows;
   unsigned wrap;
 
-  void compute(unsigned workerId) {
+  bool compute(unsigned workerId) {
+    if (poplar::detail::runtimeVerify() && !offsetsInRange(offsets, sliceRows, numBaseRows, wrap))
+      return false;
     const std::size_t c0 = share(rowSize, workerId, numWorkers());
     const std::size_t c1 = share(rowSize, workerId + 1, numWorkers());
     if (c1 == c0)
-      return;
+      return true;
     for (std::size_t o = 0; o < offsets.size(); ++o)
       for (std::size_t j = 0; j < sliceRows; ++j) {
         const auto row = baseRowOf(offsets[o], j, sliceRows, numBaseRows, wrap);
@@ -113,7 +137,9 @@ public:
             acc[c] = T(acc[c] + *scale * x[c]);
         }
       }
+    return true;
   }
+  const char *failureReason() const { return kOffsetOutOfRange; }
   std::uint64_t cycleEstimate() const { return 30 + subT.size(); }
 };
 

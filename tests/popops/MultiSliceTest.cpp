@@ -215,3 +215,43 @@ TEST(MultiUpdate, LastWriteWinsAndOutOfRangeIsIgnored) {
         want[indices[i] * dim + c] = slices[i * dim + c];
   EXPECT_EQ(got, want);
 }
+
+namespace {
+
+/// multiSlice and multiUpdateAdd of `indices` into a [vocab, dim] table under the given options.
+void runWithOffsets(const std::vector<unsigned> &indices, const OptionFlags &engineOptions) {
+  Device d = slicetest::device(4);
+  Graph graph(d.getTarget());
+  popops::addCodelets(graph);
+  const std::size_t vocab = 6, dim = 5;
+  Tensor table = popops::createSliceableTensor(graph, FLOAT, {vocab, dim}, {0}, {1}, 0, "table");
+  Tensor idx = popops::createIndicesTensor(graph, {0}, indices.size(), {}, {}, "idx");
+  graph.createHostWrite("idx", idx);
+  Sequence prog;
+  Tensor out = popops::multiSlice(graph, table, idx, {0}, {1}, prog, {}, {}, "lookup");
+  Tensor scale = graph.addConstant<float>(FLOAT, {}, 1.0f, "scale");
+  graph.setTileMapping(scale, 0);
+  popops::multiUpdateAdd(graph, table, out, idx, scale, {0}, {1}, prog, {}, {}, "grad");
+  Engine engine(graph, prog, engineOptions);
+  engine.load(d);
+  engine.writeTensor("idx", indices.data(), indices.data() + indices.size());
+  engine.run();
+}
+
+} // namespace
+
+TEST(MultiSlice, RuntimeVerifyReportsAnOutOfRangeIndexClearly) {
+  // Without the option an out-of-range index is defined (zeros / skipped): no error.
+  EXPECT_NO_THROW(runWithOffsets({1, 9}, {}));
+  try {
+    runWithOffsets({1, 9}, {{"debug.runtimeVerify", "true"}});
+    FAIL() << "expected application_runtime_error";
+  } catch (const application_runtime_error &e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("popops::MultiSlice<float>"), std::string::npos) << m;
+    EXPECT_NE(m.find("lookup"), std::string::npos) << m;
+    EXPECT_NE(m.find("outside the sliced dimension"), std::string::npos) << m;
+  }
+  // In range, the checks pass.
+  EXPECT_NO_THROW(runWithOffsets({0, 5, 2}, {{"debug.runtimeVerify", "true"}}));
+}

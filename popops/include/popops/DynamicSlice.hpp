@@ -12,6 +12,9 @@
 //    running past the end wraps round to row 0 (as PopLibs' vertices do).
 //  - multiSlice: a slice whose offset + size exceeds the dimension gives zeros.
 //  - multiUpdate / multiUpdateAdd: such a slice is ignored (the base is left unchanged).
+//  In debug runs (Engine option `debug.runtimeVerify` = "true") such an offset is an error
+//  instead: the run stops with poplar::application_runtime_error naming the vertex, compute set
+//  and tile and saying that an offset is outside the sliced dimension.
 // Repeated offsets: multiUpdate keeps the last slice; multiUpdateAdd adds every slice, in
 // offset order, so results are deterministic.
 //

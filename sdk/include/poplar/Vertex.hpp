@@ -46,6 +46,11 @@ class SupervisorVertex : public Vertex {};
 namespace detail {
 /// Worker contexts of the tile the current MultiVertex runs on (set by the engine).
 unsigned currentNumWorkers();
+/// Tessera extension: true when the Engine runs with `debug.runtimeVerify`. Vertices may then
+/// check their inputs (indices in range, say) and return false from compute(); the engine
+/// reports the vertex, compute set and tile, and the class's `const char *failureReason() const`
+/// if it has one. Without the option, vertices keep their documented fast behaviour.
+bool runtimeVerify();
 } // namespace detail
 
 /// Base of vertices whose `compute(unsigned workerId)` runs once per worker context, with

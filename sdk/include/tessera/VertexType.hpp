@@ -59,6 +59,9 @@ struct VertexTypeInfo {
   /// constructed object whose fields are filled in (so it may look at sizes). Null otherwise;
   /// `Graph::setPerfEstimate` overrides it per vertex.
   std::uint64_t (*cycleEstimate)(const void *object) = nullptr;
+  /// The class's own `const char *failureReason() const`, if it declares one: why compute()
+  /// returned false, for the engine's error message. Null otherwise.
+  const char *(*failureReason)(const void *object) = nullptr;
   /// Where the type came from: "built-in" or a codelet file path.
   std::string origin = "built-in";
 
@@ -177,6 +180,13 @@ public:
                   }) {
       info_->cycleEstimate = [](const void *object) {
         return static_cast<std::uint64_t>(static_cast<const V *>(object)->cycleEstimate());
+      };
+    }
+    if constexpr (requires(const V &v) {
+                    { v.failureReason() } -> std::convertible_to<const char *>;
+                  }) {
+      info_->failureReason = [](const void *object) -> const char * {
+        return static_cast<const V *>(object)->failureReason();
       };
     }
   }

@@ -88,6 +88,11 @@ namespace {
 // initial-exec: set once per tile on the hot path, so avoid __tls_get_addr.
 thread_local unsigned tlsNumWorkers __attribute__((tls_model("initial-exec"))) = 6;
 } // namespace
+thread_local bool tlsRuntimeVerify __attribute__((tls_model("initial-exec"))) = false;
 unsigned currentNumWorkers() { return tlsNumWorkers; }
-void setCurrentNumWorkers(unsigned n) { tlsNumWorkers = n; }
+bool runtimeVerify() { return tlsRuntimeVerify; }
+void setVertexContext(unsigned numWorkers, bool verify) {
+  tlsNumWorkers = numWorkers;
+  tlsRuntimeVerify = verify;
+}
 } // namespace poplar::detail

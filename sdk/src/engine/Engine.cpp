@@ -19,7 +19,7 @@
 #include "profile/ProfileSession.hpp"
 
 namespace poplar::detail {
-void setCurrentNumWorkers(unsigned n);
+void setVertexContext(unsigned numWorkers, bool runtimeVerify);
 }
 
 namespace poplar {
@@ -129,10 +129,11 @@ struct Engine::Impl {
     std::size_t failTile = ~std::size_t(0);
     std::string failMessage;
     const unsigned workers = plan.numWorkerContexts;
+    const bool verify = options.runtimeVerify;
     const RuntimeCall *calls = rt.calls.data();
     const std::size_t *tileBegin = rt.tileBegin.data();
     pool->parallelFor(cs.tiles.size(), [&, calls, tileBegin](std::size_t t) {
-      detail::setCurrentNumWorkers(workers);
+      detail::setVertexContext(workers, verify);
       const RuntimeCall *end = calls + tileBegin[t + 1];
       for (const RuntimeCall *call = calls + tileBegin[t]; call != end; ++call) {
         unsigned worker = 0;
@@ -143,6 +144,9 @@ struct Engine::Impl {
             if (!call->compute(call->object, worker)) {
               ok = false;
               problem = "returned false";
+              if (const auto *type = plan.vertexObjects[call->objectIndex].type.get();
+                  type->failureReason)
+                problem += std::string(": ") + type->failureReason(call->object);
               break;
             }
         } catch (const std::exception &e) {

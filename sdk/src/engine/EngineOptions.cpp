@@ -140,6 +140,8 @@ EngineOptions parseEngineOptions(const OptionFlags &flags) {
         throw invalid_option("engine option 'target.hostThreads' must be at least 1");
     } else if (key == "debug.allowOutOfMemory") {
       out.allowOutOfMemory = value == "true";
+    } else if (key == "debug.runtimeVerify") {
+      out.runtimeVerify = value == "true";
     } else if (key == "autoReport.all") {
       all_ = value == "true";
     } else if (key == "autoReport.outputGraphProfile") {

@@ -10,6 +10,8 @@ namespace poplar::engine {
 struct EngineOptions {
   unsigned hostThreads = 0; ///< 0: one per core.
   bool allowOutOfMemory = false;
+  /// debug.runtimeVerify: vertices may check their inputs and fail with a reason.
+  bool runtimeVerify = false;
   bool outputGraphProfile = false;     ///< autoReport.outputGraphProfile (or autoReport.all)
   bool outputExecutionProfile = false; ///< autoReport.outputExecutionProfile (or .all)
   bool instrument = false;             ///< debug.instrument (or autoReport.all)
