@@ -32,7 +32,8 @@ std::size_t bytesOf(K k) { return k == K::H ? 2 : k == K::C ? 1 : 4; }
 void fillOperand(mx::Op op, K k, unsigned operand, std::vector<unsigned char> &buf, std::size_t n,
                  std::mt19937 &rng) {
   buf.assign(n * bytesOf(k) + 8, 0);
-  unsigned char *p = buf.data() + 1; // deliberately unaligned
+  // Misaligned for SIMD vectors but aligned for the element type, as tile memory always is.
+  unsigned char *p = buf.data() + bytesOf(k);
   const std::string name = mx::opName(op);
   for (std::size_t i = 0; i < n; ++i) {
     switch (k) {
@@ -144,27 +145,28 @@ TEST(MapExprKernel, EveryOpcodeMatchesItsScalarReference) {
       std::vector<unsigned char> got(outBytes + 8, 0xab), want(outBytes + 8, 0xab);
       const void *args[3] = {nullptr, nullptr, nullptr};
       for (unsigned a = 0; a < arity(op); ++a)
-        args[a] = in[a].data() + 1;
-      kernels[o](got.data() + 3, args[0], args[1], args[2], n);
-      refs[o](want.data() + 3, args[0], args[1], args[2], n);
+        args[a] = in[a].data() + bytesOf((op == mx::Op::Select && a == 2) ? K::B : info.in);
+      const std::size_t ob = bytesOf(info.out); // output misaligned the same way
+      kernels[o](got.data() + ob, args[0], args[1], args[2], n);
+      refs[o](want.data() + ob, args[0], args[1], args[2], n);
       const double tol = tolerance(op);
       for (std::size_t i = 0; i < n; ++i) {
         if (bytesOf(info.out) != 4 || info.out != K::F || tol == 0) {
-          ASSERT_EQ(0, std::memcmp(got.data() + 3 + i * bytesOf(info.out),
-                                   want.data() + 3 + i * bytesOf(info.out), bytesOf(info.out)))
+          ASSERT_EQ(0, std::memcmp(got.data() + ob + i * bytesOf(info.out),
+                                   want.data() + ob + i * bytesOf(info.out), bytesOf(info.out)))
               << mx::opName(op) << " n=" << n << " i=" << i;
         } else {
           float g, w;
-          std::memcpy(&g, got.data() + 3 + 4 * i, 4);
-          std::memcpy(&w, want.data() + 3 + 4 * i, 4);
+          std::memcpy(&g, got.data() + ob + 4 * i, 4);
+          std::memcpy(&w, want.data() + ob + 4 * i, 4);
           ASSERT_NEAR(g, w, tol * std::max(1.0, std::fabs(double(w))))
               << mx::opName(op) << " n=" << n << " i=" << i;
         }
       }
       // Nothing outside [0, n) is written.
-      for (std::size_t i = 0; i < 3; ++i)
+      for (std::size_t i = 0; i < ob; ++i)
         ASSERT_EQ(got[i], 0xab) << mx::opName(op);
-      for (std::size_t i = 3 + outBytes; i < got.size(); ++i)
+      for (std::size_t i = ob + outBytes; i < got.size(); ++i)
         ASSERT_EQ(got[i], 0xab) << mx::opName(op);
     }
   }
