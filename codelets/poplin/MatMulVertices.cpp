@@ -1,9 +1,11 @@
-// poplin::MatMulBlock<In,Out>: one tile's block product c[m×n] = a[m×k] · b[k×n] (row-major),
-// accumulated in fp32 by the Highway GEMM kernel.
+// poplin::MatMulBlock<In,Out,Accumulate>: one tile's block product c[m×n] = a[m×k] · b[k×n]
+// (row-major), or c += a · b when Accumulate (one step of an inner dimension processed in
+// serial steps), computed in fp32 by the Highway GEMM kernel.
 //
-// Workers split the block into column ranges of kGemmColumnUnit columns (each worker packs only
-// its own panels of b), or into ranges of 8 rows when the block is too narrow. Every element is
-// one fixed-order FMA chain, so the split never changes the result.
+// Workers split the block into column ranges of kGemmColumnUnit columns, or into ranges of 8
+// rows when the block is too narrow. Every element is one fixed-order FMA chain, so the split
+// never changes the result. HALF operands are widened to fp32 into per-thread host scratch (not
+// tile memory) before the kernel runs; a HALF output is rounded once at the end.
 #include <algorithm>
 #include <type_traits>
 #include <vector>
@@ -47,11 +49,15 @@ Scratch &scratch() {
   return s;
 }
 
-template <class In, class Out> class MatMulBlock : public poplar::MultiVertex {
+template <class In, class Out, bool Accumulate> class MatMulBlock : public poplar::MultiVertex {
+  static_assert(!Accumulate || std::is_same_v<Out, float>, "accumulation is into fp32 partials");
+
 public:
   poplar::Input<poplar::Vector<In>> a;
   poplar::Input<poplar::Vector<In>> b;
-  poplar::Output<poplar::Vector<Out>> c;
+  std::conditional_t<Accumulate, poplar::InOut<poplar::Vector<Out>>,
+                     poplar::Output<poplar::Vector<Out>>>
+      c;
   unsigned m;
   unsigned n;
   unsigned k;
@@ -84,10 +90,10 @@ public:
     }
     if constexpr (std::is_same_v<Out, float>) {
       gGemmFloat(rows, cols, k, fa, lda, fb, ldb, c.data() + w.rowBegin * n + w.colBegin, n,
-                 s.packed.data());
+                 Accumulate, s.packed.data());
     } else {
       s.c.resize(rows * cols);
-      gGemmFloat(rows, cols, k, fa, lda, fb, ldb, s.c.data(), cols, s.packed.data());
+      gGemmFloat(rows, cols, k, fa, lda, fb, ldb, s.c.data(), cols, false, s.packed.data());
       for (std::size_t i = 0; i < rows; ++i)
         for (std::size_t j = 0; j < cols; ++j)
           c[(w.rowBegin + i) * n + w.colBegin + j] = static_cast<Out>(s.c[i * cols + j]);
@@ -104,8 +110,8 @@ public:
   }
 };
 
-template <class In, class Out> void registerBlock(const char *name) {
-  using V = MatMulBlock<In, Out>;
+template <class In, class Out, bool Accumulate> void registerBlock(const char *name) {
+  using V = MatMulBlock<In, Out, Accumulate>;
   tessera::VertexTypeBuilder<V>(name)
       .field("a", &V::a)
       .field("b", &V::b)
@@ -120,10 +126,12 @@ template <class In, class Out> void registerBlock(const char *name) {
 
 void registerMatMulVertices() {
   gGemmFloat = gemmFloatKernel();
-  registerBlock<float, float>("poplin::MatMulBlock<float,float>");
-  registerBlock<poplar::half, float>("poplin::MatMulBlock<half,float>");
-  registerBlock<poplar::half, poplar::half>("poplin::MatMulBlock<half,half>");
-  registerBlock<float, poplar::half>("poplin::MatMulBlock<float,half>");
+  registerBlock<float, float, false>("poplin::MatMulBlock<float,float,false>");
+  registerBlock<poplar::half, float, false>("poplin::MatMulBlock<half,float,false>");
+  registerBlock<poplar::half, poplar::half, false>("poplin::MatMulBlock<half,half,false>");
+  registerBlock<float, poplar::half, false>("poplin::MatMulBlock<float,half,false>");
+  registerBlock<float, float, true>("poplin::MatMulBlock<float,float,true>");
+  registerBlock<poplar::half, float, true>("poplin::MatMulBlock<half,float,true>");
 }
 
 } // namespace tessera::codelets::poplin

@@ -1,6 +1,9 @@
 // Reduction of K-split partial products: out[i] = Σ_p partials[p][i] (ReducePartials) or
 // out[i] += scale · Σ_p partials[p][i] (ScaledAddPartials), always summed in order p = 0, 1, …
+#include <algorithm>
 #include <cstdint>
+#include <type_traits>
+#include <vector>
 
 #include <poplar/Half.hpp>
 #include <poplar/Vertex.hpp>
@@ -22,15 +25,34 @@ public:
   void compute(unsigned workerId) {
     const std::size_t n = out.size(), workers = numWorkers();
     const std::size_t begin = n * workerId / workers, end = n * (workerId + 1) / workers;
-    const std::size_t parts = partials.size();
-    for (std::size_t i = begin; i < end; ++i) {
-      float sum = 0.0f;
-      for (std::size_t p = 0; p < parts; ++p)
-        sum += partials[p][i];
-      if constexpr (Accumulate)
-        out[i] = static_cast<Out>(static_cast<float>(out[i]) + scale * sum);
-      else
-        out[i] = static_cast<Out>(sum);
+    const std::size_t parts = partials.size(), count = end - begin;
+    if (count == 0)
+      return;
+    // Streams one partial at a time into an fp32 sum (the same order p = 0, 1, … per element).
+    float *sum;
+    thread_local std::vector<float> buffer;
+    if constexpr (std::is_same_v<Out, float> && !Accumulate) {
+      sum = out.data() + begin;
+    } else {
+      buffer.resize(count);
+      sum = buffer.data();
+    }
+    if (parts == 0) {
+      std::fill(sum, sum + count, 0.0f);
+    } else {
+      std::copy(partials[0].data() + begin, partials[0].data() + end, sum);
+      for (std::size_t p = 1; p < parts; ++p) {
+        const float *src = partials[p].data() + begin;
+        for (std::size_t i = 0; i < count; ++i)
+          sum[i] += src[i];
+      }
+    }
+    if constexpr (Accumulate) {
+      for (std::size_t i = 0; i < count; ++i)
+        out[begin + i] = static_cast<Out>(static_cast<float>(out[begin + i]) + scale * sum[i]);
+    } else if constexpr (!std::is_same_v<Out, float>) {
+      for (std::size_t i = 0; i < count; ++i)
+        out[begin + i] = static_cast<Out>(sum[i]);
     }
   }
   std::uint64_t cycleEstimate() const { return 30 + out.size() * (partials.size() + 1) / 2; }

@@ -7,7 +7,7 @@ namespace tessera::codelets::poplin {
 void registerPoplinCodelets();
 
 // One function per vertex family (each defined in its own file).
-void registerMatMulVertices();  // MatMulVertices.cpp
+void registerMatMulVertices();   // MatMulVertices.cpp
 void registerPartialsVertices(); // PartialsVertices.cpp
 
 } // namespace tessera::codelets::poplin

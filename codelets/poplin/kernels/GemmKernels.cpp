@@ -1,8 +1,8 @@
 // Written once with Highway, compiled for each enabled target, dispatched at run time.
 //
-// Blocking: B is packed one panel of NR = 2 vectors of columns at a time (k rows of NR
-// contiguous floats, zero-padded at the right edge); the panel is then swept by an MR×NR
-// accumulator tile held in registers (MR = 8 with 32 vector registers, 6 otherwise), one
+// Blocking: B is walked one panel of NR = 2 vectors of columns at a time (read in place; the
+// ragged right-edge panel is packed into k rows of NR floats, zero-padded); each panel is swept by
+// an MR×NR accumulator tile held in registers (MR = 8 with 32 vector registers, 6 otherwise), one
 // broadcast of A and two FMAs per row and k step.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "poplin/kernels/GemmKernels.cpp"
@@ -43,19 +43,30 @@ HWY_INLINE void PackPanel(std::size_t k, const float *HWY_RESTRICT b, std::size_
 // C[R×cols] = A[R×k] · panel, R ≤ kRowsPerTile rows.
 template <std::size_t R>
 HWY_INLINE void MicroTile(std::size_t k, const float *HWY_RESTRICT a, std::size_t lda,
-                          const float *HWY_RESTRICT panel, float *HWY_RESTRICT c,
-                          std::size_t ldc, std::size_t cols) {
+                          const float *HWY_RESTRICT panel, std::size_t ldp, float *HWY_RESTRICT c,
+                          std::size_t ldc, std::size_t cols, bool accumulate) {
   const D d;
   const std::size_t lanes = hn::Lanes(d), nr = 2 * lanes;
   using V = hn::Vec<D>;
   V acc0[R], acc1[R];
+  HWY_ALIGN float tmp[2 * HWY_MAX_BYTES / sizeof(float)];
   for (std::size_t r = 0; r < R; ++r) {
-    acc0[r] = hn::Zero(d);
-    acc1[r] = hn::Zero(d);
+    if (!accumulate) {
+      acc0[r] = hn::Zero(d);
+      acc1[r] = hn::Zero(d);
+    } else if (cols == nr) {
+      acc0[r] = hn::LoadU(d, c + r * ldc);
+      acc1[r] = hn::LoadU(d, c + r * ldc + lanes);
+    } else {
+      std::memcpy(tmp, c + r * ldc, cols * sizeof(float));
+      std::fill(tmp + cols, tmp + nr, 0.0f);
+      acc0[r] = hn::Load(d, tmp);
+      acc1[r] = hn::Load(d, tmp + lanes);
+    }
   }
   for (std::size_t p = 0; p < k; ++p) {
-    const V b0 = hn::LoadU(d, panel + p * nr);
-    const V b1 = hn::LoadU(d, panel + p * nr + lanes);
+    const V b0 = hn::LoadU(d, panel + p * ldp);
+    const V b1 = hn::LoadU(d, panel + p * ldp + lanes);
     for (std::size_t r = 0; r < R; ++r) {
       const V av = hn::Set(d, a[r * lda + p]);
       acc0[r] = hn::MulAdd(av, b0, acc0[r]);
@@ -69,7 +80,6 @@ HWY_INLINE void MicroTile(std::size_t k, const float *HWY_RESTRICT a, std::size_
     }
     return;
   }
-  HWY_ALIGN float tmp[2 * HWY_MAX_LANES_D(D)];
   for (std::size_t r = 0; r < R; ++r) {
     hn::Store(acc0[r], d, tmp);
     hn::Store(acc1[r], d, tmp + lanes);
@@ -79,33 +89,45 @@ HWY_INLINE void MicroTile(std::size_t k, const float *HWY_RESTRICT a, std::size_
 
 template <std::size_t R>
 HWY_INLINE void EdgeRows(std::size_t rows, std::size_t k, const float *a, std::size_t lda,
-                         const float *panel, float *c, std::size_t ldc, std::size_t cols) {
+                         const float *panel, std::size_t ldp, float *c, std::size_t ldc,
+                         std::size_t cols, bool accumulate) {
   if constexpr (R > 0) {
     if (rows == R)
-      return MicroTile<R>(k, a, lda, panel, c, ldc, cols);
-    EdgeRows<R - 1>(rows, k, a, lda, panel, c, ldc, cols);
+      return MicroTile<R>(k, a, lda, panel, ldp, c, ldc, cols, accumulate);
+    EdgeRows<R - 1>(rows, k, a, lda, panel, ldp, c, ldc, cols, accumulate);
   }
 }
 
 void GemmFloat(std::size_t m, std::size_t n, std::size_t k, const float *HWY_RESTRICT a,
-               std::size_t lda, const float *HWY_RESTRICT b, std::size_t ldb,
-               float *HWY_RESTRICT c, std::size_t ldc, float *HWY_RESTRICT scratch) {
+               std::size_t lda, const float *HWY_RESTRICT b, std::size_t ldb, float *HWY_RESTRICT c,
+               std::size_t ldc, bool accumulate, float *HWY_RESTRICT scratch) {
   const D d;
   const std::size_t nr = 2 * hn::Lanes(d);
   if (k == 0) {
+    if (accumulate)
+      return;
     for (std::size_t i = 0; i < m; ++i)
       std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
     return;
   }
   for (std::size_t j0 = 0; j0 < n; j0 += nr) {
     const std::size_t cols = std::min(nr, n - j0);
-    PackPanel(k, b + j0, ldb, cols, nr, scratch);
+    // Full panels are read in place (a tile's blocks are small enough for its caches); only a
+    // ragged right-edge panel is packed, zero-padded to NR columns.
+    const float *panel = b + j0;
+    std::size_t ldp = ldb;
+    if (cols < nr) {
+      PackPanel(k, b + j0, ldb, cols, nr, scratch);
+      panel = scratch;
+      ldp = nr;
+    }
     std::size_t i = 0;
     for (; i + kRowsPerTile <= m; i += kRowsPerTile)
-      MicroTile<kRowsPerTile>(k, a + i * lda, lda, scratch, c + i * ldc + j0, ldc, cols);
+      MicroTile<kRowsPerTile>(k, a + i * lda, lda, panel, ldp, c + i * ldc + j0, ldc, cols,
+                              accumulate);
     if (i < m)
-      EdgeRows<kRowsPerTile - 1>(m - i, k, a + i * lda, lda, scratch, c + i * ldc + j0, ldc,
-                                 cols);
+      EdgeRows<kRowsPerTile - 1>(m - i, k, a + i * lda, lda, panel, ldp, c + i * ldc + j0, ldc,
+                                 cols, accumulate);
   }
 }
 

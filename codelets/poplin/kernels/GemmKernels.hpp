@@ -1,9 +1,10 @@
 // Register-blocked fp32 GEMM micro-kernels for poplin's matrix-multiply vertices.
 //
-// Contract of every kernel here: C[m×n] = A[m×k] · B[k×n] (row-major, row strides lda, ldb,
-// ldc). Each element of C is one chain of fused multiply-adds over k in increasing order,
-// starting from zero, so its value does not depend on the blocking, the SIMD width or how
-// callers split rows and columns between workers.
+// Contract of every kernel here: C[m×n] = A[m×k] · B[k×n], or C += A · B when `accumulate`
+// (row-major, row strides lda, ldb, ldc). Each element of C is one chain of fused multiply-adds
+// over k in increasing order, starting from zero (or from C), so its value does not depend on
+// the blocking, the SIMD width or how callers split rows and columns between workers — and
+// splitting k into consecutive accumulating calls gives the same chain as one call.
 #pragma once
 
 #include <cmath>
@@ -17,10 +18,10 @@ inline constexpr std::size_t kGemmColumnUnit = 32;
 /// Floats of packing scratch a GEMM kernel needs for inner dimension k.
 inline constexpr std::size_t gemmScratchFloats(std::size_t k) { return k * kGemmColumnUnit; }
 
-/// `scratch` holds gemmScratchFloats(k) floats (packed panels of B).
+/// `scratch` holds gemmScratchFloats(k) floats (the packed, zero-padded right-edge panel of B).
 using GemmFloatFn = void (*)(std::size_t m, std::size_t n, std::size_t k, const float *a,
                              std::size_t lda, const float *b, std::size_t ldb, float *c,
-                             std::size_t ldc, float *scratch);
+                             std::size_t ldc, bool accumulate, float *scratch);
 
 /// The best Highway variant for this CPU, resolved once.
 GemmFloatFn gemmFloatKernel();
@@ -28,10 +29,10 @@ GemmFloatFn gemmFloatKernel();
 /// Scalar reference the tests compare the kernel with (same FMA order).
 inline void gemmFloatReference(std::size_t m, std::size_t n, std::size_t k, const float *a,
                                std::size_t lda, const float *b, std::size_t ldb, float *c,
-                               std::size_t ldc) {
+                               std::size_t ldc, bool accumulate) {
   for (std::size_t i = 0; i < m; ++i)
     for (std::size_t j = 0; j < n; ++j) {
-      float acc = 0.0f;
+      float acc = accumulate ? c[i * ldc + j] : 0.0f;
       for (std::size_t p = 0; p < k; ++p)
         acc = std::fma(a[i * lda + p], b[p * ldb + j], acc);
       c[i * ldc + j] = acc;

@@ -1,0 +1,12 @@
+#include "popnn/PopnnCodelets.hpp"
+
+#include <mutex>
+
+namespace tessera::codelets::popnn {
+
+void registerPopnnCodelets() {
+  static std::once_flag once;
+  std::call_once(once, [] { registerSoftmaxVertices(); });
+}
+
+} // namespace tessera::codelets::popnn

@@ -1,0 +1,12 @@
+// Registration of popnn's built-in vertex types (called by popnn::addCodelets).
+#pragma once
+
+namespace tessera::codelets::popnn {
+
+/// Registers every popnn vertex type with the SDK's registry. Idempotent and thread-safe.
+void registerPopnnCodelets();
+
+// One function per vertex family (each defined in its own file).
+void registerSoftmaxVertices();
+
+} // namespace tessera::codelets::popnn

@@ -1,0 +1,172 @@
+// Matrix multiplication on tiles: C = A · B, C += k · A · B, and their grouped forms.
+//
+// Every function plans how to split the product over the target's tiles (poplin/MatMulPlan.hpp):
+// blocks of rows, columns and the inner dimension, each on its own tile, within
+// `availableMemoryProportion` of each tile's memory; the inner dimension may be split, in which
+// case fp32 partial products are summed in a fixed order by a second compute set. Operands may
+// be any views (e.g. `A.transpose()`); they need no exchange when created with
+// createMatMulInputLHS / createMatMulInputRHS for the same shapes and options.
+//
+// Options (poplar::OptionFlags):
+//  - `availableMemoryProportion`: fraction of each tile's memory the operation may use,
+//    in (0, 1] (default 0.6);
+//  - `partialsType`: "float" (default) or "half" — Tessera always accumulates in fp32, which is
+//    at least as accurate;
+//  - `fullyConnectedPass`: NONE (default), INFERENCE_FWD, TRAINING_FWD, TRAINING_BWD,
+//    TRAINING_WU — accepted for compatibility; the plan is chosen from the shapes alone;
+//  - PopLibs' tuning options `planConstraints`, `remapOutputTensor`, `enableMultiStageReduce`,
+//    `enableFastReduce`, `use128BitConvUnitLoad`, `inputRHSIsPreArranged`,
+//    `disableSRForAMPConvs` are accepted and have no effect.
+// An unknown option, or a bad value, throws poplar::invalid_option naming it. Shape or type
+// errors throw poputil::poplibs_error naming the operand.
+#pragma once
+
+#include <cstddef>
+#include <iosfwd>
+#include <memory>
+#include <vector>
+
+#include <poplar/DebugContext.hpp>
+#include <poplar/Graph.hpp>
+#include <poplar/OptionFlags.hpp>
+#include <poplar/Program.hpp>
+#include <poplar/Tensor.hpp>
+#include <poplar/Type.hpp>
+
+namespace poplin {
+
+/// The training pass a fully-connected layer's multiply belongs to (the `fullyConnectedPass`
+/// option).
+enum class FullyConnectedPass { NONE, INFERENCE_FWD, TRAINING_FWD, TRAINING_BWD, TRAINING_WU };
+
+class PlanningCacheImpl;
+
+/// Remembers plans by (shapes, types, options, target) so repeated multiplies of one shape plan
+/// once. Thread-safe; owned by the caller and passed by pointer (null: no caching).
+class PlanningCache {
+public:
+  PlanningCache();
+  ~PlanningCache();
+  PlanningCache(const PlanningCache &) = delete;
+  PlanningCache &operator=(const PlanningCache &) = delete;
+  /// Number of plans held.
+  std::size_t size() const;
+
+  std::unique_ptr<PlanningCacheImpl> impl;
+};
+
+namespace matmul {
+using PlanningCache = poplin::PlanningCache; ///< The older PopLibs spelling.
+}
+
+/// C = A · B for matrices A [M][K] and B [K][N]; returns a new tensor C [M][N] of `outputType`,
+/// mapped to tiles. A and B have one type, FLOAT or HALF.
+poplar::Tensor matMul(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &B,
+                      poplar::program::Sequence &prog, const poplar::Type &outputType,
+                      const poplar::DebugContext &debugContext = {},
+                      const poplar::OptionFlags &options = {}, PlanningCache *cache = nullptr);
+
+/// As above with the output type of A.
+poplar::Tensor matMul(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &B,
+                      poplar::program::Sequence &prog,
+                      const poplar::DebugContext &debugContext = {},
+                      const poplar::OptionFlags &options = {}, PlanningCache *cache = nullptr);
+
+/// out = A · B into an existing tensor `out` [M][N] (FLOAT or HALF).
+void matMulWithOutput(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &B,
+                      const poplar::Tensor &out, poplar::program::Sequence &prog,
+                      const poplar::DebugContext &debugContext = {},
+                      const poplar::OptionFlags &options = {}, PlanningCache *cache = nullptr);
+
+/// C += k · A · B for an existing C [M][N].
+void matMulAcc(poplar::Graph &graph, const poplar::Tensor &C, float k, const poplar::Tensor &A,
+               const poplar::Tensor &B, poplar::program::Sequence &prog,
+               const poplar::DebugContext &debugContext = {},
+               const poplar::OptionFlags &options = {}, PlanningCache *cache = nullptr);
+
+/// C[g] = A[g] · B[g] for A [G][M][K] and B [G][K][N]; returns C [G][M][N].
+poplar::Tensor matMulGrouped(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &B,
+                             poplar::program::Sequence &prog, const poplar::Type &outputType,
+                             const poplar::DebugContext &debugContext = {},
+                             const poplar::OptionFlags &options = {},
+                             PlanningCache *cache = nullptr);
+
+/// out[g] = A[g] · B[g] into an existing out [G][M][N].
+void matMulGroupedWithOutput(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &B,
+                             const poplar::Tensor &out, poplar::program::Sequence &prog,
+                             const poplar::DebugContext &debugContext = {},
+                             const poplar::OptionFlags &options = {},
+                             PlanningCache *cache = nullptr);
+
+/// C[g] += k · A[g] · B[g].
+void matMulGroupedAcc(poplar::Graph &graph, const poplar::Tensor &C, float k,
+                      const poplar::Tensor &A, const poplar::Tensor &B,
+                      poplar::program::Sequence &prog,
+                      const poplar::DebugContext &debugContext = {},
+                      const poplar::OptionFlags &options = {}, PlanningCache *cache = nullptr);
+
+/// A new LHS operand of shape `aShape` ({M,K}) laid out as the plan for aShape × bShape wants:
+/// each block on the tile that multiplies it.
+poplar::Tensor createMatMulInputLHS(poplar::Graph &graph, const poplar::Type &inputType,
+                                    const poplar::Type &outputType,
+                                    const std::vector<std::size_t> &aShape,
+                                    const std::vector<std::size_t> &bShape,
+                                    const poplar::DebugContext &debugContext,
+                                    const poplar::OptionFlags &options = {},
+                                    PlanningCache *cache = nullptr);
+/// As above with outputType = dataType.
+poplar::Tensor createMatMulInputLHS(poplar::Graph &graph, const poplar::Type &dataType,
+                                    const std::vector<std::size_t> &aShape,
+                                    const std::vector<std::size_t> &bShape,
+                                    const poplar::DebugContext &debugContext,
+                                    const poplar::OptionFlags &options = {},
+                                    PlanningCache *cache = nullptr);
+
+/// A new RHS operand of shape `bShape` ({K,N}) laid out as the plan wants.
+poplar::Tensor createMatMulInputRHS(poplar::Graph &graph, const poplar::Type &inputType,
+                                    const poplar::Type &outputType,
+                                    const std::vector<std::size_t> &aShape,
+                                    const std::vector<std::size_t> &bShape,
+                                    const poplar::DebugContext &debugContext,
+                                    const poplar::OptionFlags &options = {},
+                                    PlanningCache *cache = nullptr);
+poplar::Tensor createMatMulInputRHS(poplar::Graph &graph, const poplar::Type &dataType,
+                                    const std::vector<std::size_t> &aShape,
+                                    const std::vector<std::size_t> &bShape,
+                                    const poplar::DebugContext &debugContext,
+                                    const poplar::OptionFlags &options = {},
+                                    PlanningCache *cache = nullptr);
+
+/// Grouped forms: shapes {G,M,K} and {G,K,N}.
+poplar::Tensor createMatMulGroupedInputLHS(poplar::Graph &graph, const poplar::Type &inputType,
+                                           const poplar::Type &outputType,
+                                           const std::vector<std::size_t> &aShape,
+                                           const std::vector<std::size_t> &bShape,
+                                           const poplar::DebugContext &debugContext,
+                                           const poplar::OptionFlags &options = {},
+                                           PlanningCache *cache = nullptr);
+poplar::Tensor createMatMulGroupedInputRHS(poplar::Graph &graph, const poplar::Type &inputType,
+                                           const poplar::Type &outputType,
+                                           const std::vector<std::size_t> &aShape,
+                                           const std::vector<std::size_t> &bShape,
+                                           const poplar::DebugContext &debugContext,
+                                           const poplar::OptionFlags &options = {},
+                                           PlanningCache *cache = nullptr);
+
+/// Prints the plan a multiply of these shapes would use (see MatMulPlan.hpp).
+void matMulReportPlan(std::ostream &out, const poplar::Graph &graph, const poplar::Type &inputType,
+                      const poplar::Type &outputType, const std::vector<std::size_t> &aShape,
+                      const std::vector<std::size_t> &bShape,
+                      const poplar::OptionFlags &options = {}, PlanningCache *cache = nullptr);
+void matMulGroupedReportPlan(std::ostream &out, const poplar::Graph &graph,
+                             const poplar::Type &inputType, const poplar::Type &outputType,
+                             const std::vector<std::size_t> &aShape,
+                             const std::vector<std::size_t> &bShape,
+                             const poplar::OptionFlags &options = {},
+                             PlanningCache *cache = nullptr);
+/// Tessera shorthand: the FLOAT plan for aShape × bShape.
+void reportPlanInfo(std::ostream &out, const poplar::Graph &graph,
+                    const std::vector<std::size_t> &aShape, const std::vector<std::size_t> &bShape,
+                    const poplar::OptionFlags &options = {}, PlanningCache *cache = nullptr);
+
+} // namespace poplin

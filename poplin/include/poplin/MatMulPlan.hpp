@@ -1,0 +1,62 @@
+// How poplin splits a (grouped) matrix multiply over tiles — a Tessera extension that makes the
+// planner's decision inspectable; `matMulReportPlan` prints the same information.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <iosfwd>
+#include <vector>
+
+#include <poplar/Graph.hpp>
+#include <poplar/OptionFlags.hpp>
+#include <poplar/Type.hpp>
+
+namespace poplin {
+
+class PlanningCache;
+
+/// A plan for C[G][M][N] = A[G][M][K] · B[G][K][N]. The problem is cut into work units of
+/// `groupsPerBlock × rowsPerBlock × colsPerBlock × innerPerBlock` (the last blocks may be
+/// smaller); each unit runs on its own tile. When `innerBlocks > 1` every unit writes fp32
+/// partial products and a second compute set sums the `innerBlocks` partials of each output
+/// element in block order (a fixed order, so results never depend on the host threads).
+/// When `innerSteps > 1` each unit walks its inner block in that many serial steps (one compute
+/// set each, accumulating into its fp32 partials), so only one step's operand slices are
+/// exchanged at a time; the operand blocks are then spread over the tiles that share them.
+struct MatMulPlan {
+  std::size_t groups = 0, rows = 0, cols = 0, inner = 0; ///< G, M, N, K
+  std::size_t groupsPerBlock = 0, rowsPerBlock = 0, colsPerBlock = 0, innerPerBlock = 0;
+  std::size_t groupBlocks = 0, rowBlocks = 0, colBlocks = 0, innerBlocks = 0;
+  std::size_t innerSteps = 1; ///< Serial steps per inner block, each of innerPerStep.
+  std::size_t innerPerStep = 0;
+  poplar::Type inputType = poplar::FLOAT;
+  poplar::Type outputType = poplar::FLOAT;
+  poplar::Type partialsType = poplar::FLOAT;
+  unsigned tilesUsed = 0;
+  /// Bytes the busiest tile holds for this operation (operand blocks, outputs or partials,
+  /// exchanged partials) and the budget it had to fit: availableMemoryProportion × bytes/tile.
+  std::uint64_t bytesPerTile = 0;
+  std::uint64_t bytesBudget = 0;
+  /// False when no split fits the budget; the plan is then the one needing least memory.
+  bool fitsBudget = true;
+  /// The cost model's estimate (IPU cycles): compute, exchange and partials reduction.
+  std::uint64_t computeCycles = 0, exchangeCycles = 0, reduceCycles = 0, totalCycles = 0;
+
+  /// The tile of work unit (group block, row block, column block, inner block).
+  unsigned tileOf(std::size_t g, std::size_t i, std::size_t j, std::size_t p) const {
+    return static_cast<unsigned>(((g * rowBlocks + i) * colBlocks + j) * innerBlocks + p);
+  }
+};
+
+/// Prints the plan in a few lines (split, block sizes, tiles, memory, cycle estimate).
+std::ostream &operator<<(std::ostream &os, const MatMulPlan &plan);
+
+/// The plan matMul / matMulGrouped would use for these shapes: 2-D shapes {M,K} × {K,N} or
+/// grouped 3-D shapes {G,M,K} × {G,K,N}. Throws poputil::poplibs_error for inconsistent shapes
+/// and poplar::invalid_option for bad options.
+MatMulPlan getMatMulPlan(const poplar::Graph &graph, const poplar::Type &inputType,
+                         const poplar::Type &outputType, const std::vector<std::size_t> &aShape,
+                         const std::vector<std::size_t> &bShape,
+                         const poplar::OptionFlags &options = {}, PlanningCache *cache = nullptr);
+
+} // namespace poplin

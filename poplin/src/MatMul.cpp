@@ -1,0 +1,262 @@
+// poplin's matrix-multiply entry points: argument checks, then plan and build.
+#include <poplin/MatMul.hpp>
+
+#include <optional>
+#include <ostream>
+#include <sstream>
+
+#include <poputil/exceptions.hpp>
+
+#include "MatMulBuild.hpp"
+#include "MatMulOptions.hpp"
+#include "MatMulPlanner.hpp"
+
+namespace poplin {
+namespace {
+
+std::string shapeString(const std::vector<std::size_t> &shape) {
+  std::ostringstream os;
+  os << '[';
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    os << (i ? "," : "") << shape[i];
+  os << ']';
+  return os.str();
+}
+
+[[noreturn]] void fail(const std::string &fn, const std::string &what) {
+  throw poputil::poplibs_error("poplin::" + fn + ": " + what);
+}
+
+void checkRank(const std::string &fn, const char *operand, const std::vector<std::size_t> &shape,
+               std::size_t rank) {
+  if (shape.size() != rank)
+    fail(fn, std::string(operand) + " must have rank " + std::to_string(rank) + " (" +
+                 (rank == 2 ? "a matrix" : "[groups][rows][cols]") + ") but has shape " +
+                 shapeString(shape));
+}
+
+void checkType(const std::string &fn, const char *operand, const poplar::Type &t) {
+  if (t != poplar::FLOAT && t != poplar::HALF)
+    fail(fn, std::string(operand) + " has type " + t.toString() + "; expected float or half");
+}
+
+/// Checks grouped shapes {G,M,K} × {G,K,N}.
+void checkShapes(const std::string &fn, const std::vector<std::size_t> &a,
+                 const std::vector<std::size_t> &b, std::size_t rank) {
+  checkRank(fn, "A (the left operand)", a, rank);
+  checkRank(fn, "B (the right operand)", b, rank);
+  if (rank == 3 && a[0] != b[0])
+    fail(fn, "group counts differ: A " + shapeString(a) + " has " + std::to_string(a[0]) +
+                 " groups, B " + shapeString(b) + " has " + std::to_string(b[0]));
+  if (a[rank - 1] != b[rank - 2])
+    fail(fn, "inner dimensions do not match: A " + shapeString(a) + " has " +
+                 std::to_string(a[rank - 1]) + " columns but B " + shapeString(b) + " has " +
+                 std::to_string(b[rank - 2]) + " rows");
+}
+
+std::vector<std::size_t> grouped(const std::vector<std::size_t> &s) {
+  return s.size() == 2 ? std::vector<std::size_t>{1, s[0], s[1]} : s;
+}
+
+MatMulPlan plan(const poplar::Graph &graph, const poplar::Type &in, const poplar::Type &out,
+                const std::vector<std::size_t> &a3, const std::vector<std::size_t> &b3,
+                const poplar::OptionFlags &options, PlanningCache *cache) {
+  const auto opts = detail::parseMatMulOptions(options);
+  return detail::planMatMul(graph.getTarget(), in, out, a3[0], a3[1], b3[2], a3[2], opts, cache);
+}
+
+/// The common path of every multiply: 3-D views A, B and an output (new when `out` is null).
+poplar::Tensor run(const std::string &fn, poplar::Graph &graph, const poplar::Tensor &A,
+                   const poplar::Tensor &B, const poplar::Tensor *out,
+                   const poplar::Type &outputType, std::optional<float> scale, std::size_t rank,
+                   poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
+                   const poplar::OptionFlags &options, PlanningCache *cache) {
+  checkShapes(fn, A.shape(), B.shape(), rank);
+  checkType(fn, "A (the left operand)", A.elementType());
+  if (A.elementType() != B.elementType())
+    fail(fn, "A has type " + A.elementType().toString() + " but B has type " +
+                 B.elementType().toString());
+  checkType(fn, "the output", outputType);
+  const auto a3 = grouped(A.shape()), b3 = grouped(B.shape());
+  const std::vector<std::size_t> c3{a3[0], a3[1], b3[2]};
+  const std::vector<std::size_t> cShape = rank == 2 ? std::vector<std::size_t>{a3[1], b3[2]} : c3;
+  if (out && out->shape() != cShape)
+    fail(fn, std::string(scale ? "C (the accumulator)" : "out") + " has shape " +
+                 shapeString(out->shape()) + "; expected " + shapeString(cShape));
+  const MatMulPlan p = plan(graph, A.elementType(), outputType, a3, b3, options, cache);
+  const std::string name =
+      debugContext.getPathName().empty() ? "matMul" : debugContext.getPathName();
+  poplar::Tensor result =
+      out ? *out : detail::createBlockedTensor(graph, p, detail::Operand::Output, outputType, name);
+  if (!out && rank == 2)
+    result = result.reshape(cShape);
+  const poplar::Tensor r3 = rank == 2 ? result.reshape(c3) : result;
+  detail::buildMatMul(graph, p, rank == 2 ? A.reshape(a3) : A, rank == 2 ? B.reshape(b3) : B, r3,
+                      scale, prog, name);
+  return result;
+}
+
+poplar::Tensor createInput(const std::string &fn, poplar::Graph &graph, const poplar::Type &in,
+                           const poplar::Type &out, const std::vector<std::size_t> &aShape,
+                           const std::vector<std::size_t> &bShape, std::size_t rank,
+                           detail::Operand which, const poplar::DebugContext &debugContext,
+                           const poplar::OptionFlags &options, PlanningCache *cache) {
+  checkShapes(fn, aShape, bShape, rank);
+  checkType(fn, "the input type", in);
+  checkType(fn, "the output type", out);
+  const auto a3 = grouped(aShape), b3 = grouped(bShape);
+  const MatMulPlan p = plan(graph, in, out, a3, b3, options, cache);
+  poplar::Tensor t = detail::createBlockedTensor(graph, p, which, in, debugContext.getPathName());
+  return rank == 2 ? t.reshape(which == detail::Operand::LHS ? aShape : bShape) : t;
+}
+
+} // namespace
+
+poplar::Tensor matMul(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &B,
+                      poplar::program::Sequence &prog, const poplar::Type &outputType,
+                      const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
+                      PlanningCache *cache) {
+  return run("matMul", graph, A, B, nullptr, outputType, std::nullopt, 2, prog, debugContext,
+             options, cache);
+}
+
+poplar::Tensor matMul(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &B,
+                      poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
+                      const poplar::OptionFlags &options, PlanningCache *cache) {
+  return matMul(graph, A, B, prog, A.elementType(), debugContext, options, cache);
+}
+
+void matMulWithOutput(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &B,
+                      const poplar::Tensor &out, poplar::program::Sequence &prog,
+                      const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
+                      PlanningCache *cache) {
+  run("matMulWithOutput", graph, A, B, &out, out.elementType(), std::nullopt, 2, prog, debugContext,
+      options, cache);
+}
+
+void matMulAcc(poplar::Graph &graph, const poplar::Tensor &C, float k, const poplar::Tensor &A,
+               const poplar::Tensor &B, poplar::program::Sequence &prog,
+               const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
+               PlanningCache *cache) {
+  run("matMulAcc", graph, A, B, &C, C.elementType(), k, 2, prog, debugContext, options, cache);
+}
+
+poplar::Tensor matMulGrouped(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &B,
+                             poplar::program::Sequence &prog, const poplar::Type &outputType,
+                             const poplar::DebugContext &debugContext,
+                             const poplar::OptionFlags &options, PlanningCache *cache) {
+  return run("matMulGrouped", graph, A, B, nullptr, outputType, std::nullopt, 3, prog, debugContext,
+             options, cache);
+}
+
+void matMulGroupedWithOutput(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &B,
+                             const poplar::Tensor &out, poplar::program::Sequence &prog,
+                             const poplar::DebugContext &debugContext,
+                             const poplar::OptionFlags &options, PlanningCache *cache) {
+  run("matMulGroupedWithOutput", graph, A, B, &out, out.elementType(), std::nullopt, 3, prog,
+      debugContext, options, cache);
+}
+
+void matMulGroupedAcc(poplar::Graph &graph, const poplar::Tensor &C, float k,
+                      const poplar::Tensor &A, const poplar::Tensor &B,
+                      poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
+                      const poplar::OptionFlags &options, PlanningCache *cache) {
+  run("matMulGroupedAcc", graph, A, B, &C, C.elementType(), k, 3, prog, debugContext, options,
+      cache);
+}
+
+poplar::Tensor createMatMulInputLHS(poplar::Graph &graph, const poplar::Type &inputType,
+                                    const poplar::Type &outputType,
+                                    const std::vector<std::size_t> &aShape,
+                                    const std::vector<std::size_t> &bShape,
+                                    const poplar::DebugContext &debugContext,
+                                    const poplar::OptionFlags &options, PlanningCache *cache) {
+  return createInput("createMatMulInputLHS", graph, inputType, outputType, aShape, bShape, 2,
+                     detail::Operand::LHS, debugContext, options, cache);
+}
+
+poplar::Tensor createMatMulInputLHS(poplar::Graph &graph, const poplar::Type &dataType,
+                                    const std::vector<std::size_t> &aShape,
+                                    const std::vector<std::size_t> &bShape,
+                                    const poplar::DebugContext &debugContext,
+                                    const poplar::OptionFlags &options, PlanningCache *cache) {
+  return createMatMulInputLHS(graph, dataType, dataType, aShape, bShape, debugContext, options,
+                              cache);
+}
+
+poplar::Tensor createMatMulInputRHS(poplar::Graph &graph, const poplar::Type &inputType,
+                                    const poplar::Type &outputType,
+                                    const std::vector<std::size_t> &aShape,
+                                    const std::vector<std::size_t> &bShape,
+                                    const poplar::DebugContext &debugContext,
+                                    const poplar::OptionFlags &options, PlanningCache *cache) {
+  return createInput("createMatMulInputRHS", graph, inputType, outputType, aShape, bShape, 2,
+                     detail::Operand::RHS, debugContext, options, cache);
+}
+
+poplar::Tensor createMatMulInputRHS(poplar::Graph &graph, const poplar::Type &dataType,
+                                    const std::vector<std::size_t> &aShape,
+                                    const std::vector<std::size_t> &bShape,
+                                    const poplar::DebugContext &debugContext,
+                                    const poplar::OptionFlags &options, PlanningCache *cache) {
+  return createMatMulInputRHS(graph, dataType, dataType, aShape, bShape, debugContext, options,
+                              cache);
+}
+
+poplar::Tensor createMatMulGroupedInputLHS(poplar::Graph &graph, const poplar::Type &inputType,
+                                           const poplar::Type &outputType,
+                                           const std::vector<std::size_t> &aShape,
+                                           const std::vector<std::size_t> &bShape,
+                                           const poplar::DebugContext &debugContext,
+                                           const poplar::OptionFlags &options,
+                                           PlanningCache *cache) {
+  return createInput("createMatMulGroupedInputLHS", graph, inputType, outputType, aShape, bShape, 3,
+                     detail::Operand::LHS, debugContext, options, cache);
+}
+
+poplar::Tensor createMatMulGroupedInputRHS(poplar::Graph &graph, const poplar::Type &inputType,
+                                           const poplar::Type &outputType,
+                                           const std::vector<std::size_t> &aShape,
+                                           const std::vector<std::size_t> &bShape,
+                                           const poplar::DebugContext &debugContext,
+                                           const poplar::OptionFlags &options,
+                                           PlanningCache *cache) {
+  return createInput("createMatMulGroupedInputRHS", graph, inputType, outputType, aShape, bShape, 3,
+                     detail::Operand::RHS, debugContext, options, cache);
+}
+
+MatMulPlan getMatMulPlan(const poplar::Graph &graph, const poplar::Type &inputType,
+                         const poplar::Type &outputType, const std::vector<std::size_t> &aShape,
+                         const std::vector<std::size_t> &bShape, const poplar::OptionFlags &options,
+                         PlanningCache *cache) {
+  const std::size_t rank = aShape.size() == 3 ? 3 : 2;
+  checkShapes("getMatMulPlan", aShape, bShape, rank);
+  checkType("getMatMulPlan", "the input type", inputType);
+  checkType("getMatMulPlan", "the output type", outputType);
+  return plan(graph, inputType, outputType, grouped(aShape), grouped(bShape), options, cache);
+}
+
+void matMulReportPlan(std::ostream &out, const poplar::Graph &graph, const poplar::Type &inputType,
+                      const poplar::Type &outputType, const std::vector<std::size_t> &aShape,
+                      const std::vector<std::size_t> &bShape, const poplar::OptionFlags &options,
+                      PlanningCache *cache) {
+  checkShapes("matMulReportPlan", aShape, bShape, 2);
+  out << getMatMulPlan(graph, inputType, outputType, aShape, bShape, options, cache);
+}
+
+void matMulGroupedReportPlan(std::ostream &out, const poplar::Graph &graph,
+                             const poplar::Type &inputType, const poplar::Type &outputType,
+                             const std::vector<std::size_t> &aShape,
+                             const std::vector<std::size_t> &bShape,
+                             const poplar::OptionFlags &options, PlanningCache *cache) {
+  checkShapes("matMulGroupedReportPlan", aShape, bShape, 3);
+  out << getMatMulPlan(graph, inputType, outputType, aShape, bShape, options, cache);
+}
+
+void reportPlanInfo(std::ostream &out, const poplar::Graph &graph,
+                    const std::vector<std::size_t> &aShape, const std::vector<std::size_t> &bShape,
+                    const poplar::OptionFlags &options, PlanningCache *cache) {
+  out << getMatMulPlan(graph, poplar::FLOAT, poplar::FLOAT, aShape, bShape, options, cache);
+}
+
+} // namespace poplin

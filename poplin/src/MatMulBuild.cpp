@@ -1,0 +1,179 @@
+#include "MatMulBuild.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include <poputil/VertexTemplates.hpp>
+
+namespace poplin::detail {
+namespace {
+
+struct Range {
+  std::size_t begin, end;
+  std::size_t size() const { return end - begin; }
+};
+
+Range blockRange(std::size_t index, std::size_t blockSize, std::size_t total) {
+  return {std::min(total, index * blockSize), std::min(total, (index + 1) * blockSize)};
+}
+
+} // namespace
+
+poplar::Tensor createBlockedTensor(poplar::Graph &graph, const MatMulPlan &p, Operand which,
+                                   const poplar::Type &type, const std::string &name) {
+  // Outer loops: (group block, first block dim); inner: second block dim (concatenated).
+  const bool lhs = which == Operand::LHS, rhs = which == Operand::RHS;
+  const std::size_t outerCount = rhs ? p.innerBlocks : p.rowBlocks;
+  const std::size_t innerCount = lhs ? p.innerBlocks : p.colBlocks;
+  const std::size_t outerBlock = rhs ? p.innerPerBlock : p.rowsPerBlock;
+  const std::size_t innerBlock = lhs ? p.innerPerBlock : p.colsPerBlock;
+  const std::size_t outerTotal = rhs ? p.inner : p.rows;
+  const std::size_t innerTotal = lhs ? p.inner : p.cols;
+  std::vector<poplar::Tensor> groupBlocks;
+  for (std::size_t g = 0; g < p.groupBlocks; ++g) {
+    const Range gr = blockRange(g, p.groupsPerBlock, p.groups);
+    std::vector<poplar::Tensor> rowsOfBlocks;
+    for (std::size_t o = 0; o < outerCount; ++o) {
+      const Range orr = blockRange(o, outerBlock, outerTotal);
+      std::vector<poplar::Tensor> blocks;
+      for (std::size_t i = 0; i < innerCount; ++i) {
+        const Range ir = blockRange(i, innerBlock, innerTotal);
+        poplar::Tensor t = graph.addVariable(type, {gr.size(), orr.size(), ir.size()},
+                                             name + "/block" + std::to_string(g) + "_" +
+                                                 std::to_string(o) + "_" + std::to_string(i));
+        if (lhs || rhs) {
+          // With serial inner steps, step s's slice of the block lives on the s-th (mod count)
+          // of the tiles sharing the block, so no tile holds every step at once.
+          const std::size_t kSize = lhs ? ir.size() : orr.size();
+          const unsigned kDim = lhs ? 2 : 1;
+          for (std::size_t s = 0; s < p.innerSteps; ++s) {
+            const Range sr = blockRange(s, p.innerPerStep, kSize);
+            if (sr.size() == 0 && p.innerSteps > 1)
+              continue;
+            const unsigned tile =
+                lhs ? p.tileOf(g, o, s % p.colBlocks, i) : p.tileOf(g, s % p.rowBlocks, i, o);
+            graph.setTileMapping(p.innerSteps == 1 ? t : t.slice(sr.begin, sr.end, kDim), tile);
+          }
+        } else {
+          // The output block's elements are split over the tiles that reduce its partials.
+          const std::size_t perGroup = orr.size() * ir.size();
+          poplar::Tensor flat = t.flatten();
+          for (std::size_t gg = 0; gg < gr.size(); ++gg)
+            for (std::size_t q = 0; q < p.innerBlocks; ++q) {
+              const std::size_t b = gg * perGroup + perGroup * q / p.innerBlocks;
+              const std::size_t e = gg * perGroup + perGroup * (q + 1) / p.innerBlocks;
+              if (b < e)
+                graph.setTileMapping(flat.slice(b, e), p.tileOf(g, o, i, q));
+            }
+        }
+        blocks.push_back(t);
+      }
+      rowsOfBlocks.push_back(poplar::concat(blocks, 2));
+    }
+    groupBlocks.push_back(poplar::concat(rowsOfBlocks, 1));
+  }
+  return poplar::concat(groupBlocks, 0);
+}
+
+void buildMatMul(poplar::Graph &graph, const MatMulPlan &p, const poplar::Tensor &A,
+                 const poplar::Tensor &B, const poplar::Tensor &out, std::optional<float> scale,
+                 poplar::program::Sequence &prog, const std::string &name) {
+  const bool direct = p.innerBlocks == 1 && p.innerSteps == 1 && !scale;
+  auto blockType = [&](bool accumulate) {
+    return poputil::templateVertex("poplin::MatMulBlock", p.inputType,
+                                   direct ? out.elementType() : poplar::Type(poplar::FLOAT),
+                                   accumulate);
+  };
+  std::vector<poplar::ComputeSet> steps;
+  for (std::size_t s = 0; s < p.innerSteps; ++s)
+    steps.push_back(graph.addComputeSet(name + "/products" +
+                                        (p.innerSteps > 1 ? "/step" + std::to_string(s) : "")));
+  // partials[unit] : [groups in block][rows][cols] fp32 on the unit's tile.
+  std::vector<poplar::Tensor> partials;
+  if (!direct)
+    partials.resize(p.groupBlocks * p.rowBlocks * p.colBlocks * p.innerBlocks);
+  for (std::size_t g = 0; g < p.groupBlocks; ++g) {
+    const Range gr = blockRange(g, p.groupsPerBlock, p.groups);
+    for (std::size_t i = 0; i < p.rowBlocks; ++i) {
+      const Range ir = blockRange(i, p.rowsPerBlock, p.rows);
+      for (std::size_t j = 0; j < p.colBlocks; ++j) {
+        const Range jr = blockRange(j, p.colsPerBlock, p.cols);
+        for (std::size_t q = 0; q < p.innerBlocks; ++q) {
+          const Range kr = blockRange(q, p.innerPerBlock, p.inner);
+          const unsigned tile = p.tileOf(g, i, j, q);
+          if (gr.size() == 0 || ir.size() == 0 || jr.size() == 0)
+            continue;
+          poplar::Tensor partial;
+          if (!direct) {
+            partial = graph.addVariable(poplar::FLOAT, {gr.size(), ir.size(), jr.size()},
+                                        name + "/partials");
+            graph.setTileMapping(partial, tile);
+            partials[p.tileOf(g, i, j, q)] = partial;
+          }
+          for (std::size_t s = 0; s < p.innerSteps; ++s) {
+            const Range sr = blockRange(s, p.innerPerStep, kr.size());
+            if (s > 0 && sr.size() == 0)
+              continue;
+            const std::size_t k0 = kr.begin + sr.begin, k1 = kr.begin + sr.end;
+            for (std::size_t gg = 0; gg < gr.size(); ++gg) {
+              const std::size_t group = gr.begin + gg;
+              poplar::Tensor c =
+                  direct ? out[group].slice({ir.begin, jr.begin}, {ir.end, jr.end}) : partial[gg];
+              auto v =
+                  graph.addVertex(steps[s], blockType(s > 0),
+                                  {{"a", A[group].slice({ir.begin, k0}, {ir.end, k1}).flatten()},
+                                   {"b", B[group].slice({k0, jr.begin}, {k1, jr.end}).flatten()},
+                                   {"c", c.flatten()}});
+              graph.setInitialValue(v["m"], static_cast<unsigned>(ir.size()));
+              graph.setInitialValue(v["n"], static_cast<unsigned>(jr.size()));
+              graph.setInitialValue(v["k"], static_cast<unsigned>(k1 - k0));
+              graph.setTileMapping(v, tile);
+            }
+          }
+        }
+      }
+    }
+  }
+  for (const auto &cs : steps)
+    prog.add(poplar::program::Execute(cs, name + "/products"));
+  if (direct)
+    return;
+
+  // Each output block's elements are cut into innerBlocks pieces; piece q is summed on the tile
+  // of unit q from the partials of units 0, 1, …, innerBlocks-1 in that order.
+  const std::string reduceType = poputil::templateVertex(
+      scale ? "poplin::ScaledAddPartials" : "poplin::ReducePartials", out.elementType());
+  poplar::ComputeSet reduce = graph.addComputeSet(name + "/reducePartials");
+  for (std::size_t g = 0; g < p.groupBlocks; ++g) {
+    const Range gr = blockRange(g, p.groupsPerBlock, p.groups);
+    for (std::size_t i = 0; i < p.rowBlocks; ++i) {
+      const Range ir = blockRange(i, p.rowsPerBlock, p.rows);
+      for (std::size_t j = 0; j < p.colBlocks; ++j) {
+        const Range jr = blockRange(j, p.colsPerBlock, p.cols);
+        const std::size_t perGroup = ir.size() * jr.size();
+        if (gr.size() == 0 || perGroup == 0)
+          continue;
+        for (std::size_t gg = 0; gg < gr.size(); ++gg) {
+          poplar::Tensor outBlock =
+              out[gr.begin + gg].slice({ir.begin, jr.begin}, {ir.end, jr.end}).flatten();
+          for (std::size_t q = 0; q < p.innerBlocks; ++q) {
+            const std::size_t b = perGroup * q / p.innerBlocks;
+            const std::size_t e = perGroup * (q + 1) / p.innerBlocks;
+            if (b == e)
+              continue;
+            std::vector<poplar::Tensor> pieces;
+            for (std::size_t r = 0; r < p.innerBlocks; ++r)
+              pieces.push_back(partials[p.tileOf(g, i, j, r)][gg].flatten().slice(b, e));
+            auto v = graph.addVertex(reduce, reduceType, {{"out", outBlock.slice(b, e)}});
+            graph.connect(v["partials"], pieces);
+            graph.setInitialValue(v["scale"], scale.value_or(1.0f));
+            graph.setTileMapping(v, p.tileOf(g, i, j, q));
+          }
+        }
+      }
+    }
+  }
+  prog.add(poplar::program::Execute(reduce, name + "/reducePartials"));
+}
+
+} // namespace poplin::detail

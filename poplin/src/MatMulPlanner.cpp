@@ -1,0 +1,215 @@
+#include "MatMulPlanner.hpp"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <ostream>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <poplin/MatMul.hpp>
+
+namespace poplin {
+
+class PlanningCacheImpl {
+public:
+  std::mutex mutex;
+  std::map<std::string, MatMulPlan> plans;
+};
+
+PlanningCache::PlanningCache() : impl(std::make_unique<PlanningCacheImpl>()) {}
+PlanningCache::~PlanningCache() = default;
+std::size_t PlanningCache::size() const {
+  std::lock_guard lock(impl->mutex);
+  return impl->plans.size();
+}
+
+std::ostream &operator<<(std::ostream &os, const MatMulPlan &p) {
+  os << "matMul plan: [" << p.groups << "][" << p.rows << "][" << p.inner << "] x [" << p.groups
+     << "][" << p.inner << "][" << p.cols << "] " << p.inputType.toString() << " -> "
+     << p.outputType.toString() << "\n"
+     << "  split: groups " << p.groupBlocks << " x rows " << p.rowBlocks << " x cols "
+     << p.colBlocks << " x inner (K split) " << p.innerBlocks << " on " << p.tilesUsed << " tiles; "
+     << p.innerSteps << " serial inner step(s) of " << p.innerPerStep << "\n"
+     << "  block per tile: " << p.groupsPerBlock << " x " << p.rowsPerBlock << " x "
+     << p.colsPerBlock << " x " << p.innerPerBlock << "\n"
+     << "  memory per tile: " << p.bytesPerTile << " bytes of " << p.bytesBudget << " budget"
+     << (p.fitsBudget ? "" : " (DOES NOT FIT: least-memory plan chosen)") << "\n"
+     << "  estimated cycles: " << p.totalCycles << " (compute " << p.computeCycles << ", exchange "
+     << p.exchangeCycles << ", partials reduction " << p.reduceCycles << ")\n";
+  return os;
+}
+
+namespace detail {
+namespace {
+
+std::size_t ceilDiv(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
+std::size_t roundUp(std::size_t a, std::size_t b) { return ceilDiv(a, b) * b; }
+
+/// Granularity of the block kernel (codelets/poplin: 8-row micro-tiles, 32-column panels).
+constexpr std::size_t kRowUnit = 8, kColumnUnit = 32;
+
+/// Serial inner steps tried (more steps: less memory, one more sync each).
+constexpr std::size_t kStepCounts[] = {1, 2, 3, 4, 6, 8, 12, 16};
+
+/// Candidate block counts for a dimension of size `d`: small counts, then roughly geometric
+/// ones, normalised so no block is empty.
+std::vector<std::size_t> blockCounts(std::size_t d) {
+  if (d == 0)
+    return {1};
+  std::set<std::size_t> counts;
+  auto add = [&](std::size_t c) {
+    c = std::min(c, d);
+    const std::size_t block = ceilDiv(d, c);
+    counts.insert(ceilDiv(d, block));
+  };
+  for (std::size_t c = 1; c <= 8; ++c)
+    add(c);
+  for (std::size_t c = 8; c < 2 * d; c *= 2) {
+    add(c);
+    add(c + c / 2);
+  }
+  return {counts.begin(), counts.end()};
+}
+
+struct Costing {
+  std::uint64_t bytes, compute, exchange, reduce, total;
+};
+
+Costing cost(const poplar::Target &target, std::size_t inBytes, std::size_t outBytes,
+             std::size_t gb, std::size_t mb, std::size_t nb, std::size_t kb, std::size_t cm,
+             std::size_t cn, std::size_t ck, std::size_t steps) {
+  const std::uint64_t vw = std::max(1u, target.getVectorWidth(poplar::FLOAT));
+  const std::uint64_t workers = target.getNumWorkerContexts();
+  const std::uint64_t exBytes = std::max(1u, target.getExchangeBytesPerCycle());
+  const std::uint64_t sync = 100;
+  const std::size_t ks = ceilDiv(kb, steps);
+  const std::uint64_t aBytes = std::uint64_t(gb) * mb * kb * inBytes;
+  const std::uint64_t bBytes = std::uint64_t(gb) * kb * nb * inBytes;
+  const std::uint64_t cElems = std::uint64_t(gb) * mb * nb;
+  const bool partials = ck > 1 || steps > 1;
+  Costing c{};
+  if (steps == 1) {
+    // The unit's operand blocks are either its own or exchange copies: held once.
+    c.bytes = aBytes + bBytes;
+  } else {
+    // Its share of the spread operand blocks, plus one step's slices in exchange buffers.
+    const std::uint64_t aStep = std::uint64_t(gb) * mb * ks * inBytes;
+    const std::uint64_t bStep = std::uint64_t(gb) * ks * nb * inBytes;
+    c.bytes = ceilDiv(steps, cn) * aStep + ceilDiv(steps, cm) * bStep + aStep + bStep;
+  }
+  c.bytes += cElems * (partials ? 4 : outBytes) + (partials ? cElems * 4 : 0);
+  // The block kernel works on whole micro-tiles: rows in units of 8 and columns in panel units
+  // of kColumnUnit, so ragged blocks cost their rounded-up size.
+  const std::uint64_t paddedElems =
+      std::uint64_t(gb) * roundUp(mb, kRowUnit) * roundUp(nb, kColumnUnit);
+  // Each serial step after the first reloads and stores the fp32 accumulators.
+  c.compute = 2 * paddedElems * kb / (vw * workers * 2) + std::uint64_t(gb) * kb * nb / vw +
+              (steps - 1) * 2 * cElems / vw + 50 * gb * steps;
+  const std::uint64_t received = (cn > 1 ? aBytes : 0) + (cm > 1 ? bBytes : 0);
+  c.exchange = ceilDiv(received, exBytes) + (steps - 1) * sync;
+  if (partials) {
+    const std::uint64_t piece = ceilDiv(cElems, ck);
+    c.reduce = piece * ck / vw + ceilDiv((ck - 1) * piece * 4, exBytes) + sync + 30 * gb;
+  }
+  c.total = c.compute + c.exchange + c.reduce + sync;
+  return c;
+}
+
+MatMulPlan search(const poplar::Target &target, const poplar::Type &inputType,
+                  const poplar::Type &outputType, std::size_t G, std::size_t M, std::size_t N,
+                  std::size_t K, const MatMulOptions &options) {
+  const std::size_t tiles = target.getNumTiles();
+  const std::size_t inBytes = target.getTypeSize(inputType);
+  const std::size_t outBytes = target.getTypeSize(outputType);
+  const std::uint64_t budget =
+      static_cast<std::uint64_t>(options.availableMemoryProportion * target.getBytesPerTile());
+  MatMulPlan best;
+  bool haveFitting = false;
+  std::tuple<std::uint64_t, std::size_t> bestKey{~std::uint64_t(0), ~std::size_t(0)};
+  std::uint64_t leastBytes = ~std::uint64_t(0);
+  const auto gCounts = blockCounts(G), mCounts = blockCounts(M), nCounts = blockCounts(N),
+             kCounts = blockCounts(K);
+  for (std::size_t cg : gCounts)
+    for (std::size_t cm : mCounts)
+      for (std::size_t cn : nCounts) {
+        if (cg * cm * cn > tiles)
+          break;
+        for (std::size_t ck : kCounts) {
+          const std::size_t used = cg * cm * cn * ck;
+          if (used > tiles)
+            break;
+          const std::size_t gb = G ? ceilDiv(G, cg) : 0, mb = M ? ceilDiv(M, cm) : 0,
+                            nb = N ? ceilDiv(N, cn) : 0, kb = K ? ceilDiv(K, ck) : 0;
+          for (std::size_t steps : kStepCounts) {
+            if (steps > 1 && (steps > kb || ceilDiv(kb, ceilDiv(kb, steps)) != steps))
+              continue; // empty or duplicate step counts
+            const Costing c = cost(target, inBytes, outBytes, gb, mb, nb, kb, cm, cn, ck, steps);
+            const bool fits = c.bytes <= budget;
+            const std::tuple<std::uint64_t, std::size_t> key{c.total, used};
+            const bool better =
+                fits ? (!haveFitting || key < bestKey) : (!haveFitting && c.bytes < leastBytes);
+            if (!better)
+              continue;
+            haveFitting = haveFitting || fits;
+            bestKey = key;
+            leastBytes = std::min(leastBytes, c.bytes);
+            best.groupsPerBlock = gb;
+            best.rowsPerBlock = mb;
+            best.colsPerBlock = nb;
+            best.innerPerBlock = kb;
+            best.groupBlocks = cg;
+            best.rowBlocks = cm;
+            best.colBlocks = cn;
+            best.innerBlocks = ck;
+            best.innerSteps = steps;
+            best.innerPerStep = kb ? ceilDiv(kb, steps) : 0;
+            best.tilesUsed = static_cast<unsigned>(used);
+            best.bytesPerTile = c.bytes;
+            best.fitsBudget = fits;
+            best.computeCycles = c.compute;
+            best.exchangeCycles = c.exchange;
+            best.reduceCycles = c.reduce;
+            best.totalCycles = c.total;
+          }
+        }
+      }
+  best.groups = G;
+  best.rows = M;
+  best.cols = N;
+  best.inner = K;
+  best.inputType = inputType;
+  best.outputType = outputType;
+  best.partialsType = options.partialsType;
+  best.bytesBudget = budget;
+  return best;
+}
+
+} // namespace
+
+MatMulPlan planMatMul(const poplar::Target &target, const poplar::Type &inputType,
+                      const poplar::Type &outputType, std::size_t G, std::size_t M, std::size_t N,
+                      std::size_t K, const MatMulOptions &options, PlanningCache *cache) {
+  if (!cache)
+    return search(target, inputType, outputType, G, M, N, K, options);
+  const std::string key = std::to_string(G) + "x" + std::to_string(M) + "x" + std::to_string(N) +
+                          "x" + std::to_string(K) + "/" + inputType.toString() + "/" +
+                          outputType.toString() + "/" + options.key() + "/" +
+                          std::to_string(target.getNumTiles()) + "/" +
+                          std::to_string(target.getBytesPerTile()) + "/" +
+                          std::to_string(target.getNumWorkerContexts());
+  {
+    std::lock_guard lock(cache->impl->mutex);
+    if (auto it = cache->impl->plans.find(key); it != cache->impl->plans.end())
+      return it->second;
+  }
+  MatMulPlan plan = search(target, inputType, outputType, G, M, N, K, options);
+  std::lock_guard lock(cache->impl->mutex);
+  cache->impl->plans.emplace(key, plan);
+  return plan;
+}
+
+} // namespace detail
+} // namespace poplin

@@ -1,0 +1,53 @@
+// Element-wise non-linearities and softmax, forward and input gradient.
+//
+// Every function accepts FLOAT and HALF tensors (HALF is computed in float and rounded once);
+// other element types throw poputil::poplibs_error naming the tensor and its type. The softmax
+// family works on the innermost dimension of a tensor of any rank >= 1, each row independently,
+// and is always max-subtracted. Results are laid out like the input.
+#pragma once
+
+#include <poplar/DebugContext.hpp>
+#include <poplar/Graph.hpp>
+#include <poplar/OptionFlags.hpp>
+#include <poplar/Program.hpp>
+#include <poplar/Tensor.hpp>
+#include <popnn/NonLinearityDef.hpp>
+
+/// The factor SOFTMAX_SCALED multiplies its outputs by (large, so HALF outputs keep precision).
+#define SOFTMAX_SCALING (62000.0F)
+
+namespace popnn {
+
+/// Applies `nonLinearityType` to `t`, writing the result back into `t`.
+void nonLinearityInPlace(poplar::Graph &graph, NonLinearityType nonLinearityType, poplar::Tensor t,
+                         poplar::program::Sequence &prog,
+                         const poplar::DebugContext &debugContext = {});
+
+/// As above; `nonLinearityScaling` is set to the factor the outputs carry (SOFTMAX_SCALING for
+/// SOFTMAX_SCALED, else 1).
+void nonLinearityInPlace(poplar::Graph &graph, NonLinearityType nonLinearityType, poplar::Tensor t,
+                         float &nonLinearityScaling, poplar::program::Sequence &prog,
+                         const poplar::DebugContext &debugContext = {});
+
+/// Applies `nonLinearityType` to `t`; returns a new tensor mapped like `t`.
+poplar::Tensor nonLinearity(poplar::Graph &graph, NonLinearityType nonLinearityType,
+                            poplar::Tensor t, poplar::program::Sequence &prog,
+                            const poplar::DebugContext &debugContext = {});
+
+/// As above, reporting the output scaling as nonLinearityInPlace does.
+poplar::Tensor nonLinearity(poplar::Graph &graph, NonLinearityType nonLinearityType,
+                            poplar::Tensor t, float &nonLinearityScaling,
+                            poplar::program::Sequence &prog,
+                            const poplar::DebugContext &debugContext = {});
+
+/// The gradient with respect to the non-linearity's input, given `outGradient` (the gradient
+/// with respect to its output, same shape as `act`). `act` is the forward OUTPUT for SIGMOID,
+/// HARD_SIGMOID, RELU, TANH and the softmax family (for SOFTMAX_SCALED, the unscaled softmax
+/// output), and the forward INPUT for GELU, GELU_ERF and SWISH, whose outputs do not determine
+/// their inputs. Throws poputil::poplibs_error naming both tensors if the shapes differ.
+poplar::Tensor nonLinearityInputGradient(poplar::Graph &graph, NonLinearityType nonLinearityType,
+                                         poplar::Tensor act, poplar::Tensor outGradient,
+                                         poplar::program::Sequence &prog,
+                                         const poplar::DebugContext &debugContext = {});
+
+} // namespace popnn

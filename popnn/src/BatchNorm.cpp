@@ -1,0 +1,113 @@
+// popnn::bn: batch normalisation through the shared NormCore with per-channel statistics.
+#include <popnn/BatchNorm.hpp>
+
+#include <popops/ElementWise.hpp>
+
+#include "NnChecks.hpp"
+#include "NormCore.hpp"
+
+namespace popnn::bn {
+namespace {
+
+detail::NormLayout layout(const char *fn) {
+  detail::NormLayout l;
+  l.kind = detail::NormLayout::Kind::BATCH;
+  l.fn = detail::cat("popnn::bn::", fn);
+  return l;
+}
+
+} // namespace
+
+std::pair<poplar::Tensor, poplar::Tensor>
+batchNormStatistics(poplar::Graph &graph, const poplar::Tensor acts, float eps,
+                    poplar::program::Sequence &prog, bool unbiasedVarEstimate, bool stableAlgo,
+                    const poplar::Type &, const poplar::DebugContext &debugContext,
+                    const poplar::OptionFlags &) {
+  return detail::normStatistics(graph, layout("batchNormStatistics"), acts, eps,
+                                unbiasedVarEstimate, stableAlgo, prog,
+                                {debugContext, "batchNormStatistics"});
+}
+
+poplar::Tensor batchNormWhiten(poplar::Graph &graph, const poplar::Tensor &acts,
+                               const poplar::Tensor &mean, const poplar::Tensor &invStdDev,
+                               poplar::program::Sequence &prog,
+                               const poplar::DebugContext &debugContext,
+                               const poplar::OptionFlags &) {
+  return detail::normWhiten(graph, layout("batchNormWhiten"), acts, mean, invStdDev, prog,
+                            {debugContext, "batchNormWhiten"});
+}
+
+std::pair<poplar::Tensor, poplar::Tensor>
+batchNormalise(poplar::Graph &graph, const poplar::Tensor &acts, const poplar::Tensor &gamma,
+               const poplar::Tensor &beta, const poplar::Tensor &mean,
+               const poplar::Tensor &invStdDev, poplar::program::Sequence &prog,
+               const poplar::DebugContext &debugContext, const poplar::OptionFlags &) {
+  return detail::normalise(graph, layout("batchNormalise"), acts, gamma, beta, mean, invStdDev,
+                           prog, {debugContext, "batchNormalise"});
+}
+
+poplar::Tensor batchNormalise(poplar::Graph &graph, const poplar::Tensor &acts,
+                              const poplar::Tensor &combinedMultiplicand,
+                              const poplar::Tensor &addend, poplar::program::Sequence &prog,
+                              const poplar::DebugContext &debugContext,
+                              const poplar::OptionFlags &) {
+  using namespace popops::expr;
+  const auto l = layout("batchNormalise");
+  l.check(acts, "acts");
+  detail::requireShape(l.fn, "combinedMultiplicand", combinedMultiplicand, {acts.dim(1)});
+  detail::requireShape(l.fn, "addend", addend, {acts.dim(1)});
+  return popops::map(graph, _1 * _2 + _3,
+                     {detail::channelView(acts), detail::channelBroadcast(combinedMultiplicand),
+                      detail::channelBroadcast(addend)},
+                     prog, {debugContext, "batchNormaliseInference"})
+      .reshape(acts.shape());
+}
+
+std::pair<poplar::Tensor, poplar::Tensor>
+batchNormParamGradients(poplar::Graph &graph, const poplar::Tensor &acts,
+                        const poplar::Tensor &gradsIn, const poplar::Tensor &mean,
+                        const poplar::Tensor &iStdDev, poplar::program::Sequence &prog,
+                        const poplar::Type &partialsType, const poplar::DebugContext &debugContext,
+                        const poplar::OptionFlags &options) {
+  const poplar::Tensor w = batchNormWhiten(graph, acts, mean, iStdDev, prog, debugContext);
+  return batchNormParamGradients(graph, w, gradsIn, prog, partialsType, debugContext, options);
+}
+
+std::pair<poplar::Tensor, poplar::Tensor>
+batchNormParamGradients(poplar::Graph &graph, const poplar::Tensor &actsWhitened,
+                        const poplar::Tensor &gradsIn, poplar::program::Sequence &prog,
+                        const poplar::Type &, const poplar::DebugContext &debugContext,
+                        const poplar::OptionFlags &) {
+  return detail::normParamGradients(graph, layout("batchNormParamGradients"), actsWhitened, gradsIn,
+                                    prog, {debugContext, "batchNormParamGradients"});
+}
+
+poplar::Tensor batchNormGradients(poplar::Graph &graph, const poplar::Tensor &acts,
+                                  const poplar::Tensor &gradsIn, const poplar::Tensor &mean,
+                                  const poplar::Tensor &invStdDev, const poplar::Tensor &gamma,
+                                  poplar::program::Sequence &prog, const poplar::Type &partialsType,
+                                  const poplar::DebugContext &debugContext,
+                                  const poplar::OptionFlags &options) {
+  const poplar::Tensor w = batchNormWhiten(graph, acts, mean, invStdDev, prog, debugContext);
+  return batchNormGradients(graph, w, gradsIn, invStdDev, gamma, prog, partialsType, debugContext,
+                            options);
+}
+
+poplar::Tensor batchNormGradients(poplar::Graph &graph, const poplar::Tensor &actsWhitened,
+                                  const poplar::Tensor &gradsIn, const poplar::Tensor &invStdDev,
+                                  const poplar::Tensor &gamma, poplar::program::Sequence &prog,
+                                  const poplar::Type &, const poplar::DebugContext &debugContext,
+                                  const poplar::OptionFlags &) {
+  return detail::normGradients(graph, layout("batchNormGradients"), actsWhitened, gradsIn,
+                               invStdDev, gamma, prog, {debugContext, "batchNormGradients"});
+}
+
+void batchNormParamUpdate(poplar::Graph &graph, const poplar::Tensor &gammaDelta,
+                          const poplar::Tensor &betaDelta, float scale, poplar::Tensor &gamma,
+                          poplar::Tensor &beta, poplar::program::Sequence &prog,
+                          const poplar::DebugContext &debugContext, const poplar::OptionFlags &) {
+  detail::normParamUpdate(graph, "popnn::bn::batchNormParamUpdate", gammaDelta, betaDelta, scale,
+                          gamma, beta, prog, {debugContext, "batchNormParamUpdate"});
+}
+
+} // namespace popnn::bn

@@ -1,0 +1,184 @@
+// popnn losses, accuracy and arg max/min/top-k, composed from popops maps, reductions and topK.
+#include <popnn/Loss.hpp>
+
+#include <vector>
+
+#include <popops/ElementWise.hpp>
+#include <popops/Reduce.hpp>
+#include <popops/TopK.hpp>
+#include <poputil/TileMapping.hpp>
+
+#include "NnChecks.hpp"
+
+namespace popnn {
+namespace {
+
+using namespace popops::expr;
+using poplar::Tensor;
+
+void checkLabels(const std::string &fn, const Tensor &modelOutputs, const Tensor &expected) {
+  detail::requireFloatType(fn, "modelOutputs", modelOutputs);
+  if (modelOutputs.rank() != 2)
+    detail::fail(fn, "modelOutputs", modelOutputs, "must be 2-D [batch][classes]");
+  if (expected.elementType() != poplar::UNSIGNED_INT && expected.elementType() != poplar::INT)
+    detail::fail(fn, "expected", expected, "must be UNSIGNED_INT or INT labels");
+  detail::requireShape(fn, "expected", expected, {modelOutputs.dim(0)});
+}
+
+/// [classes] constant 0, 1, … of the labels' type, spread over tiles.
+Tensor classIndices(poplar::Graph &graph, const Tensor &expected, std::size_t classes,
+                    const poplar::DebugContext &dc) {
+  std::vector<unsigned> iota(classes);
+  for (std::size_t i = 0; i < classes; ++i)
+    iota[i] = static_cast<unsigned>(i);
+  Tensor t = graph.addConstant<unsigned>(expected.elementType(), {classes}, iota, {dc, "classes"});
+  poputil::mapTensorLinearly(graph, t);
+  return t;
+}
+
+Const maskedCode(const Tensor &expected) {
+  if (expected.elementType() == poplar::INT)
+    return Const(-1);
+  return Const(MASKED_LABEL_CODE);
+}
+
+Tensor scalarOne(poplar::Graph &graph, const poplar::Type &type, const poplar::DebugContext &dc) {
+  Tensor t = graph.addConstant<float>(type, {1}, 1.0f, dc);
+  graph.setTileMapping(t, 0);
+  return t;
+}
+
+} // namespace
+
+poplar::program::Program calcLoss(poplar::Graph &graph, const Tensor &modelOutputs,
+                                  const Tensor &expected, const Tensor &loss, const Tensor &deltas,
+                                  const Tensor &deltasScale, const Tensor &modelOutputScaling,
+                                  LossType lossType, const poplar::DebugContext &debugContext) {
+  const std::string fn = "popnn::calcLoss";
+  checkLabels(fn, modelOutputs, expected);
+  const poplar::Type type = modelOutputs.elementType();
+  const std::size_t batch = modelOutputs.dim(0), classes = modelOutputs.dim(1);
+  detail::requireShape(fn, "loss", loss, {batch});
+  detail::requireShape(fn, "deltas", deltas, modelOutputs.shape());
+  detail::requireSameType(fn, "deltas", deltas, type);
+  detail::requireFloatType(fn, "loss", loss);
+  if (deltasScale.numElements() != 1)
+    detail::fail(fn, "deltasScale", deltasScale, "must have one element");
+  if (modelOutputScaling.numElements() != 1)
+    detail::fail(fn, "modelOutputScaling", modelOutputScaling, "must have one element");
+  const poplar::DebugContext dc(debugContext, "calcLoss");
+  poplar::program::Sequence prog;
+  const Tensor labels = expected.reshape({batch, 1});
+  const Tensor iota = classIndices(graph, expected, classes, dc);
+  // _1 x, _2 labels, _3 class index; onehot = label == class, valid = label != MASKED.
+  const auto onehot = Cast(_2 == _3, type);
+  const auto valid = Cast(_2 != maskedCode(expected), type);
+  if (lossType == SUM_SQUARED_LOSS) {
+    popops::mapWithOutput(graph, (_1 - onehot) * valid, {modelOutputs, labels, iota}, deltas, prog,
+                          {dc, "deltas"});
+    const Tensor sq = popops::reduce(graph, deltas, loss.elementType(), {1},
+                                     popops::Operation::SQUARE_ADD, prog, {dc, "sumSquares"});
+    popops::mapWithOutput(graph, _1 * 0.5f, {sq}, loss, prog, {dc, "loss"});
+    return prog;
+  }
+  if (lossType != CROSS_ENTROPY_LOSS)
+    throw poputil::poplibs_error(detail::cat(fn, ": unknown lossType ", int(lossType)));
+  detail::requireSameType(fn, "deltasScale", deltasScale, type);
+  detail::requireSameType(fn, "modelOutputScaling", modelOutputScaling, type);
+  const Tensor ds = deltasScale.reshape({1}), mos = modelOutputScaling.reshape({1});
+  // p = x / modelOutputScaling; deltas = (p - onehot) * deltasScale * valid.
+  popops::mapWithOutput(graph, (_1 / _4 - onehot) * _5 * valid,
+                        {modelOutputs, labels, iota, mos, ds}, deltas, prog, {dc, "deltas"});
+  // -log(max(p_label, tiny)) picked by the one-hot mask, 0 for masked rows.
+  const Tensor picked =
+      popops::map(graph, Select(-Log(Max(_1 / _4, Const(1.17549435e-38f))), Const(0.0f), _2 == _3),
+                  {modelOutputs, labels, iota, mos}, prog, {dc, "negLogProb"});
+  popops::reduceWithOutput(graph, picked, loss, {1}, popops::Operation::ADD, prog, {dc, "loss"});
+  return prog;
+}
+
+poplar::program::Program calcLoss(poplar::Graph &graph, const Tensor &modelOutputs,
+                                  const Tensor &expected, const Tensor &loss, const Tensor &deltas,
+                                  LossType lossType, const poplar::DebugContext &debugContext) {
+  const poplar::Type type =
+      modelOutputs.valid() ? modelOutputs.elementType() : poplar::Type(poplar::FLOAT);
+  const Tensor one = scalarOne(graph, type, {debugContext, "one"});
+  return calcLoss(graph, modelOutputs, expected, loss, deltas, one, one, lossType, debugContext);
+}
+
+poplar::program::Program calcLoss(poplar::Graph &graph, const Tensor &modelOutputs,
+                                  const Tensor &expected, const Tensor &loss, const Tensor &deltas,
+                                  const Tensor &deltasScale, const Tensor &modelOutputScaling,
+                                  const Tensor &numCorrect, LossType lossType,
+                                  const poplar::DebugContext &debugContext) {
+  poplar::program::Sequence prog;
+  prog.add(calcLoss(graph, modelOutputs, expected, loss, deltas, deltasScale, modelOutputScaling,
+                    lossType, debugContext));
+  prog.add(calcAccuracy(graph, modelOutputs, expected, numCorrect, debugContext));
+  return prog;
+}
+
+poplar::program::Program calcLoss(poplar::Graph &graph, const Tensor &modelOutputs,
+                                  const Tensor &expected, const Tensor &loss, const Tensor &deltas,
+                                  const Tensor &numCorrect, LossType lossType,
+                                  const poplar::DebugContext &debugContext) {
+  poplar::program::Sequence prog;
+  prog.add(calcLoss(graph, modelOutputs, expected, loss, deltas, lossType, debugContext));
+  prog.add(calcAccuracy(graph, modelOutputs, expected, numCorrect, debugContext));
+  return prog;
+}
+
+poplar::program::Program calcAccuracy(poplar::Graph &graph, const Tensor &modelOutputs,
+                                      const Tensor &expected, const Tensor &numCorrect,
+                                      const poplar::DebugContext &debugContext) {
+  const std::string fn = "popnn::calcAccuracy";
+  checkLabels(fn, modelOutputs, expected);
+  if (numCorrect.numElements() != 1 || numCorrect.elementType() != poplar::UNSIGNED_INT)
+    detail::fail(fn, "numCorrect", numCorrect, "must be one UNSIGNED_INT element");
+  const poplar::DebugContext dc(debugContext, "calcAccuracy");
+  poplar::program::Sequence prog;
+  const Tensor best = argMax(graph, modelOutputs, prog, dc);
+  const Tensor correct = popops::map(graph, Cast(Cast(_1, poplar::UNSIGNED_INT) == _2, poplar::INT),
+                                     {expected, best}, prog, {dc, "correct"});
+  const Tensor count =
+      popops::reduce(graph, correct, {0}, popops::Operation::ADD, prog, {dc, "count"});
+  popops::mapWithOutput(graph, Cast(_1, poplar::UNSIGNED_INT), {count.reshape({1})},
+                        numCorrect.reshape({1}), prog, {dc, "numCorrect"});
+  return prog;
+}
+
+namespace {
+Tensor argBest(poplar::Graph &graph, const Tensor &input, bool largest,
+               poplar::program::Sequence &prog, const poplar::DebugContext &dc,
+               const std::string &fn) {
+  if (input.rank() != 2)
+    detail::fail(fn, "input", input, "must be 2-D [rows][values]");
+  const auto [values, indices] = popops::topKWithPermutation(
+      graph, prog, input, popops::TopKParams(1, largest, popops::SortOrder::NONE), dc);
+  return indices.reshape({input.dim(0)});
+}
+} // namespace
+
+Tensor argMax(poplar::Graph &graph, const Tensor &input, poplar::program::Sequence &prog,
+              const poplar::DebugContext &debugContext) {
+  return argBest(graph, input, true, prog, {debugContext, "argMax"}, "popnn::argMax");
+}
+
+Tensor argMin(poplar::Graph &graph, const Tensor &input, poplar::program::Sequence &prog,
+              const poplar::DebugContext &debugContext) {
+  return argBest(graph, input, false, prog, {debugContext, "argMin"}, "popnn::argMin");
+}
+
+Tensor topK(poplar::Graph &graph, const Tensor &input, Tensor &indices, unsigned K, bool sort,
+            poplar::program::Sequence &prog, const poplar::DebugContext &debugContext) {
+  if (input.rank() != 2)
+    detail::fail("popnn::topK", "input", input, "must be 2-D [rows][values]");
+  auto [values, idx] = popops::topKWithPermutation(
+      graph, prog, input,
+      popops::TopKParams(K, true, sort ? popops::SortOrder::DESCENDING : popops::SortOrder::NONE),
+      {debugContext, "topK"});
+  indices = idx;
+  return values;
+}
+
+} // namespace popnn

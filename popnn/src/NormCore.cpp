@@ -1,0 +1,202 @@
+#include "NormCore.hpp"
+
+#include <popops/ElementWise.hpp>
+#include <popops/Reduce.hpp>
+
+#include "NnChecks.hpp"
+
+namespace popnn::detail {
+namespace {
+using namespace popops::expr;
+using popops::Operation;
+} // namespace
+
+poplar::Tensor channelView(const poplar::Tensor &acts) {
+  const std::size_t b = acts.dim(0), c = acts.dim(1);
+  return acts.reshape({b, c, acts.numElements() / (b * c)});
+}
+
+poplar::Tensor channelBroadcast(const poplar::Tensor &perChannel) {
+  return perChannel.reshape({perChannel.numElements(), 1});
+}
+
+void NormLayout::check(const poplar::Tensor &acts, const std::string &name) const {
+  requireFloatType(fn, name, acts);
+  requireMinRank(fn, name, acts, 2);
+  if (acts.numElements() == 0)
+    fail(fn, name, acts, "must not be empty");
+  if (kind == Kind::GROUP && (groups == 0 || acts.dim(1) % groups != 0))
+    fail(fn, name, acts,
+         cat("has ", acts.dim(1), " channels, which numGroups = ", groups, " does not divide"));
+}
+
+poplar::Tensor NormLayout::view(const poplar::Tensor &t) const {
+  const poplar::Tensor c = channelView(t);
+  if (kind == Kind::BATCH)
+    return c;
+  const std::size_t b = c.dim(0), ch = c.dim(1), f = c.dim(2);
+  if (!strided)
+    return c.reshape({b, groups, ch / groups, f});
+  return c.reshape({b, ch / groups, groups, f}).dimShuffle({0, 2, 1, 3});
+}
+
+std::vector<std::size_t> NormLayout::statDims() const {
+  if (kind == Kind::BATCH)
+    return {0, 2};
+  return {2, 3};
+}
+
+std::vector<std::size_t> NormLayout::statShape(const poplar::Tensor &acts) const {
+  if (kind == Kind::BATCH)
+    return {acts.dim(1)};
+  return {acts.dim(0) * groups};
+}
+
+poplar::Tensor NormLayout::broadcastStat(const poplar::Tensor &stat,
+                                         const poplar::Tensor &acts) const {
+  if (kind == Kind::BATCH)
+    return stat.reshape({acts.dim(1), 1});
+  return stat.reshape({acts.dim(0), groups, 1, 1});
+}
+
+std::size_t NormLayout::statCount(const poplar::Tensor &acts) const {
+  if (kind == Kind::BATCH)
+    return acts.numElements() / acts.dim(1);
+  return acts.numElements() / (acts.dim(0) * groups);
+}
+
+std::pair<poplar::Tensor, poplar::Tensor>
+normStatistics(poplar::Graph &graph, const NormLayout &layout, const poplar::Tensor &acts,
+               float eps, bool unbiasedVarEstimate, bool stableAlgo,
+               poplar::program::Sequence &prog, const poplar::DebugContext &dc) {
+  layout.check(acts, "acts");
+  const std::size_t n = layout.statCount(acts);
+  const float invN = 1.0f / static_cast<float>(n);
+  const float correction =
+      unbiasedVarEstimate && n > 1 ? static_cast<float>(n) / static_cast<float>(n - 1) : 1.0f;
+  const poplar::Tensor v = layout.view(acts);
+  const auto dims = layout.statDims();
+  poplar::Tensor mean, invStdDev;
+  if (stableAlgo) {
+    const poplar::Tensor sum = popops::reduce(graph, v, dims, Operation::ADD, prog, {dc, "sum"});
+    mean = popops::map(graph, _1 * invN, {sum}, prog, {dc, "mean"});
+    const poplar::Tensor centred =
+        popops::map(graph, _1 - _2, {v, layout.broadcastStat(mean, acts)}, prog, {dc, "centred"});
+    const poplar::Tensor sq =
+        popops::reduce(graph, centred, dims, Operation::SQUARE_ADD, prog, {dc, "sumSquares"});
+    invStdDev =
+        popops::map(graph, Rsqrt(_1 * (invN * correction) + eps), {sq}, prog, {dc, "invStdDev"});
+  } else {
+    std::vector<poplar::Tensor> sums;
+    popops::reduceMany(graph,
+                       {popops::SingleReduceOp(v, dims, Operation::ADD, "sum"),
+                        popops::SingleReduceOp(v, dims, Operation::SQUARE_ADD, "sumSquares")},
+                       sums, prog, {dc, "moments"});
+    mean = popops::map(graph, _1 * invN, {sums[0]}, prog, {dc, "mean"});
+    // var = E[x^2] - E[x]^2, clamped at 0 against rounding.
+    invStdDev = popops::map(
+        graph, Rsqrt(Max(_2 * invN - Square(_1 * invN), Const(0.0f)) * correction + eps),
+        {sums[0], sums[1]}, prog, {dc, "invStdDev"});
+  }
+  const auto shape = layout.statShape(acts);
+  return {mean.reshape(shape), invStdDev.reshape(shape)};
+}
+
+poplar::Tensor normWhiten(poplar::Graph &graph, const NormLayout &layout,
+                          const poplar::Tensor &acts, const poplar::Tensor &mean,
+                          const poplar::Tensor &invStdDev, poplar::program::Sequence &prog,
+                          const poplar::DebugContext &dc) {
+  layout.check(acts, "acts");
+  const auto shape = layout.statShape(acts);
+  requireShape(layout.fn, "mean", mean, shape);
+  requireShape(layout.fn, "invStdDev", invStdDev, shape);
+  requireSameType(layout.fn, "mean", mean, acts.elementType());
+  requireSameType(layout.fn, "invStdDev", invStdDev, acts.elementType());
+  const poplar::Tensor w = popops::map(
+      graph, (_1 - _2) * _3,
+      {layout.view(acts), layout.broadcastStat(mean, acts), layout.broadcastStat(invStdDev, acts)},
+      prog, {dc, "whiten"});
+  // Back to acts' shape: undo the (possibly strided) grouping of the view.
+  if (layout.kind == NormLayout::Kind::GROUP && layout.strided)
+    return w.dimShuffle({0, 2, 1, 3}).reshape(acts.shape());
+  return w.reshape(acts.shape());
+}
+
+std::pair<poplar::Tensor, poplar::Tensor>
+normalise(poplar::Graph &graph, const NormLayout &layout, const poplar::Tensor &acts,
+          const poplar::Tensor &gamma, const poplar::Tensor &beta, const poplar::Tensor &mean,
+          const poplar::Tensor &invStdDev, poplar::program::Sequence &prog,
+          const poplar::DebugContext &dc) {
+  layout.check(acts, "acts");
+  requireShape(layout.fn, "gamma", gamma, {acts.dim(1)});
+  requireShape(layout.fn, "beta", beta, {acts.dim(1)});
+  requireSameType(layout.fn, "gamma", gamma, acts.elementType());
+  requireSameType(layout.fn, "beta", beta, acts.elementType());
+  const poplar::Tensor w = normWhiten(graph, layout, acts, mean, invStdDev, prog, dc);
+  const poplar::Tensor y = popops::map(
+      graph, _1 * _2 + _3, {channelView(w), channelBroadcast(gamma), channelBroadcast(beta)}, prog,
+      {dc, "affine"});
+  return {y.reshape(acts.shape()), w};
+}
+
+std::pair<poplar::Tensor, poplar::Tensor>
+normParamGradients(poplar::Graph &graph, const NormLayout &layout, const poplar::Tensor &whitened,
+                   const poplar::Tensor &gradsIn, poplar::program::Sequence &prog,
+                   const poplar::DebugContext &dc) {
+  layout.check(whitened, "actsWhitened");
+  requireShape(layout.fn, "gradsIn", gradsIn, whitened.shape());
+  requireSameType(layout.fn, "gradsIn", gradsIn, whitened.elementType());
+  const poplar::Tensor g = channelView(gradsIn);
+  const poplar::Tensor gw =
+      popops::map(graph, _1 * _2, {g, channelView(whitened)}, prog, {dc, "gradsInTimesWhitened"});
+  std::vector<poplar::Tensor> deltas;
+  popops::reduceMany(graph,
+                     {popops::SingleReduceOp(gw, {0, 2}, Operation::ADD, "gammaDelta"),
+                      popops::SingleReduceOp(g, {0, 2}, Operation::ADD, "betaDelta")},
+                     deltas, prog, {dc, "paramGradients"});
+  return {deltas[0], deltas[1]};
+}
+
+poplar::Tensor normGradients(poplar::Graph &graph, const NormLayout &layout,
+                             const poplar::Tensor &whitened, const poplar::Tensor &gradsIn,
+                             const poplar::Tensor &invStdDev, const poplar::Tensor &gamma,
+                             poplar::program::Sequence &prog, const poplar::DebugContext &dc) {
+  layout.check(whitened, "actsWhitened");
+  requireShape(layout.fn, "gradsIn", gradsIn, whitened.shape());
+  requireShape(layout.fn, "gamma", gamma, {whitened.dim(1)});
+  requireShape(layout.fn, "invStdDev", invStdDev, layout.statShape(whitened));
+  const float invN = 1.0f / static_cast<float>(layout.statCount(whitened));
+  // g = gradsIn * gamma; dx = invStdDev * (g - mean(g) - whitened * mean(g * whitened)).
+  const poplar::Tensor g =
+      popops::map(graph, _1 * _2, {channelView(gradsIn), channelBroadcast(gamma)}, prog,
+                  {dc, "gradsInTimesGamma"})
+          .reshape(whitened.shape());
+  const poplar::Tensor gv = layout.view(g), wv = layout.view(whitened);
+  const poplar::Tensor gw = popops::map(graph, _1 * _2, {gv, wv}, prog, {dc, "gTimesWhitened"});
+  std::vector<poplar::Tensor> sums;
+  const auto dims = layout.statDims();
+  popops::reduceMany(graph,
+                     {popops::SingleReduceOp(gv, dims, Operation::ADD, "sumG"),
+                      popops::SingleReduceOp(gw, dims, Operation::ADD, "sumGW")},
+                     sums, prog, {dc, "gradientSums"});
+  const poplar::Tensor dx = popops::map(graph, _5 * (_1 - _3 * invN - _2 * (_4 * invN)),
+                                        {gv, wv, layout.broadcastStat(sums[0].flatten(), whitened),
+                                         layout.broadcastStat(sums[1].flatten(), whitened),
+                                         layout.broadcastStat(invStdDev, whitened)},
+                                        prog, {dc, "inputGradient"});
+  if (layout.kind == NormLayout::Kind::GROUP && layout.strided)
+    return dx.dimShuffle({0, 2, 1, 3}).reshape(whitened.shape());
+  return dx.reshape(whitened.shape());
+}
+
+void normParamUpdate(poplar::Graph &graph, const std::string &fn, const poplar::Tensor &gammaDelta,
+                     const poplar::Tensor &betaDelta, float scale, const poplar::Tensor &gamma,
+                     const poplar::Tensor &beta, poplar::program::Sequence &prog,
+                     const poplar::DebugContext &dc) {
+  requireShape(fn, "gammaDelta", gammaDelta, gamma.shape());
+  requireShape(fn, "betaDelta", betaDelta, beta.shape());
+  popops::mapInPlace(graph, _1 + scale * _2, {gamma, gammaDelta}, prog, {dc, "updateGamma"});
+  popops::mapInPlace(graph, _1 + scale * _2, {beta, betaDelta}, prog, {dc, "updateBeta"});
+}
+
+} // namespace popnn::detail

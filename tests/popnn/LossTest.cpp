@@ -1,0 +1,184 @@
+// popnn::calcLoss / calcAccuracy / argMax / argMin / topK against double references; the
+// softmax + cross-entropy deltas against a central finite difference of the loss with respect to
+// the logits; masked labels (MASKED_LABEL_CODE, -1 as INT). Tolerance 1e-5 abs + 1e-4 rel
+// (gradients 1e-4 abs + 1e-3 rel).
+#include <algorithm>
+#include <cmath>
+
+#include <popnn/Loss.hpp>
+#include <popnn/NonLinearity.hpp>
+
+#include "PopnnTestHarness.hpp"
+
+using namespace popnn_test;
+
+namespace {
+
+constexpr double kMasked = 4294967295.0; // MASKED_LABEL_CODE as UNSIGNED_INT
+
+std::vector<double> softmaxRef(const std::vector<double> &x, std::size_t cols) {
+  std::vector<double> y(x.size());
+  for (std::size_t r = 0; r < x.size() / cols; ++r) {
+    double m = -INFINITY, s = 0;
+    for (std::size_t c = 0; c < cols; ++c)
+      m = std::max(m, x[r * cols + c]);
+    for (std::size_t c = 0; c < cols; ++c)
+      s += std::exp(x[r * cols + c] - m);
+    for (std::size_t c = 0; c < cols; ++c)
+      y[r * cols + c] = std::exp(x[r * cols + c] - m) / s;
+  }
+  return y;
+}
+
+bool masked(double label) { return label == kMasked || label < 0; }
+
+class Loss : public testing::TestWithParam<std::tuple<poplar::Type, Layout>> {};
+
+std::string name(const testing::TestParamInfo<std::tuple<poplar::Type, Layout>> &info) {
+  return std::string(std::get<0>(info.param) == poplar::INT ? "Int" : "Unsigned") + "Labels_" +
+         layoutName(std::get<1>(info.param));
+}
+
+TEST_P(Loss, SumSquaredMatchesReference) {
+  const auto &[labelType, layout] = GetParam();
+  const std::size_t N = 5, K = 4;
+  const auto x = roundTo(poplar::FLOAT, randomValues(N * K, 51, 0, 1));
+  const double m = labelType == poplar::INT ? -1 : kMasked;
+  const std::vector<double> labels{0, 3, m, 1, 2};
+  Harness h(layout);
+  auto tx = h.input(poplar::FLOAT, {N, K}, x, "modelOutputs");
+  auto tl = h.input(labelType, {N}, labels, "expected");
+  auto loss = h.graph().addVariable(poplar::FLOAT, {N}, "loss");
+  auto deltas = h.graph().addVariable(poplar::FLOAT, {N, K}, "deltas");
+  poputil::mapTensorLinearly(h.graph(), loss);
+  poputil::mapTensorLinearly(h.graph(), deltas);
+  h.prog().add(popnn::calcLoss(h.graph(), tx, tl, loss, deltas, popnn::SUM_SQUARED_LOSS));
+  h.output("loss", loss);
+  h.output("deltas", deltas);
+  auto r = h.run();
+  std::vector<double> wantLoss(N, 0), wantDeltas(N * K, 0);
+  for (std::size_t n = 0; n < N; ++n)
+    for (std::size_t k = 0; k < K; ++k) {
+      if (masked(labels[n]))
+        continue;
+      const double d = x[n * K + k] - (labels[n] == k ? 1 : 0);
+      wantDeltas[n * K + k] = d;
+      wantLoss[n] += 0.5 * d * d;
+    }
+  expectClose(r["loss"], wantLoss, 1e-5, 1e-4, "loss");
+  expectClose(r["deltas"], wantDeltas, 1e-5, 1e-4, "deltas");
+}
+
+TEST_P(Loss, SoftmaxCrossEntropyDeltasMatchFiniteDifference) {
+  const auto &[labelType, layout] = GetParam();
+  const std::size_t N = 6, K = 7;
+  const auto logits = roundTo(poplar::FLOAT, randomValues(N * K, 52, -3, 3));
+  const double m = labelType == poplar::INT ? -1 : kMasked;
+  const std::vector<double> labels{6, 0, m, 3, 3, m};
+  Harness h(layout);
+  auto tx = h.input(poplar::FLOAT, {N, K}, logits, "logits");
+  auto tl = h.input(labelType, {N}, labels, "expected");
+  auto probs = popnn::nonLinearity(h.graph(), popnn::NonLinearityType::SOFTMAX, tx, h.prog());
+  auto loss = h.graph().addVariable(poplar::FLOAT, {N}, "loss");
+  auto deltas = h.graph().addVariable(poplar::FLOAT, {N, K}, "deltas");
+  auto numCorrect = h.graph().addVariable(poplar::UNSIGNED_INT, {1}, "numCorrect");
+  poputil::mapTensorLinearly(h.graph(), loss);
+  poputil::mapTensorLinearly(h.graph(), deltas);
+  h.graph().setTileMapping(numCorrect, 0);
+  h.prog().add(
+      popnn::calcLoss(h.graph(), probs, tl, loss, deltas, numCorrect, popnn::CROSS_ENTROPY_LOSS));
+  h.output("loss", loss);
+  h.output("deltas", deltas);
+  h.output("numCorrect", numCorrect);
+  auto r = h.run();
+  auto ceOf = [&](const std::vector<double> &z, std::size_t row) {
+    if (masked(labels[row]))
+      return 0.0;
+    const auto p = softmaxRef(z, K);
+    return -std::log(p[row * K + static_cast<std::size_t>(labels[row])]);
+  };
+  std::vector<double> wantLoss(N);
+  for (std::size_t n = 0; n < N; ++n)
+    wantLoss[n] = ceOf(logits, n);
+  expectClose(r["loss"], wantLoss, 1e-5, 1e-4, "loss");
+  const auto fd = finiteDifference(
+      [&](const std::vector<double> &z) {
+        double s = 0;
+        for (std::size_t n = 0; n < N; ++n)
+          s += ceOf(z, n);
+        return s;
+      },
+      logits);
+  expectClose(r["deltas"], fd, 1e-4, 1e-3, "deltas");
+  double correct = 0;
+  for (std::size_t n = 0; n < N; ++n) {
+    const auto row = logits.begin() + n * K;
+    correct += !masked(labels[n]) &&
+               static_cast<double>(std::max_element(row, row + K) - row) == labels[n];
+  }
+  EXPECT_EQ(r["numCorrect"][0], correct);
+}
+
+INSTANTIATE_TEST_SUITE_P(Labels, Loss,
+                         testing::Combine(testing::Values(poplar::UNSIGNED_INT, poplar::INT),
+                                          testing::Values(Layout::SINGLE_TILE, Layout::MULTI_TILE)),
+                         name);
+
+TEST(LossScaling, CrossEntropyWithScaledProbabilities) {
+  // SOFTMAX_SCALED outputs with modelOutputScaling = SOFTMAX_SCALING and deltasScale = 8.
+  const std::size_t N = 3, K = 5;
+  const auto logits = roundTo(poplar::FLOAT, randomValues(N * K, 53));
+  const std::vector<double> labels{1, 4, 0};
+  Harness h(Layout::MULTI_TILE);
+  auto tx = h.input(poplar::FLOAT, {N, K}, logits, "logits");
+  auto tl = h.input(poplar::UNSIGNED_INT, {N}, labels, "expected");
+  float scaling = 0;
+  auto probs = popnn::nonLinearity(h.graph(), popnn::NonLinearityType::SOFTMAX_SCALED, tx, scaling,
+                                   h.prog());
+  auto ds = h.input(poplar::FLOAT, {1}, {8.0}, "deltasScale");
+  auto mos = h.input(poplar::FLOAT, {1}, {scaling}, "modelOutputScaling");
+  auto loss = h.graph().addVariable(poplar::FLOAT, {N}, "loss");
+  auto deltas = h.graph().addVariable(poplar::FLOAT, {N, K}, "deltas");
+  poputil::mapTensorLinearly(h.graph(), loss);
+  poputil::mapTensorLinearly(h.graph(), deltas);
+  h.prog().add(
+      popnn::calcLoss(h.graph(), probs, tl, loss, deltas, ds, mos, popnn::CROSS_ENTROPY_LOSS));
+  h.output("loss", loss);
+  h.output("deltas", deltas);
+  auto r = h.run();
+  const auto p = softmaxRef(logits, K);
+  std::vector<double> wantLoss(N), wantDeltas(N * K);
+  for (std::size_t n = 0; n < N; ++n) {
+    wantLoss[n] = -std::log(p[n * K + static_cast<std::size_t>(labels[n])]);
+    for (std::size_t k = 0; k < K; ++k)
+      wantDeltas[n * K + k] = 8 * (p[n * K + k] - (labels[n] == k ? 1 : 0));
+  }
+  expectClose(r["loss"], wantLoss, 1e-5, 1e-4, "loss");
+  expectClose(r["deltas"], wantDeltas, 1e-4, 1e-4, "deltas");
+}
+
+TEST(Accuracy, ArgMaxArgMinTopKAndCounting) {
+  const std::vector<double> x{1, 5, 5, 0, /**/ 9, 2, 3, 9, /**/ -1, -2, -3, -4};
+  const std::vector<double> labels{1, 3, kMasked};
+  Harness h(Layout::MULTI_TILE);
+  auto tx = h.input(poplar::FLOAT, {3, 4}, x, "x");
+  auto tl = h.input(poplar::UNSIGNED_INT, {3}, labels, "labels");
+  auto numCorrect = h.graph().addVariable(poplar::UNSIGNED_INT, {1}, "numCorrect");
+  h.graph().setTileMapping(numCorrect, 0);
+  h.prog().add(popnn::calcAccuracy(h.graph(), tx, tl, numCorrect));
+  h.output("numCorrect", numCorrect);
+  h.output("argMax", popnn::argMax(h.graph(), tx, h.prog()));
+  h.output("argMin", popnn::argMin(h.graph(), tx, h.prog()));
+  poplar::Tensor indices;
+  h.output("top2", popnn::topK(h.graph(), tx, indices, 2, true, h.prog()));
+  h.output("top2idx", indices);
+  auto r = h.run();
+  // Ties go to the lower index: row 1's arg max is 0, not its label 3.
+  EXPECT_EQ(r["numCorrect"], std::vector<double>{1});
+  EXPECT_EQ(r["argMax"], (std::vector<double>{1, 0, 0}));
+  EXPECT_EQ(r["argMin"], (std::vector<double>{3, 1, 3}));
+  EXPECT_EQ(r["top2"], (std::vector<double>{5, 5, 9, 9, -1, -2}));
+  EXPECT_EQ(r["top2idx"], (std::vector<double>{1, 2, 0, 3, 0, 1}));
+}
+
+} // namespace

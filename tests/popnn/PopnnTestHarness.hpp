@@ -1,0 +1,206 @@
+// Shared by the popnn tests: build a graph on a small IPU model, feed host data (double, converted
+// to the tensor's type), run once, read results back as double; random data and a central finite
+// difference helper.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <poplar/Engine.hpp>
+#include <poplar/Graph.hpp>
+#include <poplar/Half.hpp>
+#include <poplar/IPUModel.hpp>
+#include <popnn/codelets.hpp>
+#include <poputil/TileMapping.hpp>
+
+namespace popnn_test {
+
+/// How test inputs are laid out: all on tile 0 of a 4-tile model, or spread over 16 tiles.
+enum class Layout { SINGLE_TILE, MULTI_TILE };
+
+inline const char *layoutName(Layout l) { return l == Layout::SINGLE_TILE ? "1tile" : "16tiles"; }
+
+inline poplar::Device makeDevice(Layout l) {
+  poplar::IPUModel m;
+  m.tilesPerIPU = l == Layout::SINGLE_TILE ? 4 : 16;
+  return m.createDevice();
+}
+
+inline std::size_t numElements(const std::vector<std::size_t> &shape) {
+  std::size_t n = 1;
+  for (auto d : shape)
+    n *= d;
+  return n;
+}
+
+inline std::vector<double> randomValues(std::size_t n, unsigned seed, double lo = -2.0,
+                                        double hi = 2.0) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> dist(lo, hi);
+  std::vector<double> v(n);
+  for (auto &x : v)
+    x = dist(gen);
+  return v;
+}
+
+/// Rounds through the device type so host references see exactly the device's inputs.
+inline std::vector<double> roundTo(const poplar::Type &type, std::vector<double> v) {
+  for (auto &x : v)
+    x = type == poplar::HALF ? static_cast<float>(poplar::half(static_cast<float>(x)))
+                             : static_cast<double>(static_cast<float>(x));
+  return v;
+}
+
+class Harness {
+public:
+  explicit Harness(Layout layout)
+      : layout_(layout), device_(makeDevice(layout)), graph_(device_.getTarget()) {
+    popnn::addCodelets(graph_);
+  }
+
+  poplar::Graph &graph() { return graph_; }
+  poplar::program::Sequence &prog() { return prog_; }
+
+  /// A new variable holding `values`, laid out per the harness's Layout.
+  poplar::Tensor input(const poplar::Type &type, const std::vector<std::size_t> &shape,
+                       const std::vector<double> &values, const std::string &name) {
+    poplar::Tensor t = graph_.addVariable(type, shape, name);
+    if (layout_ == Layout::SINGLE_TILE)
+      graph_.setTileMapping(t, 0);
+    else
+      poputil::mapTensorLinearly(graph_, t, 1, 1);
+    graph_.createHostWrite(name, t);
+    inputs_.push_back({name, type, values});
+    return t;
+  }
+
+  /// Marks `t` to be read back after run() under `name`.
+  void output(const std::string &name, const poplar::Tensor &t) {
+    graph_.createHostRead(name, t);
+    outputs_.push_back({name, t.elementType(), std::vector<double>(t.numElements())});
+  }
+
+  /// Compiles, writes inputs, runs `prog()` `times` times, reads every output.
+  std::map<std::string, std::vector<double>> run(unsigned times = 1) {
+    poplar::Engine engine(graph_, prog_);
+    engine.load(device_);
+    for (auto &in : inputs_) {
+      auto bytes = toBytes(in.type, in.values);
+      engine.writeTensor(in.name, bytes.data(), bytes.data() + bytes.size());
+    }
+    for (unsigned i = 0; i < times; ++i)
+      engine.run(0);
+    std::map<std::string, std::vector<double>> result;
+    for (auto &out : outputs_) {
+      std::vector<unsigned char> bytes(out.values.size() * typeBytes(out.type));
+      engine.readTensor(out.name, bytes.data(), bytes.data() + bytes.size());
+      result[out.name] = fromBytes(out.type, bytes, out.values.size());
+    }
+    return result;
+  }
+
+  static std::size_t typeBytes(const poplar::Type &t) { return t == poplar::HALF ? 2 : 4; }
+
+private:
+  struct Buffer {
+    std::string name;
+    poplar::Type type;
+    std::vector<double> values;
+  };
+
+  static std::vector<unsigned char> toBytes(const poplar::Type &type,
+                                            const std::vector<double> &v) {
+    std::vector<unsigned char> bytes(v.size() * typeBytes(type));
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      unsigned char *p = bytes.data() + i * typeBytes(type);
+      if (type == poplar::FLOAT) {
+        const float f = static_cast<float>(v[i]);
+        std::memcpy(p, &f, 4);
+      } else if (type == poplar::HALF) {
+        const poplar::half h(static_cast<float>(v[i]));
+        std::memcpy(p, &h, 2);
+      } else if (type == poplar::INT) {
+        const std::int32_t x = static_cast<std::int32_t>(v[i]);
+        std::memcpy(p, &x, 4);
+      } else {
+        const std::uint32_t x = static_cast<std::uint32_t>(static_cast<std::int64_t>(v[i]));
+        std::memcpy(p, &x, 4);
+      }
+    }
+    return bytes;
+  }
+
+  static std::vector<double> fromBytes(const poplar::Type &type,
+                                       const std::vector<unsigned char> &bytes, std::size_t n) {
+    std::vector<double> v(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const unsigned char *p = bytes.data() + i * typeBytes(type);
+      if (type == poplar::FLOAT) {
+        float f;
+        std::memcpy(&f, p, 4);
+        v[i] = f;
+      } else if (type == poplar::HALF) {
+        poplar::half h;
+        std::memcpy(&h, p, 2);
+        v[i] = static_cast<float>(h);
+      } else if (type == poplar::INT) {
+        std::int32_t x;
+        std::memcpy(&x, p, 4);
+        v[i] = x;
+      } else {
+        std::uint32_t x;
+        std::memcpy(&x, p, 4);
+        v[i] = x;
+      }
+    }
+    return v;
+  }
+
+  Layout layout_;
+  poplar::Device device_;
+  poplar::Graph graph_;
+  poplar::program::Sequence prog_;
+  std::vector<Buffer> inputs_, outputs_;
+};
+
+/// d/dx_i of f at x by central differences (step h), in double.
+inline std::vector<double>
+finiteDifference(const std::function<double(const std::vector<double> &)> &f, std::vector<double> x,
+                 double h = 1e-4) {
+  std::vector<double> g(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double keep = x[i];
+    x[i] = keep + h;
+    const double up = f(x);
+    x[i] = keep - h;
+    const double down = f(x);
+    x[i] = keep;
+    g[i] = (up - down) / (2 * h);
+  }
+  return g;
+}
+
+/// Weighted sum, the scalar whose gradient the tests compare (weights = the output gradient).
+inline double dot(const std::vector<double> &a, const std::vector<double> &b) {
+  double s = 0;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    s += a[i] * b[i];
+  return s;
+}
+
+/// |got - want| <= atol + rtol * |want| element by element.
+inline void expectClose(const std::vector<double> &got, const std::vector<double> &want,
+                        double atol, double rtol, const std::string &what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (std::size_t i = 0; i < got.size(); ++i)
+    ASSERT_NEAR(got[i], want[i], atol + rtol * std::abs(want[i])) << what << " element " << i;
+}
+
+} // namespace popnn_test
