@@ -93,6 +93,13 @@ struct ComputeSetPlan {
   std::vector<TileWork> tiles;
   CopyList exchangeOut;
   std::uint64_t numVertices = 0;
+  /// True when no vertex of the set writes memory that the exchange-in reads, so each tile may
+  /// fetch its own inputs right before its compute (while they are hot in cache) with the same
+  /// result as a separate exchange phase.
+  bool exchangeInPerTile = false;
+  /// With exchangeInPerTile: per TileWork, its group in exchangeIn (or kNoGroup).
+  std::vector<std::size_t> tileExchangeInGroup;
+  static constexpr std::size_t kNoGroup = ~std::size_t(0);
 };
 
 struct TensorCopyPlan {

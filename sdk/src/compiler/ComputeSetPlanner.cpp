@@ -21,6 +21,56 @@ static_assert(offsetof(poplar::detail::Span<float>, size_) == sizeof(void *));
 static_assert(sizeof(poplar::detail::SpanList<float>) == 2 * sizeof(void *));
 constexpr std::uint64_t kSpanBytes = sizeof(poplar::detail::Span<float>);
 
+/// A byte range of one tile's memory.
+struct TileSpan {
+  unsigned tile;
+  std::uint64_t begin, end;
+  bool operator<(const TileSpan &o) const {
+    return tile != o.tile ? tile < o.tile : begin < o.begin;
+  }
+};
+
+/// True when some span of `a` overlaps some span of `b`.
+bool overlaps(std::vector<TileSpan> a, std::vector<TileSpan> b) {
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  std::size_t j = 0;
+  for (const auto &x : a) {
+    while (j < b.size() && (b[j].tile < x.tile || (b[j].tile == x.tile && b[j].end <= x.begin)))
+      ++j;
+    // b is sorted by begin; any b[k >= j] on this tile starting before x.end overlaps.
+    for (std::size_t k = j; k < b.size() && b[k].tile == x.tile && b[k].begin < x.end; ++k)
+      if (b[k].end > x.begin)
+        return true;
+  }
+  return false;
+}
+
+/// Lets each tile run its own exchange-in just before its vertices, when that is provably
+/// equivalent: no vertex writes directly to memory any exchange-in copy reads.
+void decideExchangeInPerTile(ComputeSetPlan &plan, const std::vector<TileSpan> &directWrites) {
+  if (plan.exchangeIn.empty())
+    return;
+  std::vector<TileSpan> reads;
+  reads.reserve(plan.exchangeIn.ops.size());
+  for (const auto &op : plan.exchangeIn.ops)
+    reads.push_back({op.src.tile, op.src.offset, op.src.offset + op.bytes});
+  if (overlaps(reads, directWrites))
+    return;
+  plan.exchangeInPerTile = true;
+  plan.tileExchangeInGroup.assign(plan.tiles.size(), ComputeSetPlan::kNoGroup);
+  std::size_t g = 0;
+  for (std::size_t t = 0; t < plan.tiles.size(); ++t) {
+    // Groups and tile work are both sorted by tile; a group's tile is its copies' destination.
+    while (g < plan.exchangeIn.numGroups() &&
+           plan.exchangeIn.ops[plan.exchangeIn.groupBegin[g]].dst.tile < plan.tiles[t].tile)
+      ++g;
+    if (g < plan.exchangeIn.numGroups() &&
+        plan.exchangeIn.ops[plan.exchangeIn.groupBegin[g]].dst.tile == plan.tiles[t].tile)
+      plan.tileExchangeInGroup[t] = g;
+  }
+}
+
 std::string fieldOf(const core::GraphData &g, unsigned vertexId, const std::string &field) {
   return "field '" + field + "' of " + core::describeVertex(g, vertexId);
 }
@@ -140,6 +190,7 @@ void planExchange(CompilerContext &ctx) {
     auto &plan = ctx.result.computeSets[p];
     std::map<unsigned, std::uint64_t> used; // per tile, bytes of this compute set's buffers
     CopyListBuilder in, out;
+    std::vector<TileSpan> directWrites;
     for (const auto &b : ctx.bindings[p]) {
       auto &obj = ctx.result.vertexObjects[b.objectIndex];
       const unsigned tile = obj.at.tile;
@@ -151,6 +202,9 @@ void planExchange(CompilerContext &ctx) {
       }
       if (img.pieces.size() == 1 && img.pieces[0].at.tile == tile) {
         obj.pointers.push_back({b.slot, img.pieces[0].at, b.hasSize, n, false});
+        if (b.direction != FieldDirection::In)
+          directWrites.push_back(
+              {tile, img.pieces[0].at.offset, img.pieces[0].at.offset + img.bytes});
         continue;
       }
       // Not one local run: give the vertex a tile-local buffer filled by the exchange.
@@ -169,6 +223,7 @@ void planExchange(CompilerContext &ctx) {
     }
     plan.exchangeIn = in.build();
     plan.exchangeOut = out.build();
+    decideExchangeInPerTile(plan, directWrites);
     for (const auto &[tile, bytes] : used)
       if (bytes > area[tile]) {
         area[tile] = bytes;

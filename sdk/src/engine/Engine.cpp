@@ -123,7 +123,8 @@ struct Engine::Impl {
   void executeComputeSet(unsigned index) {
     const auto &cs = plan.computeSets[index];
     const auto &rt = computeSets[index];
-    runCopies(cs.exchangeIn);
+    if (!cs.exchangeInPerTile)
+      runCopies(cs.exchangeIn);
     // The first failure on the lowest-numbered tile is reported, whatever the thread count.
     std::mutex failMutex;
     std::size_t failTile = ~std::size_t(0);
@@ -134,6 +135,14 @@ struct Engine::Impl {
     const std::size_t *tileBegin = rt.tileBegin.data();
     pool->parallelFor(cs.tiles.size(), [&, calls, tileBegin](std::size_t t) {
       detail::setVertexContext(workers, verify);
+      if (cs.exchangeInPerTile) {
+        if (const std::size_t g = cs.tileExchangeInGroup[t]; g != cs.kNoGroup)
+          for (std::size_t i = cs.exchangeIn.groupBegin[g]; i < cs.exchangeIn.groupBegin[g + 1];
+               ++i) {
+            const auto &op = cs.exchangeIn.ops[i];
+            std::memmove(address(op.dst), address(op.src), op.bytes);
+          }
+      }
       const RuntimeCall *end = calls + tileBegin[t + 1];
       for (const RuntimeCall *call = calls + tileBegin[t]; call != end; ++call) {
         unsigned worker = 0;
