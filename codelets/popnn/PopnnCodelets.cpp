@@ -6,7 +6,11 @@ namespace tessera::codelets::popnn {
 
 void registerPopnnCodelets() {
   static std::once_flag once;
-  std::call_once(once, [] { registerSoftmaxVertices(); });
+  std::call_once(once, [] {
+    registerLossVertices();
+    registerRowAffineVertices();
+    registerSoftmaxVertices();
+  });
 }
 
 } // namespace tessera::codelets::popnn

@@ -7,6 +7,8 @@ namespace tessera::codelets::popnn {
 void registerPopnnCodelets();
 
 // One function per vertex family (each defined in its own file).
+void registerLossVertices();
+void registerRowAffineVertices();
 void registerSoftmaxVertices();
 
 } // namespace tessera::codelets::popnn

@@ -51,6 +51,7 @@ void registerFillVertices() {
   registerFill<unsigned char>("popops::Fill<unsigned char>");
   registerFill<signed char>("popops::Fill<signed char>");
   registerFill<long long>("popops::Fill<long long>");
+  registerFill<poplar::half>("popops::Fill<half>");
   registerFill<unsigned long long>("popops::Fill<unsigned long long>");
 }
 

@@ -2,9 +2,11 @@
 #include <popnn/BatchNorm.hpp>
 
 #include <popops/ElementWise.hpp>
+#include <poputil/TileMapping.hpp>
 
 #include "NnChecks.hpp"
 #include "NormCore.hpp"
+#include "RowAffine.hpp"
 
 namespace popnn::bn {
 namespace {
@@ -56,6 +58,23 @@ poplar::Tensor batchNormalise(poplar::Graph &graph, const poplar::Tensor &acts,
   l.check(acts, "acts");
   detail::requireShape(l.fn, "combinedMultiplicand", combinedMultiplicand, {acts.dim(1)});
   detail::requireShape(l.fn, "addend", addend, {acts.dim(1)});
+  if (acts.elementType() == poplar::FLOAT && combinedMultiplicand.elementType() == poplar::FLOAT &&
+      addend.elementType() == poplar::FLOAT) {
+    const std::size_t b = acts.dim(0), c = acts.dim(1);
+    auto perRow = [&](const poplar::Tensor &perChannel, const char *name) {
+      poplar::Tensor out = graph.addVariable(poplar::FLOAT, {b, c}, {debugContext, name});
+      poputil::mapTensorLinearly(graph, out);
+      popops::mapWithOutput(graph, _1 + 0.0f,
+                            {perChannel.reshape({1, c}).broadcast(static_cast<unsigned>(b), 0)},
+                            out, prog, {debugContext, name});
+      return out.flatten();
+    };
+    return detail::rowAffine(graph, acts.reshape({b * c, acts.numElements() / (b * c)}), {},
+                             perRow(combinedMultiplicand, "multiplicandRows"), {},
+                             perRow(addend, "addendRows"), prog,
+                             {debugContext, "batchNormaliseInference"})
+        .reshape(acts.shape());
+  }
   return popops::map(graph, _1 * _2 + _3,
                      {detail::channelView(acts), detail::channelBroadcast(combinedMultiplicand),
                       detail::channelBroadcast(addend)},

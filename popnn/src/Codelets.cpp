@@ -1,6 +1,7 @@
 #include <popnn/codelets.hpp>
 
 #include <popops/codelets.hpp>
+#include <poprand/codelets.hpp>
 
 #include "popnn/PopnnCodelets.hpp"
 
@@ -8,6 +9,7 @@ namespace popnn {
 
 void addCodelets(poplar::Graph &graph) {
   popops::addCodelets(graph);
+  poprand::addCodelets(graph); // popnn::dropout
   tessera::codelets::popnn::registerPopnnCodelets();
 }
 

@@ -48,6 +48,37 @@ Tensor scalarOne(poplar::Graph &graph, const poplar::Type &type, const poplar::D
   return t;
 }
 
+/// FLOAT: one popnn::LossRows vertex per tile over the rows whose first element it holds.
+void lossRowsVertices(poplar::Graph &graph, const Tensor &modelOutputs, const Tensor &expected,
+                      const Tensor &loss, const Tensor &deltas, const Tensor &deltasScale,
+                      const Tensor &modelOutputScaling, bool crossEntropy,
+                      poplar::program::Sequence &prog, const poplar::DebugContext &dc) {
+  const std::size_t classes = modelOutputs.dim(1);
+  // INT labels: -1 reinterprets as MASKED_LABEL_CODE, any other negative as out of range.
+  const Tensor labels =
+      expected.elementType() == poplar::INT ? expected.reinterpret(poplar::UNSIGNED_INT) : expected;
+  poplar::ComputeSet cs = graph.addComputeSet({dc, "lossRows"});
+  const auto mapping = graph.getTileMapping(modelOutputs);
+  for (unsigned tile = 0; tile < mapping.size(); ++tile)
+    for (const auto &interval : mapping[tile]) {
+      const std::size_t first = (interval.begin() + classes - 1) / classes;
+      const std::size_t last = (interval.end() + classes - 1) / classes;
+      if (first >= last)
+        continue;
+      auto v = graph.addVertex(cs, "popnn::LossRows<float>",
+                               {{"modelOutputs", modelOutputs.slice(first, last).flatten()},
+                                {"labels", labels.slice(first, last)},
+                                {"deltasScale", deltasScale.flatten()[0]},
+                                {"modelOutputScaling", modelOutputScaling.flatten()[0]},
+                                {"deltas", deltas.slice(first, last).flatten()},
+                                {"loss", loss.slice(first, last)}});
+      graph.setInitialValue(v["rowLength"], static_cast<unsigned>(classes));
+      graph.setInitialValue(v["crossEntropy"], crossEntropy);
+      graph.setTileMapping(v, tile);
+    }
+  prog.add(poplar::program::Execute(cs, {dc, "lossRows"}));
+}
+
 } // namespace
 
 poplar::program::Program calcLoss(poplar::Graph &graph, const Tensor &modelOutputs,
@@ -68,6 +99,20 @@ poplar::program::Program calcLoss(poplar::Graph &graph, const Tensor &modelOutpu
     detail::fail(fn, "modelOutputScaling", modelOutputScaling, "must have one element");
   const poplar::DebugContext dc(debugContext, "calcLoss");
   poplar::program::Sequence prog;
+  if (lossType != SUM_SQUARED_LOSS && lossType != CROSS_ENTROPY_LOSS)
+    throw poputil::poplibs_error(detail::cat(fn, ": unknown lossType ", int(lossType)));
+  if (lossType == CROSS_ENTROPY_LOSS) {
+    detail::requireSameType(fn, "deltasScale", deltasScale, type);
+    detail::requireSameType(fn, "modelOutputScaling", modelOutputScaling, type);
+  }
+  if (type == poplar::FLOAT && loss.elementType() == poplar::FLOAT &&
+      deltasScale.elementType() == poplar::FLOAT &&
+      modelOutputScaling.elementType() == poplar::FLOAT) {
+    lossRowsVertices(graph, modelOutputs, expected, loss, deltas, deltasScale, modelOutputScaling,
+                     lossType == CROSS_ENTROPY_LOSS, prog, dc);
+    return prog;
+  }
+  // HALF: composed from popops maps and a reduction.
   const Tensor labels = expected.reshape({batch, 1});
   const Tensor iota = classIndices(graph, expected, classes, dc);
   // _1 x, _2 labels, _3 class index; onehot = label == class, valid = label != MASKED.
@@ -81,10 +126,6 @@ poplar::program::Program calcLoss(poplar::Graph &graph, const Tensor &modelOutpu
     popops::mapWithOutput(graph, _1 * 0.5f, {sq}, loss, prog, {dc, "loss"});
     return prog;
   }
-  if (lossType != CROSS_ENTROPY_LOSS)
-    throw poputil::poplibs_error(detail::cat(fn, ": unknown lossType ", int(lossType)));
-  detail::requireSameType(fn, "deltasScale", deltasScale, type);
-  detail::requireSameType(fn, "modelOutputScaling", modelOutputScaling, type);
   const Tensor ds = deltasScale.reshape({1}), mos = modelOutputScaling.reshape({1});
   // p = x / modelOutputScaling; deltas = (p - onehot) * deltasScale * valid.
   popops::mapWithOutput(graph, (_1 / _4 - onehot) * _5 * valid,

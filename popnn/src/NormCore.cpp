@@ -2,13 +2,41 @@
 
 #include <popops/ElementWise.hpp>
 #include <popops/Reduce.hpp>
+#include <poputil/TileMapping.hpp>
 
 #include "NnChecks.hpp"
+#include "RowAffine.hpp"
 
 namespace popnn::detail {
 namespace {
 using namespace popops::expr;
 using popops::Operation;
+
+/// acts as [B * C][F] rows.
+poplar::Tensor rowsView(const poplar::Tensor &acts) {
+  const std::size_t rows = acts.dim(0) * acts.dim(1);
+  return acts.reshape({rows, acts.numElements() / rows});
+}
+
+/// A per-channel [C] tensor as a [B][C] view.
+poplar::Tensor channelRows(const poplar::Tensor &perChannel, std::size_t batch) {
+  return perChannel.reshape({1, perChannel.numElements()})
+      .broadcast(static_cast<unsigned>(batch), 0);
+}
+
+/// Evaluates `e` over [B][C] operands into a new [B * C] FLOAT tensor (small: one value per row).
+poplar::Tensor rowCoefficients(poplar::Graph &graph, const Expr &e,
+                               const std::vector<poplar::Tensor> &operands,
+                               const poplar::Tensor &acts, poplar::program::Sequence &prog,
+                               const poplar::DebugContext &dc) {
+  const std::size_t b = acts.dim(0), c = acts.dim(1);
+  poplar::Tensor out = graph.addVariable(poplar::FLOAT, {b * c}, dc);
+  poputil::mapTensorLinearly(graph, out);
+  popops::mapWithOutput(graph, e, operands, out.reshape({b, c}), prog, dc);
+  return out;
+}
+
+bool useRowVertices(const poplar::Tensor &acts) { return acts.elementType() == poplar::FLOAT; }
 } // namespace
 
 poplar::Tensor channelView(const poplar::Tensor &acts) {
@@ -59,6 +87,16 @@ poplar::Tensor NormLayout::broadcastStat(const poplar::Tensor &stat,
   return stat.reshape({acts.dim(0), groups, 1, 1});
 }
 
+poplar::Tensor NormLayout::statRows(const poplar::Tensor &stat, const poplar::Tensor &acts) const {
+  const std::size_t b = acts.dim(0), c = acts.dim(1);
+  if (kind == Kind::BATCH)
+    return channelRows(stat, b);
+  const unsigned perGroup = static_cast<unsigned>(c / groups);
+  if (!strided)
+    return stat.reshape({b, groups, 1}).broadcast(perGroup, 2).reshape({b, c});
+  return stat.reshape({b, 1, groups}).broadcast(perGroup, 1).reshape({b, c});
+}
+
 std::size_t NormLayout::statCount(const poplar::Tensor &acts) const {
   if (kind == Kind::BATCH)
     return acts.numElements() / acts.dim(1);
@@ -80,8 +118,19 @@ normStatistics(poplar::Graph &graph, const NormLayout &layout, const poplar::Ten
   if (stableAlgo) {
     const poplar::Tensor sum = popops::reduce(graph, v, dims, Operation::ADD, prog, {dc, "sum"});
     mean = popops::map(graph, _1 * invN, {sum}, prog, {dc, "mean"});
-    const poplar::Tensor centred =
-        popops::map(graph, _1 - _2, {v, layout.broadcastStat(mean, acts)}, prog, {dc, "centred"});
+    poplar::Tensor centred;
+    if (useRowVertices(acts)) {
+      const auto mr = layout.statRows(mean.flatten(), acts);
+      centred = layout.view(
+          rowAffine(graph, rowsView(acts), {},
+                    rowCoefficients(graph, _1 * 0.0f + 1.0f, {mr}, acts, prog, {dc, "one"}), {},
+                    rowCoefficients(graph, -_1, {mr}, acts, prog, {dc, "minusMean"}), prog,
+                    {dc, "centred"})
+              .reshape(acts.shape()));
+    } else {
+      centred =
+          popops::map(graph, _1 - _2, {v, layout.broadcastStat(mean, acts)}, prog, {dc, "centred"});
+    }
     const poplar::Tensor sq =
         popops::reduce(graph, centred, dims, Operation::SQUARE_ADD, prog, {dc, "sumSquares"});
     invStdDev =
@@ -112,6 +161,14 @@ poplar::Tensor normWhiten(poplar::Graph &graph, const NormLayout &layout,
   requireShape(layout.fn, "invStdDev", invStdDev, shape);
   requireSameType(layout.fn, "mean", mean, acts.elementType());
   requireSameType(layout.fn, "invStdDev", invStdDev, acts.elementType());
+  if (useRowVertices(acts)) {
+    const auto mr = layout.statRows(mean, acts), ir = layout.statRows(invStdDev, acts);
+    return rowAffine(graph, rowsView(acts), {},
+                     rowCoefficients(graph, _1 + 0.0f, {ir}, acts, prog, {dc, "whitenScale"}), {},
+                     rowCoefficients(graph, -_1 * _2, {mr, ir}, acts, prog, {dc, "whitenShift"}),
+                     prog, {dc, "whiten"})
+        .reshape(acts.shape());
+  }
   const poplar::Tensor w = popops::map(
       graph, (_1 - _2) * _3,
       {layout.view(acts), layout.broadcastStat(mean, acts), layout.broadcastStat(invStdDev, acts)},
@@ -133,6 +190,15 @@ normalise(poplar::Graph &graph, const NormLayout &layout, const poplar::Tensor &
   requireSameType(layout.fn, "gamma", gamma, acts.elementType());
   requireSameType(layout.fn, "beta", beta, acts.elementType());
   const poplar::Tensor w = normWhiten(graph, layout, acts, mean, invStdDev, prog, dc);
+  if (useRowVertices(acts)) {
+    const std::size_t b = acts.dim(0);
+    const poplar::Tensor y = rowAffine(
+        graph, rowsView(w), {},
+        rowCoefficients(graph, _1 + 0.0f, {channelRows(gamma, b)}, acts, prog, {dc, "gammaRows"}),
+        {}, rowCoefficients(graph, _1 + 0.0f, {channelRows(beta, b)}, acts, prog, {dc, "betaRows"}),
+        prog, {dc, "affine"});
+    return {y.reshape(acts.shape()), w};
+  }
   const poplar::Tensor y = popops::map(
       graph, _1 * _2 + _3, {channelView(w), channelBroadcast(gamma), channelBroadcast(beta)}, prog,
       {dc, "affine"});
@@ -167,10 +233,20 @@ poplar::Tensor normGradients(poplar::Graph &graph, const NormLayout &layout,
   requireShape(layout.fn, "invStdDev", invStdDev, layout.statShape(whitened));
   const float invN = 1.0f / static_cast<float>(layout.statCount(whitened));
   // g = gradsIn * gamma; dx = invStdDev * (g - mean(g) - whitened * mean(g * whitened)).
+  const bool rows = useRowVertices(whitened) && gradsIn.elementType() == poplar::FLOAT;
+  const std::size_t batch = whitened.dim(0);
   const poplar::Tensor g =
-      popops::map(graph, _1 * _2, {channelView(gradsIn), channelBroadcast(gamma)}, prog,
-                  {dc, "gradsInTimesGamma"})
-          .reshape(whitened.shape());
+      rows ? rowAffine(graph, rowsView(gradsIn), {},
+                       rowCoefficients(graph, _1 + 0.0f, {channelRows(gamma, batch)}, whitened,
+                                       prog, {dc, "gammaRows"}),
+                       {},
+                       rowCoefficients(graph, _1 * 0.0f, {channelRows(gamma, batch)}, whitened,
+                                       prog, {dc, "zeroRows"}),
+                       prog, {dc, "gradsInTimesGamma"})
+                 .reshape(whitened.shape())
+           : popops::map(graph, _1 * _2, {channelView(gradsIn), channelBroadcast(gamma)}, prog,
+                         {dc, "gradsInTimesGamma"})
+                 .reshape(whitened.shape());
   const poplar::Tensor gv = layout.view(g), wv = layout.view(whitened);
   const poplar::Tensor gw = popops::map(graph, _1 * _2, {gv, wv}, prog, {dc, "gTimesWhitened"});
   std::vector<poplar::Tensor> sums;
@@ -179,6 +255,20 @@ poplar::Tensor normGradients(poplar::Graph &graph, const NormLayout &layout,
                      {popops::SingleReduceOp(gv, dims, Operation::ADD, "sumG"),
                       popops::SingleReduceOp(gw, dims, Operation::ADD, "sumGW")},
                      sums, prog, {dc, "gradientSums"});
+  if (rows) {
+    // dx = invStd * g - (invStd * sumGW / n) * whitened - invStd * sumG / n, per row.
+    const auto ir = layout.statRows(invStdDev, whitened);
+    const auto sg = layout.statRows(sums[0].flatten(), whitened);
+    const auto sgw = layout.statRows(sums[1].flatten(), whitened);
+    return rowAffine(
+               graph, rowsView(g), rowsView(whitened),
+               rowCoefficients(graph, _1 + 0.0f, {ir}, whitened, prog, {dc, "gScale"}),
+               rowCoefficients(graph, -_1 * _2 * invN, {ir, sgw}, whitened, prog,
+                               {dc, "whitenedScale"}),
+               rowCoefficients(graph, -_1 * _2 * invN, {ir, sg}, whitened, prog, {dc, "shift"}),
+               prog, {dc, "inputGradient"})
+        .reshape(whitened.shape());
+  }
   const poplar::Tensor dx = popops::map(graph, _5 * (_1 - _3 * invN - _2 * (_4 * invN)),
                                         {gv, wv, layout.broadcastStat(sums[0].flatten(), whitened),
                                          layout.broadcastStat(sums[1].flatten(), whitened),

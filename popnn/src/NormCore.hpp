@@ -34,6 +34,8 @@ struct NormLayout {
   poplar::Tensor broadcastStat(const poplar::Tensor &stat, const poplar::Tensor &acts) const;
   /// Number of elements each statistic covers.
   std::size_t statCount(const poplar::Tensor &acts) const;
+  /// A statistic as a [B][C] view: the value for each (sample, channel) row of acts.
+  poplar::Tensor statRows(const poplar::Tensor &stat, const poplar::Tensor &acts) const;
 };
 
 std::pair<poplar::Tensor, poplar::Tensor>

@@ -2,7 +2,6 @@
 
 #include <poplar/exceptions.hpp>
 #include <poputil/VertexTemplates.hpp>
-#include <poputil/exceptions.hpp>
 
 #include "TileRegions.hpp"
 
@@ -14,9 +13,6 @@ template <class T>
 void addFillVertices(poplar::Graph &graph, const poplar::Tensor &t, poplar::ComputeSet cs,
                      T value) {
   const auto type = t.elementType();
-  if (type == poplar::HALF)
-    throw poputil::poplibs_error("popops::fill: HALF tensors are not supported yet (" +
-                                 t.shortString() + ")");
   const std::string vertexType = poputil::templateVertex("popops::Fill", type);
   const poplar::Tensor flat = t.flatten();
   const auto runs = detail::contiguousRunsPerTile(graph, t);

@@ -3,7 +3,8 @@
 //  - BatchNormFwdBwd/B/C/H/W: training batch norm — statistics, normalise, input gradient and
 //    parameter gradients — on a ResNet-50 shape [32,64,32,32] (and a small smoke shape).
 //  - SoftmaxCrossEntropyFwdBwd/N/V: softmax + cross-entropy with label indices (every 7th
-//    masked) giving loss and deltas with respect to the logits, on a BERT shape [4·128, 30522].
+//    masked) giving loss and deltas with respect to the logits, on a BERT shape [4·128, 30522]
+//    (logits laid out in whole rows per tile).
 //
 // Tessera runs on the default IPU model (1472 tiles) with every host core; one engine per shape
 // is built once. Before the table, main() runs tests/benchmarks/popnn_torch.py (Debian's
@@ -128,10 +129,13 @@ Bench &crossEntropyBench(std::size_t rows, std::size_t vocab) {
   poplar::Graph &g = *slot->graph;
   popnn::addCodelets(g);
   poplar::program::Sequence prog;
-  Tensor logits = variable(g, poplar::FLOAT, {rows, vocab}, "logits");
+  // Whole rows per tile (as a matmul producing the logits would lay them out), so each row's
+  // softmax and loss run where the row lives.
+  Tensor logits = g.addVariable(poplar::FLOAT, {rows, vocab}, "logits");
+  poputil::mapTensorLinearly(g, logits, static_cast<unsigned>(vocab), static_cast<unsigned>(vocab));
   Tensor labels = variable(g, poplar::UNSIGNED_INT, {rows}, "labels");
   Tensor loss = variable(g, poplar::FLOAT, {rows}, "loss");
-  Tensor deltas = variable(g, poplar::FLOAT, {rows, vocab}, "deltas");
+  Tensor deltas = g.clone(logits, "deltas");
   Tensor probs = popnn::nonLinearity(g, popnn::NonLinearityType::SOFTMAX, logits, prog);
   prog.add(popnn::calcLoss(g, probs, labels, loss, deltas, popnn::CROSS_ENTROPY_LOSS));
   g.createHostWrite("logits", logits);

@@ -9,8 +9,10 @@
 #include <popnn/NonLinearity.hpp>
 
 #include "PopnnTestHarness.hpp"
+#include "popnn/kernels/LossKernels.hpp"
 
 using namespace popnn_test;
+using poplar::Tensor;
 
 namespace {
 
@@ -179,6 +181,63 @@ TEST(Accuracy, ArgMaxArgMinTopKAndCounting) {
   EXPECT_EQ(r["argMin"], (std::vector<double>{3, 1, 3}));
   EXPECT_EQ(r["top2"], (std::vector<double>{5, 5, 9, 9, -1, -2}));
   EXPECT_EQ(r["top2idx"], (std::vector<double>{1, 2, 0, 3, 0, 1}));
+}
+
+TEST(LossHalf, CrossEntropyAndSumSquaredMatchReference) {
+  // HALF model outputs take the composed popops path; tolerance 2e-3 abs + 2e-3 rel.
+  const std::size_t N = 4, K = 6;
+  const auto logits = randomValues(N * K, 54);
+  const auto probs = roundTo(poplar::HALF, softmaxRef(logits, K));
+  const std::vector<double> labels{5, kMasked, 0, 2};
+  Harness h(Layout::MULTI_TILE);
+  auto tp = h.input(poplar::HALF, {N, K}, probs, "probs");
+  auto tl = h.input(poplar::UNSIGNED_INT, {N}, labels, "labels");
+  std::map<std::string, std::pair<Tensor, Tensor>> outs;
+  for (auto type : {popnn::CROSS_ENTROPY_LOSS, popnn::SUM_SQUARED_LOSS}) {
+    const std::string name = type == popnn::CROSS_ENTROPY_LOSS ? "ce" : "ssq";
+    auto loss = h.graph().addVariable(poplar::HALF, {N}, name + "Loss");
+    auto deltas = h.graph().addVariable(poplar::HALF, {N, K}, name + "Deltas");
+    poputil::mapTensorLinearly(h.graph(), loss);
+    poputil::mapTensorLinearly(h.graph(), deltas);
+    h.prog().add(popnn::calcLoss(h.graph(), tp, tl, loss, deltas, type));
+    h.output(name + "Loss", loss);
+    h.output(name + "Deltas", deltas);
+  }
+  auto r = h.run();
+  std::vector<double> ceLoss(N, 0), ssqLoss(N, 0), deltas(N * K, 0);
+  for (std::size_t n = 0; n < N; ++n) {
+    if (masked(labels[n]))
+      continue;
+    ceLoss[n] = -std::log(probs[n * K + static_cast<std::size_t>(labels[n])]);
+    for (std::size_t k = 0; k < K; ++k) {
+      deltas[n * K + k] = probs[n * K + k] - (labels[n] == k ? 1 : 0);
+      ssqLoss[n] += 0.5 * deltas[n * K + k] * deltas[n * K + k];
+    }
+  }
+  expectClose(r["ceLoss"], ceLoss, 2e-3, 2e-3, "half cross entropy loss");
+  expectClose(r["ceDeltas"], deltas, 2e-3, 2e-3, "half cross entropy deltas");
+  expectClose(r["ssqLoss"], ssqLoss, 2e-3, 2e-3, "half sum squared loss");
+  expectClose(r["ssqDeltas"], deltas, 2e-3, 2e-3, "half sum squared deltas");
+}
+
+TEST(LossKernels, MatchReferences) {
+  using namespace tessera::codelets::popnn;
+  std::mt19937 gen(8);
+  std::uniform_real_distribution<float> dist(0, 1);
+  for (std::size_t n : {1, 3, 16, 37, 100}) {
+    std::vector<float> p(n), got(n), want(n);
+    for (auto &x : p)
+      x = dist(gen);
+    const std::size_t label = n / 2;
+    const float ceGot = crossEntropyRowKernel()(p.data(), got.data(), n, label, 0.5f, 3.0f);
+    const float ceWant = crossEntropyRowReference(p.data(), want.data(), n, label, 0.5f, 3.0f);
+    EXPECT_EQ(got, want) << "cross entropy deltas, n " << n;
+    EXPECT_EQ(ceGot, ceWant) << "cross entropy loss, n " << n;
+    const float ssqGot = sumSquaredRowKernel()(p.data(), got.data(), n, label);
+    const float ssqWant = sumSquaredRowReference(p.data(), want.data(), n, label);
+    EXPECT_EQ(got, want) << "sum squared deltas, n " << n;
+    EXPECT_NEAR(ssqGot, ssqWant, 1e-6 * n) << "sum squared loss, n " << n;
+  }
 }
 
 } // namespace

@@ -1,14 +1,18 @@
-// The Highway softmax-row kernel against its scalar reference: lengths around the vector width,
-// softmax / scaled / log forms, huge and equal inputs, in place. Tolerance 2e-6 abs + 2e-6 rel
-// (Highway's exp differs from std::exp by a few ulp).
+// popnn's Highway kernels against their scalar references. Softmax row: lengths around the
+// vector width, softmax / scaled / log forms, huge and equal inputs, in place; tolerance 2e-6 abs
+// + 2e-6 rel (Highway's exp differs from std::exp by a few ulp). Row affine: bit-identical (no
+// FMA), with and without the second operand, in place.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <random>
 #include <vector>
 
+#include "popnn/kernels/RowAffineKernels.hpp"
 #include "popnn/kernels/SoftmaxKernels.hpp"
 
+using tessera::codelets::popnn::rowAffineKernel;
+using tessera::codelets::popnn::rowAffineReference;
 using tessera::codelets::popnn::softmaxRowKernel;
 using tessera::codelets::popnn::softmaxRowReference;
 
@@ -46,6 +50,25 @@ TEST(SoftmaxKernel, StableForHugeAndEqualInputs) {
     huge[i] = 1e4f + static_cast<float>(i);
   check(huge, 1.0f, false);
   check(huge, 1.0f, true);
+}
+
+TEST(RowAffineKernel, BitIdenticalToReference) {
+  std::mt19937 gen(6);
+  std::uniform_real_distribution<float> dist(-4, 4);
+  for (std::size_t n : {1, 5, 8, 16, 19, 64, 333}) {
+    std::vector<float> x(n), y(n);
+    for (std::size_t i = 0; i < n; ++i)
+      x[i] = dist(gen), y[i] = dist(gen);
+    for (bool withY : {false, true}) {
+      std::vector<float> got(n), want(n), inPlace = x;
+      const float *yp = withY ? y.data() : nullptr;
+      rowAffineKernel()(x.data(), yp, got.data(), n, 1.5f, -0.25f, 0.125f);
+      rowAffineReference(x.data(), yp, want.data(), n, 1.5f, -0.25f, 0.125f);
+      rowAffineKernel()(inPlace.data(), yp, inPlace.data(), n, 1.5f, -0.25f, 0.125f);
+      EXPECT_EQ(got, want) << "n " << n << (withY ? " with y" : "");
+      EXPECT_EQ(inPlace, want) << "in place, n " << n;
+    }
+  }
 }
 
 } // namespace

@@ -88,8 +88,9 @@ public:
   }
 
   /// Compiles, writes inputs, runs `prog()` `times` times, reads every output.
-  std::map<std::string, std::vector<double>> run(unsigned times = 1) {
-    poplar::Engine engine(graph_, prog_);
+  std::map<std::string, std::vector<double>> run(unsigned times = 1,
+                                                 const poplar::OptionFlags &options = {}) {
+    poplar::Engine engine(graph_, prog_, options);
     engine.load(device_);
     for (auto &in : inputs_) {
       auto bytes = toBytes(in.type, in.values);

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include <poplar/Engine.hpp>
+#include <poplar/Half.hpp>
 #include <poplar/IPUModel.hpp>
 #include <popops/Fill.hpp>
 #include <popops/codelets.hpp>
@@ -103,4 +104,22 @@ TEST(Fill, UnmappedTensorIsRejectedByName) {
   } catch (const invalid_tile_mapping &e) {
     EXPECT_NE(std::string(e.what()).find("unmappedThing"), std::string::npos) << e.what();
   }
+}
+
+TEST(Fill, HalfTensorsHoldTheRoundedValue) {
+  Device d = device(4);
+  Graph graph(d.getTarget());
+  popops::addCodelets(graph);
+  Tensor t = graph.addVariable(HALF, {21}, "h");
+  poputil::mapTensorLinearly(graph, t, 1, 1);
+  graph.createHostRead("h", t);
+  Sequence prog;
+  popops::fill(graph, t, prog, 0.1f); // not exact in half: rounds to 0x2E66
+  Engine engine(graph, prog);
+  engine.load(d);
+  engine.run();
+  std::vector<std::uint16_t> bits(21);
+  engine.readTensor("h", bits.data(), bits.data() + 21);
+  EXPECT_EQ(bits, std::vector<std::uint16_t>(21, floatToHalfBits(0.1f)));
+  EXPECT_EQ(floatToHalfBits(0.1f), 0x2E66);
 }
