@@ -261,7 +261,7 @@ void Graph::setTileMapping(const Tensor &t, const TileToTensorMapping &mapping) 
     throw invalid_tile_mapping("setTileMapping of " + core::describe(t) + ": the mapping lists " +
                                std::to_string(mapping.size()) + " tiles but the graph has " +
                                std::to_string(target_.getNumTiles()));
-  core::RegionIndex index(d.regions);
+  core::RegionIndex index(d);
   for (unsigned tile = 0; tile < mapping.size(); ++tile)
     for (const auto &iv : mapping[tile]) {
       if (iv.begin() > iv.end() || iv.end() > d.numElements)

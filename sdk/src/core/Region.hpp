@@ -29,17 +29,4 @@ inline void appendRegion(RegionList &out, const Region &r) {
     out.push_back(r);
 }
 
-/// Random access to tensor-order ranges of a region list.
-class RegionIndex {
-public:
-  explicit RegionIndex(const RegionList &regions);
-  /// Appends the regions covering tensor-order elements [begin, end) to `out`.
-  void append(RegionList &out, std::size_t begin, std::size_t end) const;
-  std::size_t numElements() const { return starts_.back(); }
-
-private:
-  const RegionList &regions_;
-  std::vector<std::size_t> starts_; // starts_[i] = tensor index of regions_[i]; back() = total
-};
-
 } // namespace poplar::core

@@ -22,14 +22,17 @@ std::size_t product(const std::vector<std::size_t> &shape) {
   return n;
 }
 
-RegionIndex::RegionIndex(const RegionList &regions) : regions_(regions) {
-  starts_.reserve(regions.size() + 1);
-  std::size_t at = 0;
-  for (const auto &r : regions) {
+const std::vector<std::size_t> &TensorData::regionStarts() const {
+  std::call_once(startsOnce_, [this] {
+    starts_.reserve(regions.size() + 1);
+    std::size_t at = 0;
+    for (const auto &r : regions) {
+      starts_.push_back(at);
+      at += r.size();
+    }
     starts_.push_back(at);
-    at += r.size();
-  }
-  starts_.push_back(at);
+  });
+  return starts_;
 }
 
 void RegionIndex::append(RegionList &out, std::size_t begin, std::size_t end) const {
@@ -97,7 +100,7 @@ RegionList selectAlongDim(const TensorData &d, unsigned dim, const Positions &po
   for (unsigned i = dim + 1; i < d.shape.size(); ++i)
     inner *= d.shape[i];
   const std::size_t D = d.shape[dim];
-  core::RegionIndex index(d.regions);
+  core::RegionIndex index(d);
   RegionList out;
   for (std::size_t o = 0; o < outer; ++o) {
     const std::size_t base = o * D * inner;
@@ -264,7 +267,7 @@ Tensor Tensor::dimShuffle(ArrayRef<unsigned> perm) const {
   std::size_t steps = 1;
   for (std::size_t k = 0; k < keep; ++k)
     steps *= out[k];
-  core::RegionIndex index(d.regions);
+  core::RegionIndex index(d);
   RegionList regions;
   std::vector<std::size_t> idx(keep, 0);
   std::size_t offset = 0;
@@ -522,7 +525,7 @@ Tensor concat(ArrayRef<Tensor> tensors, unsigned dim) {
   std::vector<core::RegionIndex> indices;
   indices.reserve(tensors.size());
   for (const auto &t : tensors)
-    indices.emplace_back(t.data().regions);
+    indices.emplace_back(t.data());
   RegionList regions;
   for (std::size_t o = 0; o < outer; ++o)
     for (std::size_t i = 0; i < tensors.size(); ++i) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <mutex>
 #include <vector>
 
 #include <poplar/Type.hpp>
@@ -18,6 +19,35 @@ struct TensorData {
   std::vector<std::size_t> shape;
   RegionList regions; ///< Coalesced: consecutive entries never continue each other.
   std::size_t numElements = 0;
+
+  TensorData() = default;
+  /// Copies the view, not the cached index (the copy is usually edited before it is shared).
+  TensorData(const TensorData &o)
+      : graph(o.graph), type(o.type), shape(o.shape), regions(o.regions),
+        numElements(o.numElements) {}
+  TensorData &operator=(const TensorData &) = delete;
+
+  /// starts[i] = tensor-order index of regions[i]; back() = element count. Computed once, on
+  /// first use: a shared tensor never changes, and views of big tensors are sliced many times
+  /// (once per tile), which must not rescan every region each time.
+  const std::vector<std::size_t> &regionStarts() const;
+
+private:
+  mutable std::once_flag startsOnce_;
+  mutable std::vector<std::size_t> starts_;
+};
+
+/// Random access to tensor-order ranges of a tensor's regions.
+class RegionIndex {
+public:
+  explicit RegionIndex(const TensorData &t) : regions_(t.regions), starts_(t.regionStarts()) {}
+  /// Appends the regions covering tensor-order elements [begin, end) to `out`.
+  void append(RegionList &out, std::size_t begin, std::size_t end) const;
+  std::size_t numElements() const { return starts_.back(); }
+
+private:
+  const RegionList &regions_;
+  const std::vector<std::size_t> &starts_;
 };
 
 std::size_t product(const std::vector<std::size_t> &shape);
