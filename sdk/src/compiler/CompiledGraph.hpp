@@ -20,11 +20,14 @@ struct TileAddress {
   std::uint64_t offset = 0;
 };
 
-/// One memcpy between tile memories.
+/// A memcpy between tile memories, done `repeat` times from the same source to consecutive
+/// destinations (how a broadcast view is gathered: one run per repetition, not one op each).
 struct CopyOp {
   TileAddress src;
   TileAddress dst;
-  std::uint64_t bytes = 0;
+  std::uint64_t bytes = 0; ///< Per repetition.
+  std::uint64_t repeat = 1;
+  std::uint64_t totalBytes() const { return bytes * repeat; }
 };
 
 /// Copies grouped by destination tile; groups run in parallel, each group in order, so the
@@ -32,6 +35,7 @@ struct CopyOp {
 struct CopyList {
   std::vector<CopyOp> ops;
   std::vector<std::size_t> groupBegin; ///< Start index of each group in `ops`, plus ops.size().
+  /// Bytes written by all ops (repetitions included).
   std::uint64_t totalBytes = 0;
   bool empty() const { return ops.empty(); }
   std::size_t numGroups() const { return groupBegin.empty() ? 0 : groupBegin.size() - 1; }

@@ -10,20 +10,27 @@ namespace poplar::compiler {
 
 class CopyListBuilder {
 public:
-  /// Adds one copy, merging it into the previous copy to the same tile when both continue.
+  /// Adds one copy, merging it into the previous copy to the same tile when both continue, or
+  /// when it repeats the previous copy's source right after its destination (a broadcast).
   void add(TileAddress src, TileAddress dst, std::uint64_t bytes) {
     if (bytes == 0)
       return;
     auto &group = groups_[dst.tile];
     if (!group.empty()) {
       CopyOp &last = group.back();
-      if (last.src.tile == src.tile && last.src.offset + last.bytes == src.offset &&
-          last.dst.offset + last.bytes == dst.offset) {
+      const bool sameSourceTile = last.src.tile == src.tile;
+      const bool dstFollows = last.dst.offset + last.totalBytes() == dst.offset;
+      if (sameSourceTile && dstFollows && last.repeat == 1 &&
+          last.src.offset + last.bytes == src.offset) {
         last.bytes += bytes;
         return;
       }
+      if (sameSourceTile && dstFollows && last.src.offset == src.offset && last.bytes == bytes) {
+        ++last.repeat;
+        return;
+      }
     }
-    group.push_back({src, dst, bytes});
+    group.push_back({src, dst, bytes, 1});
   }
 
   /// Adds the copies that move tensor image `from` onto `to` (same byte size).
@@ -54,7 +61,7 @@ public:
       list.groupBegin.push_back(list.ops.size());
       for (const auto &op : ops) {
         list.ops.push_back(op);
-        list.totalBytes += op.bytes;
+        list.totalBytes += op.totalBytes();
       }
     }
     list.groupBegin.push_back(list.ops.size());

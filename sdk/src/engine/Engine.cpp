@@ -93,13 +93,23 @@ struct Engine::Impl {
                                   " needs the engine to be loaded first (call Engine::load)");
   }
 
+  void copy(const compiler::CopyOp &op) const {
+    unsigned char *dst = address(op.dst);
+    const unsigned char *src = address(op.src);
+    if (op.repeat == 1) {
+      std::memmove(dst, src, op.bytes);
+      return;
+    }
+    for (std::uint64_t r = 0; r < op.repeat; ++r, dst += op.bytes)
+      std::memcpy(dst, src, op.bytes); // a broadcast: the source never overlaps its copies
+  }
+
   void runCopies(const CopyList &list) {
     if (list.empty())
       return;
     pool->parallelFor(list.numGroups(), [&](std::size_t g) {
       for (std::size_t i = list.groupBegin[g]; i < list.groupBegin[g + 1]; ++i) {
-        const auto &op = list.ops[i];
-        std::memmove(address(op.dst), address(op.src), op.bytes);
+        copy(list.ops[i]);
       }
     });
   }
@@ -139,8 +149,7 @@ struct Engine::Impl {
         if (const std::size_t g = cs.tileExchangeInGroup[t]; g != cs.kNoGroup)
           for (std::size_t i = cs.exchangeIn.groupBegin[g]; i < cs.exchangeIn.groupBegin[g + 1];
                ++i) {
-            const auto &op = cs.exchangeIn.ops[i];
-            std::memmove(address(op.dst), address(op.src), op.bytes);
+            copy(cs.exchangeIn.ops[i]);
           }
       }
       const RuntimeCall *end = calls + tileBegin[t + 1];

@@ -13,9 +13,9 @@ std::uint64_t ceilDiv(std::uint64_t a, std::uint64_t b) { return b ? (a + b - 1)
 std::map<unsigned, std::uint64_t> trafficPerTile(const compiler::CopyList &list) {
   std::map<unsigned, std::uint64_t> perTile;
   for (const auto &op : list.ops) {
-    perTile[op.src.tile] += op.bytes;
+    perTile[op.src.tile] += op.totalBytes();
     if (op.dst.tile != op.src.tile)
-      perTile[op.dst.tile] += op.bytes;
+      perTile[op.dst.tile] += op.totalBytes();
   }
   return perTile;
 }
@@ -67,9 +67,9 @@ ComputeSetCost estimateComputeSet(const compiler::ComputeSetPlan &cs,
   // (source); an InOut buffer appears in both, so take the larger per tile.
   std::map<unsigned, std::uint64_t> in, out;
   for (const auto &op : cs.exchangeIn.ops)
-    in[op.dst.tile] += op.bytes;
+    in[op.dst.tile] += op.totalBytes();
   for (const auto &op : cs.exchangeOut.ops)
-    out[op.src.tile] += op.bytes;
+    out[op.src.tile] += op.totalBytes();
   for (const auto &[tile, bytes] : in)
     cost.exchangeBufferBytes += std::max(bytes, out.count(tile) ? out[tile] : 0);
   for (const auto &[tile, bytes] : out)
