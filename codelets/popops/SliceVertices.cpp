@@ -3,7 +3,9 @@
 // offsets read on the device. The library splits a base by columns over tiles, so each vertex
 // sees whole rows of its own columns.
 #include <cstring>
+#include <optional>
 #include <type_traits>
+#include <utility>
 
 #include <poplar/Half.hpp>
 #include <poplar/Vertex.hpp>
@@ -24,29 +26,44 @@ constexpr const char *kOffsetOutOfRange =
     "an offset (index) is outside the sliced dimension (checked under debug.runtimeVerify; "
     "without it the slice reads zeros and the update is skipped)";
 
-/// Under debug.runtimeVerify: every slice of every offset lies inside the base (or wraps).
-bool offsetsInRange(const poplar::Input<poplar::Vector<unsigned>> &offsets, unsigned sliceRows,
-                    unsigned numBaseRows, unsigned wrap) {
-  for (unsigned o : offsets)
-    for (unsigned j = 0; j < sliceRows; ++j)
-      if (!baseRowOf(o, j, sliceRows, numBaseRows, wrap))
-        return false;
-  return true;
-}
-
-/// Slices: worker w fills the slices of offsets [share(w), share(w+1)); out of range gives zeros.
-template <class T> class MultiSlice : public poplar::MultiVertex {
+/// The state every slice vertex shares: which rows the offsets select, and how they are checked.
+class SliceRowsVertex : public poplar::MultiVertex {
 public:
   poplar::Input<poplar::Vector<unsigned>> offsets;
-  poplar::Input<poplar::Vector<T>> baseT;
-  poplar::Output<poplar::Vector<T>> subT;
   unsigned numBaseRows;
   unsigned rowSize;
   unsigned sliceRows;
   unsigned wrap;
 
+  /// Under debug.runtimeVerify: false unless every slice of every offset lies inside the base
+  /// (or wraps). Without the option, always true (out-of-range slices have a defined meaning).
+  bool offsetsAcceptable() const {
+    if (!poplar::detail::runtimeVerify())
+      return true;
+    for (unsigned o : offsets)
+      for (unsigned j = 0; j < sliceRows; ++j)
+        if (!baseRowOf(o, j, sliceRows, numBaseRows, wrap))
+          return false;
+    return true;
+  }
+  std::optional<std::size_t> baseRow(std::size_t o, std::size_t j) const {
+    return baseRowOf(offsets[o], j, sliceRows, numBaseRows, wrap);
+  }
+  /// The columns [first, second) of every row that worker `workerId` owns.
+  std::pair<std::size_t, std::size_t> workerColumns(unsigned workerId) const {
+    return {share(rowSize, workerId, numWorkers()), share(rowSize, workerId + 1, numWorkers())};
+  }
+  const char *failureReason() const { return kOffsetOutOfRange; }
+};
+
+/// Slices: worker w fills the slices of offsets [share(w), share(w+1)); out of range gives zeros.
+template <class T> class MultiSlice : public SliceRowsVertex {
+public:
+  poplar::Input<poplar::Vector<T>> baseT;
+  poplar::Output<poplar::Vector<T>> subT;
+
   bool compute(unsigned workerId) {
-    if (poplar::detail::runtimeVerify() && !offsetsInRange(offsets, sliceRows, numBaseRows, wrap))
+    if (!offsetsAcceptable())
       return false;
     const unsigned workers = numWorkers();
     const std::size_t begin = share(offsets.size(), workerId, workers);
@@ -54,8 +71,7 @@ public:
     for (std::size_t o = begin; o < end; ++o)
       for (std::size_t j = 0; j < sliceRows; ++j) {
         T *dst = subT.data() + (o * sliceRows + j) * rowSize;
-        const auto row = baseRowOf(offsets[o], j, sliceRows, numBaseRows, wrap);
-        if (row)
+        if (const auto row = baseRow(o, j))
           std::memcpy(dst, baseT.data() + *row * rowSize, rowSize * sizeof(T));
         else
           for (std::size_t c = 0; c < rowSize; ++c)
@@ -63,65 +79,45 @@ public:
       }
     return true;
   }
-  const char *failureReason() const { return kOffsetOutOfRange; }
   std::uint64_t cycleEstimate() const { return 30 + subT.size() / 2; }
 };
 
 /// Updates: worker w owns columns [share(w), share(w+1)) and applies the offsets in order, so a
 /// repeated offset ends with its last slice. Out-of-range slices are ignored.
-template <class T> class MultiUpdate : public poplar::MultiVertex {
+template <class T> class MultiUpdate : public SliceRowsVertex {
 public:
-  poplar::Input<poplar::Vector<unsigned>> offsets;
   poplar::InOut<poplar::Vector<T>> baseT;
   poplar::Input<poplar::Vector<T>> subT;
-  unsigned numBaseRows;
-  unsigned rowSize;
-  unsigned sliceRows;
-  unsigned wrap;
 
   bool compute(unsigned workerId) {
-    if (poplar::detail::runtimeVerify() && !offsetsInRange(offsets, sliceRows, numBaseRows, wrap))
+    if (!offsetsAcceptable())
       return false;
-    const std::size_t c0 = share(rowSize, workerId, numWorkers());
-    const std::size_t c1 = share(rowSize, workerId + 1, numWorkers());
-    if (c1 == c0)
-      return true;
-    for (std::size_t o = 0; o < offsets.size(); ++o)
-      for (std::size_t j = 0; j < sliceRows; ++j) {
-        const auto row = baseRowOf(offsets[o], j, sliceRows, numBaseRows, wrap);
-        if (row)
+    const auto [c0, c1] = workerColumns(workerId);
+    for (std::size_t o = 0; c1 > c0 && o < offsets.size(); ++o)
+      for (std::size_t j = 0; j < sliceRows; ++j)
+        if (const auto row = baseRow(o, j))
           std::memcpy(baseT.data() + *row * rowSize + c0,
                       subT.data() + (o * sliceRows + j) * rowSize + c0, (c1 - c0) * sizeof(T));
-      }
     return true;
   }
-  const char *failureReason() const { return kOffsetOutOfRange; }
   std::uint64_t cycleEstimate() const { return 30 + subT.size() / 2; }
 };
 
 /// base[row] += scale * slice, offsets applied in order (so repeated offsets accumulate in a
 /// fixed order); worker w owns a fixed column range. Out-of-range slices are ignored.
-template <class T> class MultiUpdateAdd : public poplar::MultiVertex {
+template <class T> class MultiUpdateAdd : public SliceRowsVertex {
 public:
-  poplar::Input<poplar::Vector<unsigned>> offsets;
   poplar::InOut<poplar::Vector<T>> baseT;
   poplar::Input<poplar::Vector<T>> subT;
   poplar::Input<T> scale;
-  unsigned numBaseRows;
-  unsigned rowSize;
-  unsigned sliceRows;
-  unsigned wrap;
 
   bool compute(unsigned workerId) {
-    if (poplar::detail::runtimeVerify() && !offsetsInRange(offsets, sliceRows, numBaseRows, wrap))
+    if (!offsetsAcceptable())
       return false;
-    const std::size_t c0 = share(rowSize, workerId, numWorkers());
-    const std::size_t c1 = share(rowSize, workerId + 1, numWorkers());
-    if (c1 == c0)
-      return true;
-    for (std::size_t o = 0; o < offsets.size(); ++o)
+    const auto [c0, c1] = workerColumns(workerId);
+    for (std::size_t o = 0; c1 > c0 && o < offsets.size(); ++o)
       for (std::size_t j = 0; j < sliceRows; ++j) {
-        const auto row = baseRowOf(offsets[o], j, sliceRows, numBaseRows, wrap);
+        const auto row = baseRow(o, j);
         if (!row)
           continue;
         T *acc = baseT.data() + *row * rowSize;
@@ -139,38 +135,33 @@ public:
       }
     return true;
   }
-  const char *failureReason() const { return kOffsetOutOfRange; }
   std::uint64_t cycleEstimate() const { return 30 + subT.size(); }
 };
 
+/// Registers the fields every slice vertex shares.
+template <class V> tessera::VertexTypeBuilder<V> sliceVertexType(const std::string &name) {
+  tessera::VertexTypeBuilder<V> b(name);
+  b.field("offsets", &SliceRowsVertex::offsets)
+      .field("numBaseRows", &SliceRowsVertex::numBaseRows)
+      .field("rowSize", &SliceRowsVertex::rowSize)
+      .field("sliceRows", &SliceRowsVertex::sliceRows)
+      .field("wrap", &SliceRowsVertex::wrap);
+  return b;
+}
+
 template <class T> void registerSliceFamily(const std::string &typeName) {
-  tessera::VertexTypeBuilder<MultiSlice<T>>("popops::MultiSlice<" + typeName + ">")
-      .field("offsets", &MultiSlice<T>::offsets)
+  sliceVertexType<MultiSlice<T>>("popops::MultiSlice<" + typeName + ">")
       .field("baseT", &MultiSlice<T>::baseT)
       .field("subT", &MultiSlice<T>::subT)
-      .field("numBaseRows", &MultiSlice<T>::numBaseRows)
-      .field("rowSize", &MultiSlice<T>::rowSize)
-      .field("sliceRows", &MultiSlice<T>::sliceRows)
-      .field("wrap", &MultiSlice<T>::wrap)
       .add();
-  tessera::VertexTypeBuilder<MultiUpdate<T>>("popops::MultiUpdate<" + typeName + ">")
-      .field("offsets", &MultiUpdate<T>::offsets)
+  sliceVertexType<MultiUpdate<T>>("popops::MultiUpdate<" + typeName + ">")
       .field("baseT", &MultiUpdate<T>::baseT)
       .field("subT", &MultiUpdate<T>::subT)
-      .field("numBaseRows", &MultiUpdate<T>::numBaseRows)
-      .field("rowSize", &MultiUpdate<T>::rowSize)
-      .field("sliceRows", &MultiUpdate<T>::sliceRows)
-      .field("wrap", &MultiUpdate<T>::wrap)
       .add();
-  tessera::VertexTypeBuilder<MultiUpdateAdd<T>>("popops::MultiUpdateAdd<" + typeName + ">")
-      .field("offsets", &MultiUpdateAdd<T>::offsets)
+  sliceVertexType<MultiUpdateAdd<T>>("popops::MultiUpdateAdd<" + typeName + ">")
       .field("baseT", &MultiUpdateAdd<T>::baseT)
       .field("subT", &MultiUpdateAdd<T>::subT)
       .field("scale", &MultiUpdateAdd<T>::scale)
-      .field("numBaseRows", &MultiUpdateAdd<T>::numBaseRows)
-      .field("rowSize", &MultiUpdateAdd<T>::rowSize)
-      .field("sliceRows", &MultiUpdateAdd<T>::sliceRows)
-      .field("wrap", &MultiUpdateAdd<T>::wrap)
       .add();
 }
 

@@ -191,7 +191,9 @@ public:
     }
   }
 
-  template <class F> VertexTypeBuilder &field(const char *name, F V::*member) {
+  /// `member` may belong to `V` or to a base class of `V` (vertex families often share state).
+  template <class F, class C> VertexTypeBuilder &field(const char *name, F C::*member) {
+    static_assert(std::is_base_of_v<C, V>, "the field must be a member of the vertex class");
     using Traits = detail::FieldTraits<std::remove_cv_t<F>>;
     using Element = std::remove_cv_t<typename Traits::Element>;
     // The offset of a member is the same in every object; measure it on a real one.
