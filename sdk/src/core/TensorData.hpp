@@ -43,7 +43,6 @@ public:
   explicit RegionIndex(const TensorData &t) : regions_(t.regions), starts_(t.regionStarts()) {}
   /// Appends the regions covering tensor-order elements [begin, end) to `out`.
   void append(RegionList &out, std::size_t begin, std::size_t end) const;
-  std::size_t numElements() const { return starts_.back(); }
 
 private:
   const RegionList &regions_;
