@@ -1,0 +1,85 @@
+// The command-line options every trainer shares, named as in Graphcore's examples. A trainer
+// adds them to its boost::program_options description next to its model-specific ones, parses
+// with parseCommandLine (which turns Boost's errors into cli_error with a suggestion), then
+// calls validateTrainingOptions.
+#pragma once
+
+#include <boost/any.hpp>
+#include <boost/program_options.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tessera::apps {
+
+enum class LrSchedule { Cosine, Step, Constant };
+/// "<weights/activations>.<partials/accumulation>" bits, as Graphcore's --precision.
+enum class Precision { Half16Partials16, Half16Partials32, Float32 };
+
+std::string toString(LrSchedule schedule); // "cosine" | "step" | "constant"
+std::string toString(Precision precision); // "16.16" | "16.32" | "32.32"
+
+struct TrainingOptions {
+  std::size_t batchSize = 32;
+  unsigned epochs = 10;
+  double learningRate = 0.1;
+  double momentum = 0.9;
+  double weightDecay = 1e-4;
+  /// Linear warm-up length in epochs (fractions allowed), within epochs.
+  double warmupEpochs = 0;
+  LrSchedule lrSchedule = LrSchedule::Cosine;
+  Precision precision = Precision::Float32;
+  std::uint64_t seed = 42;
+  bool syntheticData = false;
+  /// Fashion-MNIST directory; empty → $TESSERA_FASHION_MNIST_DIR or the Debian path.
+  std::string datasetDir;
+  /// Train on the first N images only; 0 uses all.
+  std::size_t trainSubset = 0;
+  std::string checkpointDir;
+  /// Continue from the latest checkpoint in checkpointDir.
+  bool resume = false;
+  bool validation = true;
+  /// Stop-and-record target as a fraction in (0, 1], e.g. 0.9.
+  std::optional<double> targetAccuracy;
+  /// Where to write a BenchmarkRecord (".json" → JSON); empty writes none.
+  std::string recordFile;
+  /// Dollars per hour of the machine, for performance-per-dollar figures.
+  std::optional<double> pricePerHour;
+  /// Engine option target.hostThreads; 0 lets the SDK choose.
+  unsigned hostThreads = 0;
+  bool help = false;
+};
+
+/// Adds the shared options to `description`, storing parsed values into `options` (which must
+/// outlive the parse). Defaults are the values `options` holds when this is called.
+void addTrainingOptions(boost::program_options::options_description &description,
+                        TrainingOptions &options);
+
+/// Parses argv against `description`, runs the notifiers (filling bound structs) and returns
+/// the variables map. Boost errors become cli_error naming the flag; an unknown flag's message
+/// suggests the nearest known one. `positional`, when given, maps bare arguments to options.
+boost::program_options::variables_map parseCommandLine(
+    int argc, const char *const argv[],
+    const boost::program_options::options_description &description,
+    const boost::program_options::positional_options_description *positional = nullptr);
+
+/// Rejects nonsense values (batch size 0, negative learning rate, --resume without
+/// --checkpoint-dir, …) with cli_error naming the flag and the accepted values.
+void validateTrainingOptions(const TrainingOptions &options);
+
+/// The options as flag → text, for checkpoints and benchmark records.
+std::map<std::string, std::string> describeTrainingOptions(const TrainingOptions &options);
+
+/// The only candidate that extends `name`, else the one nearest by edit distance, or "" when
+/// none is close.
+std::string nearestName(const std::string &name, const std::vector<std::string> &candidates);
+
+// Boost.Program_options hooks so the enums parse from their flag text.
+void validate(boost::any &value, const std::vector<std::string> &tokens, LrSchedule *, int);
+void validate(boost::any &value, const std::vector<std::string> &tokens, Precision *, int);
+
+} // namespace tessera::apps

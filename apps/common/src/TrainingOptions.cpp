@@ -1,0 +1,241 @@
+#include "tessera/apps/TrainingOptions.hpp"
+
+#include "tessera/apps/Errors.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+namespace po = boost::program_options;
+
+namespace tessera::apps {
+namespace {
+
+std::string number(double value) {
+  std::ostringstream out;
+  out << value;
+  return out.str();
+}
+
+const std::string &singleToken(const std::vector<std::string> &tokens, const char *flag) {
+  if (tokens.size() != 1)
+    throw cli_error(std::string(flag) + " takes exactly one value");
+  return tokens.front();
+}
+
+std::size_t editDistance(const std::string &a, const std::string &b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j)
+    row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1] ? 1 : 0)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string stripDashes(std::string name) {
+  const auto first = name.find_first_not_of('-');
+  name.erase(0, first == std::string::npos ? name.size() : first);
+  if (const auto eq = name.find('='); eq != std::string::npos)
+    name.erase(eq);
+  return name;
+}
+
+} // namespace
+
+std::string toString(LrSchedule schedule) {
+  switch (schedule) {
+  case LrSchedule::Cosine:
+    return "cosine";
+  case LrSchedule::Step:
+    return "step";
+  case LrSchedule::Constant:
+    return "constant";
+  }
+  return "?";
+}
+
+std::string toString(Precision precision) {
+  switch (precision) {
+  case Precision::Half16Partials16:
+    return "16.16";
+  case Precision::Half16Partials32:
+    return "16.32";
+  case Precision::Float32:
+    return "32.32";
+  }
+  return "?";
+}
+
+void validate(boost::any &value, const std::vector<std::string> &tokens, LrSchedule *, int) {
+  const std::string &text = singleToken(tokens, "--lr-schedule");
+  for (LrSchedule s : {LrSchedule::Cosine, LrSchedule::Step, LrSchedule::Constant})
+    if (text == toString(s)) {
+      value = s;
+      return;
+    }
+  throw cli_error("--lr-schedule '" + text + "' is not a schedule; use cosine, step or constant");
+}
+
+void validate(boost::any &value, const std::vector<std::string> &tokens, Precision *, int) {
+  const std::string &text = singleToken(tokens, "--precision");
+  for (Precision p : {Precision::Half16Partials16, Precision::Half16Partials32, Precision::Float32})
+    if (text == toString(p)) {
+      value = p;
+      return;
+    }
+  throw cli_error("--precision '" + text + "' is not a precision; use 16.16, 16.32 or 32.32");
+}
+
+void addTrainingOptions(po::options_description &description, TrainingOptions &o) {
+  // Optional values: bind a plain default-less value and copy it out in the notifier.
+  auto optionalDouble = [](std::optional<double> &target) {
+    return po::value<double>()->notifier([&target](double v) { target = v; });
+  };
+  // clang-format off
+  description.add_options()
+    ("help", po::bool_switch(&o.help), "Print this help and exit")
+    ("batch-size", po::value(&o.batchSize)->default_value(o.batchSize), "Images per batch")
+    ("epochs", po::value(&o.epochs)->default_value(o.epochs), "Training epochs")
+    ("learning-rate", po::value(&o.learningRate)->default_value(o.learningRate),
+     "Peak learning rate (> 0)")
+    ("momentum", po::value(&o.momentum)->default_value(o.momentum), "SGD momentum in [0, 1)")
+    ("weight-decay", po::value(&o.weightDecay)->default_value(o.weightDecay),
+     "L2 weight decay (>= 0)")
+    ("warmup-epochs", po::value(&o.warmupEpochs)->default_value(o.warmupEpochs),
+     "Linear learning-rate warm-up, in epochs")
+    ("lr-schedule", po::value(&o.lrSchedule)->default_value(o.lrSchedule, toString(o.lrSchedule)),
+     "Learning-rate schedule: cosine | step | constant")
+    ("precision", po::value(&o.precision)->default_value(o.precision, toString(o.precision)),
+     "Weights/activations.partials bits: 16.16 | 16.32 | 32.32")
+    ("seed", po::value(&o.seed)->default_value(o.seed),
+     "Seed for initialisation, shuffling and augmentation")
+    ("synthetic-data", po::bool_switch(&o.syntheticData),
+     "Use deterministic random images instead of the data set (throughput runs)")
+    ("dataset-dir", po::value(&o.datasetDir),
+     "Fashion-MNIST directory (default $TESSERA_FASHION_MNIST_DIR, else "
+     "/usr/share/datasets/fashion-mnist)")
+    ("train-subset", po::value(&o.trainSubset)->default_value(o.trainSubset),
+     "Train on the first N images only (0: all)")
+    ("checkpoint-dir", po::value(&o.checkpointDir), "Directory for checkpoints")
+    ("resume", po::bool_switch(&o.resume), "Continue from the latest checkpoint in --checkpoint-dir")
+    ("validation", po::value(&o.validation)->default_value(o.validation),
+     "Validate on the test set after each epoch (true | false)")
+    ("target-accuracy", optionalDouble(o.targetAccuracy),
+     "Validation accuracy (fraction, e.g. 0.9) whose first crossing is recorded as time to train")
+    ("record-file", po::value(&o.recordFile),
+     "Write a benchmark record here (.json for JSON, else binary protobuf)")
+    ("price-per-hour", optionalDouble(o.pricePerHour),
+     "Machine price in dollars per hour, for performance per dollar")
+    ("host-threads", po::value(&o.hostThreads)->default_value(o.hostThreads),
+     "Host threads for the tile engine (0: one per CPU)");
+  // clang-format on
+}
+
+std::string nearestName(const std::string &name, const std::vector<std::string> &candidates) {
+  // A unique candidate extending what was typed is the obvious completion.
+  std::string extension;
+  std::size_t extensions = 0;
+  for (const std::string &c : candidates)
+    if (!name.empty() && c.size() > name.size() && c.rfind(name, 0) == 0) {
+      extension = c;
+      ++extensions;
+    }
+  if (extensions == 1)
+    return extension;
+  std::string best;
+  std::size_t bestDistance = 0;
+  for (const std::string &c : candidates) {
+    const std::size_t d = editDistance(name, c);
+    if (best.empty() || d < bestDistance) {
+      best = c;
+      bestDistance = d;
+    }
+  }
+  // Beyond a third of the name's length the "suggestion" is noise.
+  if (best.empty() || bestDistance > std::max<std::size_t>(2, name.size() / 3))
+    return "";
+  return best;
+}
+
+po::variables_map parseCommandLine(int argc, const char *const argv[],
+                                   const po::options_description &description,
+                                   const po::positional_options_description *positional) {
+  po::variables_map values;
+  try {
+    po::command_line_parser parser(argc, argv);
+    parser.options(description);
+    if (positional)
+      parser.positional(*positional);
+    po::store(parser.run(), values);
+    po::notify(values);
+  } catch (const po::unknown_option &e) {
+    const std::string flag = e.get_option_name();
+    std::vector<std::string> known;
+    for (const auto &option : description.options())
+      known.push_back(option->long_name());
+    const std::string suggestion = nearestName(stripDashes(flag), known);
+    throw cli_error(
+        "unknown option " + flag +
+        (suggestion.empty() ? std::string("") : "; did you mean --" + suggestion + "?") +
+        " (see --help)");
+  } catch (const po::error &e) {
+    throw cli_error(std::string(e.what()) + " (see --help)");
+  }
+  return values;
+}
+
+void validateTrainingOptions(const TrainingOptions &o) {
+  if (o.batchSize == 0)
+    throw cli_error("--batch-size 0: use a batch size of at least 1");
+  if (o.epochs == 0)
+    throw cli_error("--epochs 0: train for at least 1 epoch");
+  if (!(o.learningRate > 0))
+    throw cli_error("--learning-rate " + number(o.learningRate) + ": must be > 0");
+  if (!(o.momentum >= 0 && o.momentum < 1))
+    throw cli_error("--momentum " + number(o.momentum) + ": must be in [0, 1)");
+  if (!(o.weightDecay >= 0))
+    throw cli_error("--weight-decay " + number(o.weightDecay) + ": must be >= 0");
+  if (!(o.warmupEpochs >= 0 && o.warmupEpochs <= o.epochs))
+    throw cli_error("--warmup-epochs " + number(o.warmupEpochs) + ": must be in [0, --epochs " +
+                    std::to_string(o.epochs) + "]");
+  if (o.resume && o.checkpointDir.empty())
+    throw cli_error("--resume needs --checkpoint-dir to say where the checkpoints are");
+  if (o.targetAccuracy && !(*o.targetAccuracy > 0 && *o.targetAccuracy <= 1))
+    throw cli_error("--target-accuracy " + number(*o.targetAccuracy) +
+                    ": give a fraction in (0, 1], e.g. 0.9");
+  if (o.pricePerHour && !(*o.pricePerHour > 0))
+    throw cli_error("--price-per-hour " + number(*o.pricePerHour) + ": must be > 0 dollars");
+  if (o.syntheticData && !o.datasetDir.empty())
+    throw cli_error("--dataset-dir " + o.datasetDir +
+                    " conflicts with --synthetic-data, which reads no files; drop one of them");
+}
+
+std::map<std::string, std::string> describeTrainingOptions(const TrainingOptions &o) {
+  std::map<std::string, std::string> config = {
+      {"batch-size", std::to_string(o.batchSize)},
+      {"epochs", std::to_string(o.epochs)},
+      {"learning-rate", number(o.learningRate)},
+      {"momentum", number(o.momentum)},
+      {"weight-decay", number(o.weightDecay)},
+      {"warmup-epochs", number(o.warmupEpochs)},
+      {"lr-schedule", toString(o.lrSchedule)},
+      {"precision", toString(o.precision)},
+      {"seed", std::to_string(o.seed)},
+      {"synthetic-data", o.syntheticData ? "true" : "false"},
+      {"train-subset", std::to_string(o.trainSubset)},
+      {"validation", o.validation ? "true" : "false"},
+      {"host-threads", std::to_string(o.hostThreads)},
+  };
+  if (o.targetAccuracy)
+    config["target-accuracy"] = number(*o.targetAccuracy);
+  return config;
+}
+
+} // namespace tessera::apps

@@ -1,0 +1,120 @@
+// Convolutions on tiles: forward, input gradient (a convolution with transposed, flipped
+// weights), weight gradient and bias operations, for 1–3 spatial dimensions, grouped and
+// depthwise (groups == channels). Shapes and transforms: poplin/ConvParams.hpp.
+//
+// Every operation is planned (how to split batch, groups, channels and output field over tiles,
+// and whether partial sums are reduced across tiles) within `availableMemoryProportion` of each
+// tile's memory, minimising the cost model's cycles. Plans are cached in a PlanningCache and
+// printed by reportPlanInfo. Tensors from createInput / createWeights are laid out as the plan
+// wants them, so they need no rearrangement; any other layout works and is gathered.
+//
+// Options (poplar::OptionFlags): `availableMemoryProportion` in (0, 1] (default 0.6),
+// `partialsType` "float" (default) or "half" (Tessera accumulates in fp32 either way), `pass`
+// NONE, INFERENCE_FWD, TRAINING_FWD, TRAINING_BWD, TRAINING_WU, FC_INFERENCE_FWD,
+// FC_TRAINING_FWD, FC_TRAINING_BWD, FC_TRAINING_WU; PopLibs' tuning options
+// (`use128BitConvUnitLoad`, `enableMultiStageReduce`, `enableFastReduce`, `planConstraints`,
+// `remapOutputTensor`, `enableConvDithering`, `disableSRForAMPConvs`) are accepted without
+// effect. An unknown option or bad value throws poplar::invalid_option naming it and suggesting
+// the nearest valid name. Shape and type errors throw poputil::poplibs_error naming the operand.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+
+#include <poplar/DebugContext.hpp>
+#include <poplar/Graph.hpp>
+#include <poplar/OptionFlags.hpp>
+#include <poplar/Program.hpp>
+#include <poplar/Tensor.hpp>
+#include <poplin/ConvParams.hpp>
+#include <poplin/MatMul.hpp>
+
+namespace poplin {
+
+/// A new input tensor [B][G*ICperG][fields…] mapped as the forward plan for `params` wants.
+poplar::Tensor createInput(poplar::Graph &graph, const ConvParams &params,
+                           const poplar::DebugContext &debugContext,
+                           const poplar::OptionFlags &options = {}, PlanningCache *cache = nullptr);
+
+/// New weights [G][OCperG][ICperG][kernel…] mapped as the forward plan wants.
+poplar::Tensor createWeights(poplar::Graph &graph, const ConvParams &params,
+                             const poplar::DebugContext &debugContext,
+                             const poplar::OptionFlags &options = {},
+                             PlanningCache *cache = nullptr);
+
+/// New output-shaped tensor [B][G*OCperG][output fields…] mapped as the forward plan maps its
+/// output.
+poplar::Tensor createConvOutput(poplar::Graph &graph, const ConvParams &params,
+                                const poplar::DebugContext &debugContext,
+                                const poplar::OptionFlags &options = {},
+                                PlanningCache *cache = nullptr);
+
+/// Biases [channels] for activations [B][channels][fields…], mapped beside the channels.
+poplar::Tensor createBiases(poplar::Graph &graph, const poplar::Tensor &activations,
+                            const poplar::DebugContext &debugContext = {"biases"});
+
+/// out = conv(in, weights) for `params`. With `transposeAndFlipWeights`, `weights` has shape
+/// [G][ICperG][OCperG][kernel…] (the forward layer's weights when `params` are its
+/// getGradientParams) and each kernel is flipped in every spatial dimension — the input-gradient
+/// pass.
+poplar::Tensor convolution(poplar::Graph &graph, const poplar::Tensor &in,
+                           const poplar::Tensor &weights, const ConvParams &params,
+                           bool transposeAndFlipWeights, poplar::program::Sequence &prog,
+                           const poplar::DebugContext &debugContext = {},
+                           const poplar::OptionFlags &options = {}, PlanningCache *cache = nullptr);
+
+/// weightsOut[g][ic][oc][k…] = weightsIn[g][oc][ic][flipped k…]: the explicit form of what
+/// transposeAndFlipWeights does implicitly.
+void weightsTransposeChansFlipXY(poplar::Graph &graph, const poplar::Tensor &weightsIn,
+                                 const poplar::Tensor &weightsOut, poplar::program::Sequence &prog,
+                                 const poplar::DebugContext &debugContext = {});
+
+/// The gradient of the forward convolution `params`'s loss with respect to its weights, given
+/// the output gradient `zDeltas` [B][OC][out fields…] and the forward input `activations`.
+/// Returns [G][OCperG][ICperG][kernel…] in params.outputType.
+poplar::Tensor calculateWeightDeltas(poplar::Graph &graph, const poplar::Tensor &zDeltas,
+                                     const poplar::Tensor &activations, const ConvParams &params,
+                                     poplar::program::Sequence &prog,
+                                     const poplar::DebugContext &debugContext = {},
+                                     const poplar::OptionFlags &options = {},
+                                     PlanningCache *cache = nullptr);
+
+/// weights += scale · calculateWeightDeltas(…) (scale is usually −learning rate).
+void convolutionWeightUpdate(poplar::Graph &graph, const poplar::Tensor &zDeltas,
+                             const poplar::Tensor &weights, const poplar::Tensor &activations,
+                             ConvParams params, const poplar::Tensor &scale,
+                             poplar::program::Sequence &prog,
+                             const poplar::DebugContext &debugContext = {},
+                             const poplar::OptionFlags &options = {},
+                             PlanningCache *cache = nullptr);
+void convolutionWeightUpdate(poplar::Graph &graph, const poplar::Tensor &zDeltas,
+                             const poplar::Tensor &weights, const poplar::Tensor &activations,
+                             ConvParams params, float scale, poplar::program::Sequence &prog,
+                             const poplar::DebugContext &debugContext = {},
+                             const poplar::OptionFlags &options = {},
+                             PlanningCache *cache = nullptr);
+
+/// biases += scale · Σ_{batch, field} zDeltas[b][c][…] per channel c.
+void convolutionBiasUpdate(poplar::Graph &graph, const poplar::Tensor &zDeltas,
+                           const poplar::Tensor &biases, const poplar::Tensor &scale,
+                           const poplar::OptionFlags &options, poplar::program::Sequence &prog,
+                           const poplar::DebugContext &debugContext = {});
+void convolutionBiasUpdate(poplar::Graph &graph, const poplar::Tensor &zDeltas,
+                           const poplar::Tensor &biases, float scale,
+                           const poplar::OptionFlags &options, poplar::program::Sequence &prog,
+                           const poplar::DebugContext &debugContext = {});
+
+/// in[b][c][…] += biases[c], in place.
+void addBias(poplar::Graph &graph, const poplar::Tensor &in, const poplar::Tensor &biases,
+             poplar::program::Sequence &prog, const poplar::DebugContext &debugContext = {});
+
+/// Multiply-add counts ×2 of the forward, input-gradient and weight-gradient passes.
+std::uint64_t getFwdFlops(const ConvParams &params);
+std::uint64_t getBwdFlops(const ConvParams &params);
+std::uint64_t getWuFlops(const ConvParams &params);
+
+/// Prints the plan the forward convolution `params` would use.
+void reportPlanInfo(std::ostream &out, const poplar::Graph &graph, const ConvParams &params,
+                    const poplar::OptionFlags &options = {}, PlanningCache *cache = nullptr);
+
+} // namespace poplin
