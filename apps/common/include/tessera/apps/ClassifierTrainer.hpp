@@ -1,0 +1,96 @@
+// Trains an image classifier built from layers on a simulated IPU: builds the graph once
+// (forward, softmax cross-entropy, backward, SGD update, and an inference pass for validation),
+// compiles one Engine, then feeds batches from the data loader, writes the scheduled learning
+// rate every step, validates each epoch, checkpoints and reports throughput and time-to-target.
+#pragma once
+
+#include <filesystem>
+#include <iosfwd>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <tessera/apps/Checkpoint.hpp>
+#include <tessera/apps/DataLoader.hpp>
+#include <tessera/apps/TrainingOptions.hpp>
+#include <tessera/apps/layers/Layer.hpp>
+
+namespace tessera::apps {
+
+/// What the trainer needs to know about the model besides its layers.
+struct ClassifierSpec {
+  std::string modelName;
+  /// Model configuration (flag → value); checkpoints must match it to resume.
+  std::map<std::string, std::string> modelConfig;
+  std::size_t imageSize = 28;
+  std::size_t numClasses = 10;
+  /// Random-crop and flip augmentation of the training images.
+  bool augment = false;
+  /// Stop (as if killed) after this many training steps in total; 0 runs to the end. A resumed
+  /// run continues exactly where the stopped one would have gone on.
+  std::uint64_t stopAfterSteps = 0;
+  /// Also checkpoint every this many steps (0: only at the end of each epoch).
+  std::uint64_t checkpointEverySteps = 0;
+  /// Tiles of the simulated IPU (0: a full Mk2, 1472).
+  unsigned tiles = 0;
+};
+
+struct StepResult {
+  double loss = 0;
+  std::size_t correct = 0;
+};
+
+struct TrainingResult {
+  std::uint64_t steps = 0;
+  std::uint64_t epochs = 0;
+  double imagesPerSecond = 0; ///< training steps only (no compile, no validation)
+  double trainingSeconds = 0; ///< wall time from the first step to the end
+  double compileSeconds = 0;  ///< graph construction and Engine compilation
+  std::optional<double> timeToTargetSeconds;
+  double finalAccuracy = 0;  ///< last validation accuracy (0 without validation)
+  double finalLoss = 0;      ///< mean training loss over the last epoch
+  bool stoppedEarly = false; ///< stopAfterSteps reached
+};
+
+class ClassifierTrainer {
+public:
+  /// Builds the graph for `model` and compiles it. Throws what the SDK throws when the model
+  /// does not fit the tiles (graph_memory_allocation_error names the tile).
+  ClassifierTrainer(LayerPtr model, ClassifierSpec spec, TrainingOptions options,
+                    std::ostream &log);
+  ~ClassifierTrainer();
+  ClassifierTrainer(const ClassifierTrainer &) = delete;
+  ClassifierTrainer &operator=(const ClassifierTrainer &) = delete;
+
+  /// The whole run as `options` say: data, epochs, validation, checkpoints, --resume.
+  TrainingResult run();
+
+  // Lower-level steps (tests, gradient checks).
+  /// Runs the initialisers (weights from the seed, zero optimiser state).
+  void initialise();
+  /// One SGD step on `batch` with learning rate `lr`.
+  StepResult trainStep(const Batch &batch, double lr);
+  /// Forward (training mode) and backward on `batch` without updating: the loss, and the
+  /// gradients are then readable with readGradient.
+  StepResult lossAndGradients(const Batch &batch);
+  /// Inference-mode forward: loss and correct count over the first batch.validImages images.
+  StepResult evaluate(const Batch &batch);
+
+  std::vector<std::string> parameterNames() const;
+  std::vector<std::size_t> parameterShape(const std::string &name) const;
+  std::vector<float> readParameter(const std::string &name);
+  void writeParameter(const std::string &name, const std::vector<float> &values);
+  std::vector<float> readGradient(const std::string &name);
+  /// Every parameter and state tensor (running statistics, velocities), as checkpoints hold.
+  CheckpointState snapshot(std::uint64_t step, LoaderPosition position);
+  void restore(const CheckpointState &state, const std::filesystem::path &file);
+  std::size_t batchSize() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace tessera::apps

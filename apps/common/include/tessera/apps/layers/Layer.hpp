@@ -1,0 +1,96 @@
+// Layers build both passes of a network on a poplar::Graph: forward() appends the forward
+// computation to a program and remembers what the backward pass needs; backward() appends the
+// gradient computation (parameter gradients into each Parameter, and the gradient with respect
+// to the layer's input). Layers own their parameters; an Optimiser updates them.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <poplar/Graph.hpp>
+#include <poplar/Program.hpp>
+#include <poplar/Tensor.hpp>
+#include <poplin/MatMul.hpp>
+
+namespace tessera::apps {
+
+/// Training builds batch statistics and saves activations; Inference uses running statistics.
+enum class Mode { Training, Inference };
+
+/// A trainable tensor, its gradient (filled by the backward pass) and whether weight decay
+/// applies (convolution and dense weights: yes; norms and biases: no).
+struct Parameter {
+  std::string name;
+  poplar::Tensor value;
+  poplar::Tensor gradient;
+  bool decay = true;
+};
+
+/// A non-trainable tensor that belongs in checkpoints (batch-norm running statistics).
+struct StateTensor {
+  std::string name;
+  poplar::Tensor value;
+};
+
+/// What every layer builds with: the graph, the element type, the initialisation program
+/// (parameters get their initial values there, from the seed tensor) and shared planning.
+class BuildContext {
+public:
+  BuildContext(poplar::Graph &graph, poplar::Type dataType, std::uint64_t seed);
+
+  poplar::Graph &graph;
+  poplar::Type dataType;
+  /// Runs once before training: fills every parameter and state tensor.
+  poplar::program::Sequence initialise;
+  /// Seed of the initialisers: two UNSIGNED_INT words written from `seed` at initialisation.
+  poplar::Tensor seedTensor;
+  poplin::PlanningCache planningCache;
+
+  /// A unique modifier per initialiser so no two parameters share random numbers.
+  std::uint32_t nextSeedModifier() { return seedModifier_++; }
+  /// Registers a parameter or state tensor (names must be unique; checkpoints use them).
+  Parameter &addParameter(const std::string &name, const poplar::Tensor &value, bool decay);
+  void addState(const std::string &name, const poplar::Tensor &value);
+  const std::vector<std::unique_ptr<Parameter>> &parameters() const { return parameters_; }
+  const std::vector<StateTensor> &states() const { return states_; }
+
+private:
+  std::uint32_t seedModifier_ = 1;
+  std::vector<std::unique_ptr<Parameter>> parameters_;
+  std::vector<StateTensor> states_;
+};
+
+class Layer {
+public:
+  explicit Layer(std::string name) : name_(std::move(name)) {}
+  virtual ~Layer() = default;
+  Layer(const Layer &) = delete;
+  Layer &operator=(const Layer &) = delete;
+
+  const std::string &name() const { return name_; }
+
+  /// Appends the forward pass of `x` to `prog` and returns the output. The first call creates
+  /// the parameters (shapes follow `x`); a later call (e.g. an Inference pass for validation)
+  /// reuses them. In Training mode the layer remembers what backward() needs.
+  virtual poplar::Tensor forward(BuildContext &ctx, const poplar::Tensor &x, Mode mode,
+                                 poplar::program::Sequence &prog) = 0;
+
+  /// Appends the backward pass to `prog` given dL/d(output) of the last Training forward:
+  /// fills the parameters' gradients and returns dL/d(input), or an empty tensor when
+  /// `needInputGradient` is false (the first layer).
+  virtual poplar::Tensor backward(BuildContext &ctx, const poplar::Tensor &gradOut,
+                                  bool needInputGradient, poplar::program::Sequence &prog) = 0;
+
+protected:
+  std::string name_;
+};
+
+using LayerPtr = std::unique_ptr<Layer>;
+
+/// Maps a new tensor shaped like [B][C][fields…] so that each tile holds whole channels-rows:
+/// spread linearly over the tiles with a grain of the innermost field size.
+void mapActivationLinearly(poplar::Graph &graph, const poplar::Tensor &t);
+
+} // namespace tessera::apps

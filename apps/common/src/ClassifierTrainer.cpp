@@ -1,0 +1,415 @@
+#include <tessera/apps/ClassifierTrainer.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <ostream>
+
+#include <poplar/Engine.hpp>
+#include <poplar/Half.hpp>
+#include <poplar/IPUModel.hpp>
+#include <poplar/Version.hpp>
+#include <poplin/codelets.hpp>
+#include <popnn/Loss.hpp>
+#include <popnn/codelets.hpp>
+#include <popops/Cast.hpp>
+#include <popops/codelets.hpp>
+#include <poprand/codelets.hpp>
+
+#include <tessera/apps/Errors.hpp>
+#include <tessera/apps/LearningRate.hpp>
+#include <tessera/apps/Optimiser.hpp>
+#include <tessera/apps/Progress.hpp>
+#include <tessera/apps/TrainingData.hpp>
+#include <tessera/apps/layers/SoftmaxCrossEntropy.hpp>
+
+namespace tessera::apps {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double secondsSince(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+poplar::Type dataTypeOf(Precision p) {
+  return p == Precision::Float32 ? poplar::FLOAT : poplar::HALF;
+}
+
+// Programs of the engine, in this order.
+enum ProgramIndex : unsigned { kInitialise, kTrainStep, kGradients, kEvaluate, kNumPrograms };
+
+} // namespace
+
+struct ClassifierTrainer::Impl {
+  ClassifierSpec spec;
+  TrainingOptions options;
+  std::ostream &log;
+  LayerPtr model;
+  poplar::Device device;
+  std::unique_ptr<poplar::Graph> graph;
+  std::unique_ptr<BuildContext> ctx;
+  std::unique_ptr<SgdOptimiser> optimiser;
+  std::unique_ptr<poplar::Engine> engine;
+  double compileSeconds = 0;
+  // Host buffers the input streams read.
+  std::vector<float> images;
+  std::vector<std::uint32_t> labels;
+
+  Impl(LayerPtr m, ClassifierSpec s, TrainingOptions o, std::ostream &l)
+      : spec(std::move(s)), options(std::move(o)), log(l), model(std::move(m)) {}
+
+  std::size_t batch() const { return options.batchSize; }
+  std::size_t imageElements() const { return batch() * spec.imageSize * spec.imageSize; }
+
+  void build();
+  void feed(const Batch &b, bool maskPadding);
+  const Parameter &parameter(const std::string &name) const;
+  std::vector<float> readHost(const std::string &handle, const poplar::Tensor &t);
+  void writeHost(const std::string &handle, const poplar::Tensor &t,
+                 const std::vector<float> &values);
+};
+
+void ClassifierTrainer::Impl::build() {
+  const auto start = Clock::now();
+  poplar::IPUModel ipu;
+  if (spec.tiles)
+    ipu.tilesPerIPU = spec.tiles;
+  device = ipu.createDevice();
+  graph = std::make_unique<poplar::Graph>(device.getTarget());
+  popops::addCodelets(*graph);
+  poprand::addCodelets(*graph);
+  poplin::addCodelets(*graph);
+  popnn::addCodelets(*graph);
+  poplar::Graph &g = *graph;
+  const poplar::Type type = dataTypeOf(options.precision);
+  ctx = std::make_unique<BuildContext>(g, type, options.seed);
+
+  const std::size_t S = spec.imageSize;
+  poplar::Tensor hostImages = g.addVariable(poplar::FLOAT, {batch(), 1, S, S}, "images");
+  mapActivationLinearly(g, hostImages);
+  poplar::Tensor labelsT = g.addVariable(poplar::UNSIGNED_INT, {batch()}, "labels");
+  g.setTileMapping(labelsT, 0);
+  auto imageStream = g.addHostToDeviceFIFO("images", poplar::FLOAT, imageElements());
+  auto labelStream = g.addHostToDeviceFIFO("labels", poplar::UNSIGNED_INT, batch());
+
+  poplar::program::Sequence input;
+  input.add(poplar::program::Copy(imageStream, hostImages));
+  input.add(poplar::program::Copy(labelStream, labelsT));
+  poplar::Tensor x =
+      type == poplar::FLOAT ? hostImages : popops::cast(g, hostImages, type, input, "images/cast");
+
+  // Training pass (forward, loss, backward) — shared by the train-step and gradient programs.
+  poplar::program::Sequence fwdBwd;
+  fwdBwd.add(input);
+  poplar::Tensor logits = model->forward(*ctx, x, Mode::Training, fwdBwd);
+  if (logits.rank() != 2 || logits.dim(1) != spec.numClasses)
+    throw app_error("model '" + spec.modelName + "' must output [batch][" +
+                    std::to_string(spec.numClasses) + "] logits");
+  LossOutputs trainLoss = softmaxCrossEntropy(g, logits, labelsT, true, fwdBwd);
+  model->backward(*ctx, trainLoss.gradient, false, fwdBwd);
+  g.createHostRead("trainLoss", trainLoss.loss);
+  g.createHostRead("trainCorrect", trainLoss.numCorrect);
+
+  optimiser = std::make_unique<SgdOptimiser>(
+      *ctx, SgdOptions{float(options.momentum), float(options.weightDecay), false});
+  poplar::program::Sequence update;
+  optimiser->update(*ctx, update);
+
+  poplar::program::Sequence evaluate;
+  evaluate.add(input);
+  poplar::Tensor inferLogits = model->forward(*ctx, x, Mode::Inference, evaluate);
+  LossOutputs evalLoss = softmaxCrossEntropy(g, inferLogits, labelsT, false, evaluate);
+  g.createHostRead("evalLoss", evalLoss.loss);
+  g.createHostRead("evalCorrect", evalLoss.numCorrect);
+
+  for (const auto &p : ctx->parameters()) {
+    g.createHostRead("param:" + p->name, p->value);
+    g.createHostWrite("param:" + p->name, p->value);
+    g.createHostRead("grad:" + p->name, p->gradient);
+  }
+  for (const auto &s : ctx->states()) {
+    g.createHostRead("state:" + s.name, s.value);
+    g.createHostWrite("state:" + s.name, s.value);
+  }
+
+  std::vector<poplar::program::Program> programs(kNumPrograms);
+  programs[kInitialise] = ctx->initialise;
+  programs[kTrainStep] = poplar::program::Sequence{fwdBwd, update};
+  programs[kGradients] = fwdBwd;
+  programs[kEvaluate] = evaluate;
+  const double buildSeconds = secondsSince(start);
+  poplar::OptionFlags engineOptions;
+  if (options.hostThreads)
+    engineOptions.set("target.hostThreads", std::to_string(options.hostThreads));
+  engine = std::make_unique<poplar::Engine>(g, programs, engineOptions);
+  engine->load(device);
+  images.assign(imageElements(), 0.0f);
+  labels.assign(batch(), 0);
+  engine->connectStream("images", images.data(), images.data() + images.size());
+  engine->connectStream("labels", labels.data(), labels.data() + labels.size());
+  compileSeconds = secondsSince(start);
+  log << "built " << spec.modelName << ": " << ctx->parameters().size() << " parameter tensors, "
+      << "graph " << buildSeconds << " s, compiled in " << compileSeconds - buildSeconds << " s\n";
+}
+
+void ClassifierTrainer::Impl::feed(const Batch &b, bool maskPadding) {
+  if (b.size != batch() || b.images.size() != imageElements())
+    throw app_error("batch of " + std::to_string(b.size) + " images of side " +
+                    std::to_string(b.imageSize) + " does not match the graph's batch " +
+                    std::to_string(batch()) + " of side " + std::to_string(spec.imageSize));
+  std::memcpy(images.data(), b.images.data(), images.size() * sizeof(float));
+  for (std::size_t i = 0; i < batch(); ++i)
+    labels[i] = maskPadding && i >= b.validImages ? MASKED_LABEL_CODE : b.labels[i];
+}
+
+const Parameter &ClassifierTrainer::Impl::parameter(const std::string &name) const {
+  for (const auto &p : ctx->parameters())
+    if (p->name == name)
+      return *p;
+  throw app_error("no parameter named '" + name + "'");
+}
+
+std::vector<float> ClassifierTrainer::Impl::readHost(const std::string &handle,
+                                                     const poplar::Tensor &t) {
+  std::vector<float> out(t.numElements());
+  if (t.elementType() == poplar::FLOAT) {
+    engine->readTensor(handle, out.data(), out.data() + out.size());
+  } else {
+    std::vector<std::uint16_t> bits(out.size());
+    engine->readTensor(handle, bits.data(), bits.data() + bits.size());
+    for (std::size_t i = 0; i < out.size(); ++i)
+      out[i] = poplar::halfBitsToFloat(bits[i]);
+  }
+  return out;
+}
+
+void ClassifierTrainer::Impl::writeHost(const std::string &handle, const poplar::Tensor &t,
+                                        const std::vector<float> &values) {
+  if (values.size() != t.numElements())
+    throw app_error("'" + handle + "' has " + std::to_string(t.numElements()) + " elements, got " +
+                    std::to_string(values.size()));
+  if (t.elementType() == poplar::FLOAT) {
+    engine->writeTensor(handle, values.data(), values.data() + values.size());
+  } else {
+    std::vector<std::uint16_t> bits(values.size());
+    for (std::size_t i = 0; i < bits.size(); ++i)
+      bits[i] = poplar::floatToHalfBits(values[i]);
+    engine->writeTensor(handle, bits.data(), bits.data() + bits.size());
+  }
+}
+
+ClassifierTrainer::ClassifierTrainer(LayerPtr model, ClassifierSpec spec, TrainingOptions options,
+                                     std::ostream &log)
+    : impl_(std::make_unique<Impl>(std::move(model), std::move(spec), std::move(options), log)) {
+  impl_->build();
+}
+
+ClassifierTrainer::~ClassifierTrainer() = default;
+
+std::size_t ClassifierTrainer::batchSize() const { return impl_->batch(); }
+
+void ClassifierTrainer::initialise() { impl_->engine->run(kInitialise); }
+
+StepResult ClassifierTrainer::trainStep(const Batch &batch, double lr) {
+  impl_->feed(batch, false);
+  const float rate = float(lr);
+  impl_->engine->writeTensor("learningRate", &rate, &rate + 1);
+  impl_->engine->run(kTrainStep);
+  float loss = 0;
+  unsigned correct = 0;
+  impl_->engine->readTensor("trainLoss", &loss, &loss + 1);
+  impl_->engine->readTensor("trainCorrect", &correct, &correct + 1);
+  return {loss, correct};
+}
+
+StepResult ClassifierTrainer::lossAndGradients(const Batch &batch) {
+  impl_->feed(batch, false);
+  impl_->engine->run(kGradients);
+  float loss = 0;
+  unsigned correct = 0;
+  impl_->engine->readTensor("trainLoss", &loss, &loss + 1);
+  impl_->engine->readTensor("trainCorrect", &correct, &correct + 1);
+  return {loss, correct};
+}
+
+StepResult ClassifierTrainer::evaluate(const Batch &batch) {
+  impl_->feed(batch, true);
+  impl_->engine->run(kEvaluate);
+  float loss = 0;
+  unsigned correct = 0;
+  impl_->engine->readTensor("evalLoss", &loss, &loss + 1);
+  impl_->engine->readTensor("evalCorrect", &correct, &correct + 1);
+  return {loss, correct};
+}
+
+std::vector<std::string> ClassifierTrainer::parameterNames() const {
+  std::vector<std::string> names;
+  for (const auto &p : impl_->ctx->parameters())
+    names.push_back(p->name);
+  return names;
+}
+
+std::vector<std::size_t> ClassifierTrainer::parameterShape(const std::string &name) const {
+  return impl_->parameter(name).value.shape();
+}
+
+std::vector<float> ClassifierTrainer::readParameter(const std::string &name) {
+  return impl_->readHost("param:" + name, impl_->parameter(name).value);
+}
+
+void ClassifierTrainer::writeParameter(const std::string &name, const std::vector<float> &v) {
+  impl_->writeHost("param:" + name, impl_->parameter(name).value, v);
+}
+
+std::vector<float> ClassifierTrainer::readGradient(const std::string &name) {
+  return impl_->readHost("grad:" + name, impl_->parameter(name).gradient);
+}
+
+CheckpointState ClassifierTrainer::snapshot(std::uint64_t step, LoaderPosition position) {
+  CheckpointState s;
+  s.modelName = impl_->spec.modelName;
+  s.config = impl_->spec.modelConfig;
+  for (const auto &[k, v] : describeTrainingOptions(impl_->options))
+    s.config.emplace(k, v);
+  s.step = step;
+  s.epoch = position.epoch;
+  s.loaderPosition = position;
+  for (const auto &p : impl_->ctx->parameters())
+    s.tensors.push_back({p->name, p->value.shape(), readParameter(p->name)});
+  for (const auto &st : impl_->ctx->states())
+    s.optimiserState.push_back(
+        {st.name, st.value.shape(), impl_->readHost("state:" + st.name, st.value)});
+  // The graph's only randomness (initialisers) runs before step 0; the data order is a pure
+  // function of (seed, position). Recording the seed lets a resume check it.
+  s.rngState = {std::uint32_t(impl_->options.seed & 0xffffffffu),
+                std::uint32_t(impl_->options.seed >> 32)};
+  return s;
+}
+
+void ClassifierTrainer::restore(const CheckpointState &state, const std::filesystem::path &file) {
+  for (const auto &p : impl_->ctx->parameters()) {
+    const NamedTensor &t = findCheckpointTensor(state.tensors, p->name, p->value.shape(), file);
+    writeParameter(p->name, t.data);
+  }
+  for (const auto &st : impl_->ctx->states()) {
+    const NamedTensor &t =
+        findCheckpointTensor(state.optimiserState, st.name, st.value.shape(), file);
+    impl_->writeHost("state:" + st.name, st.value, t.data);
+  }
+}
+
+TrainingResult ClassifierTrainer::run() {
+  Impl &im = *impl_;
+  const TrainingOptions &o = im.options;
+  DataLoaderOptions trainOpts = trainingLoaderOptions(o, im.spec.imageSize);
+  trainOpts.randomCrop = im.spec.augment;
+  trainOpts.horizontalFlip = im.spec.augment;
+  trainOpts.cropPadding = 2;
+  DataLoader train(loadTrainingImages(o), trainOpts);
+  std::unique_ptr<DataLoader> valid;
+  if (o.validation)
+    valid = std::make_unique<DataLoader>(loadValidationImages(o),
+                                         validationLoaderOptions(o, im.spec.imageSize));
+  const std::uint64_t perEpoch = train.batchesPerEpoch();
+  const std::uint64_t totalSteps = perEpoch * o.epochs;
+
+  std::uint64_t step = 0;
+  initialise();
+  if (o.resume) {
+    auto latest = latestCheckpoint(o.checkpointDir);
+    if (!latest)
+      throw checkpoint_error("--resume: no checkpoint in '" + o.checkpointDir + "'");
+    CheckpointState state = readCheckpoint(*latest);
+    std::map<std::string, std::string> expected = im.spec.modelConfig;
+    for (const auto &[k, v] : describeTrainingOptions(o))
+      if (k != "resume" && k != "epochs" && k != "record-file" && k != "host-threads" &&
+          k != "checkpoint-dir" && k != "validation" && k != "target-accuracy" &&
+          k != "price-per-hour")
+        expected.emplace(k, v);
+    checkCheckpointMatches(state, *latest, im.spec.modelName, expected);
+    restore(state, *latest);
+    step = state.step;
+    train.seek(state.loaderPosition);
+    im.log << "resumed from " << latest->string() << " at step " << step << "\n";
+  }
+
+  auto saveCheckpoint = [&] {
+    if (o.checkpointDir.empty())
+      return;
+    auto path = writeCheckpoint(o.checkpointDir, snapshot(step, train.position()));
+    im.log << "\ncheckpoint " << path.string() << "\n";
+  };
+
+  TrainingResult result;
+  result.compileSeconds = im.compileSeconds;
+  ProgressPrinter progress = ProgressPrinter::forStdout();
+  const auto start = Clock::now();
+  double stepSeconds = 0;
+  std::uint64_t imagesTrained = 0;
+  double lossSum = 0;
+  std::uint64_t lossCount = 0;
+  std::size_t correctSum = 0;
+  while (step < totalSteps) {
+    const Batch batch = train.next();
+    const double epochPos = double(step) / double(perEpoch);
+    const auto t0 = Clock::now();
+    const StepResult r = trainStep(batch, learningRateAt(o, epochPos));
+    stepSeconds += secondsSince(t0);
+    imagesTrained += batch.size;
+    ++step;
+    if (!std::isfinite(r.loss))
+      throw app_error("training diverged at step " + std::to_string(step) +
+                      " (loss is not finite); try a lower --learning-rate");
+    lossSum += r.loss;
+    ++lossCount;
+    correctSum += r.correct;
+    ProgressState ps;
+    ps.step = step;
+    ps.totalSteps = totalSteps;
+    ps.epoch = (step - 1) / perEpoch + 1;
+    ps.totalEpochs = o.epochs;
+    ps.loss = lossSum / double(lossCount);
+    ps.accuracy = double(correctSum) / double(lossCount * batch.size);
+    ps.imagesSeen = imagesTrained;
+    progress.update(ps);
+    const bool epochEnd = step % perEpoch == 0;
+    if (epochEnd) {
+      progress.finish(ps);
+      result.finalLoss = ps.loss;
+      lossSum = 0;
+      lossCount = 0;
+      correctSum = 0;
+      if (valid) {
+        valid->seek({0, 0});
+        std::size_t correct = 0, seen = 0;
+        for (std::size_t i = 0; i < valid->batchesPerEpoch(); ++i) {
+          const Batch vb = valid->next();
+          correct += evaluate(vb).correct;
+          seen += vb.validImages;
+        }
+        result.finalAccuracy = double(correct) / double(seen);
+        im.log << "epoch " << step / perEpoch << ": validation accuracy " << result.finalAccuracy
+               << " (" << correct << "/" << seen << ")\n";
+        if (o.targetAccuracy && !result.timeToTargetSeconds &&
+            result.finalAccuracy >= *o.targetAccuracy)
+          result.timeToTargetSeconds = secondsSince(start);
+      }
+    }
+    if (epochEnd || (im.spec.checkpointEverySteps && step % im.spec.checkpointEverySteps == 0) ||
+        step == totalSteps)
+      saveCheckpoint();
+    if (im.spec.stopAfterSteps && step >= im.spec.stopAfterSteps && step < totalSteps) {
+      result.stoppedEarly = true;
+      if (!(epochEnd || (im.spec.checkpointEverySteps && step % im.spec.checkpointEverySteps == 0)))
+        saveCheckpoint();
+      break;
+    }
+  }
+  result.steps = step;
+  result.epochs = step / perEpoch;
+  result.trainingSeconds = secondsSince(start);
+  result.imagesPerSecond = stepSeconds > 0 ? double(imagesTrained) / stepSeconds : 0;
+  return result;
+}
+
+} // namespace tessera::apps

@@ -1,0 +1,94 @@
+#include <tessera/apps/layers/BatchNorm.hpp>
+
+#include <popnn/BatchNorm.hpp>
+#include <popops/Cast.hpp>
+#include <popops/ElementWise.hpp>
+
+#include <tessera/apps/Errors.hpp>
+
+namespace tessera::apps {
+namespace pe = popops::expr;
+
+BatchNorm::BatchNorm(std::string name, std::size_t channels, float momentum, float eps,
+                     float gammaInit)
+    : Layer(std::move(name)), channels_(channels), momentum_(momentum), eps_(eps),
+      gammaInit_(gammaInit) {}
+
+void BatchNorm::createParameters(BuildContext &ctx, const poplar::Tensor &x) {
+  poplar::Graph &g = ctx.graph;
+  auto perChannel = [&](const std::string &suffix, float init) {
+    poplar::Tensor t = g.addVariable(poplar::FLOAT, {channels_}, name_ + "/" + suffix);
+    g.setTileMapping(t, 0);
+    poplar::Tensor c = g.addConstant(poplar::FLOAT, {channels_}, init, name_ + "/" + suffix + "0");
+    g.setTileMapping(c, 0);
+    ctx.initialise.add(poplar::program::Copy(c, t));
+    return t;
+  };
+  (void)x;
+  gamma_ = &ctx.addParameter(name_ + "/gamma", perChannel("gamma", gammaInit_), false);
+  beta_ = &ctx.addParameter(name_ + "/beta", perChannel("beta", 0.0f), false);
+  runningMean_ = perChannel("runningMean", 0.0f);
+  runningVar_ = perChannel("runningVar", 1.0f);
+  ctx.addState(name_ + "/runningMean", runningMean_);
+  ctx.addState(name_ + "/runningVar", runningVar_);
+}
+
+poplar::Tensor BatchNorm::forward(BuildContext &ctx, const poplar::Tensor &x, Mode mode,
+                                  poplar::program::Sequence &prog) {
+  if (x.rank() < 2 || x.dim(1) != channels_)
+    throw app_error("layer '" + name_ + "' expects " + std::to_string(channels_) +
+                    " channels in dimension 1, got shape of rank " + std::to_string(x.rank()));
+  if (!gamma_)
+    createParameters(ctx, x);
+  poplar::Graph &g = ctx.graph;
+  const poplar::Type type = x.elementType();
+  auto asType = [&](const poplar::Tensor &t) {
+    return type == poplar::FLOAT ? t : popops::cast(g, t, type, prog, name_ + "/cast");
+  };
+  if (mode == Mode::Inference) {
+    // y = x · γ/σ + (β − μ·γ/σ) with the running statistics, σ = sqrt(var + eps).
+    poplar::Tensor scale = popops::map(g, pe::_1 / pe::Sqrt(pe::_2 + pe::Const(eps_)),
+                                       {gamma_->value, runningVar_}, prog, name_ + "/inferScale");
+    poplar::Tensor shift =
+        popops::map(g, pe::_1 - pe::_2 * pe::_3, {beta_->value, runningMean_, scale}, prog,
+                    name_ + "/inferShift");
+    return popnn::bn::batchNormalise(g, x, asType(scale), asType(shift), prog, name_);
+  }
+  auto [mean, invStdDev] =
+      popnn::bn::batchNormStatistics(g, x, eps_, prog, false, false, poplar::FLOAT, name_);
+  // Running statistics as PyTorch keeps them: unbiased batch variance, momentum-weighted.
+  const double n = double(x.numElements()) / double(channels_);
+  const float unbias = n > 1 ? float(n / (n - 1)) : 1.0f;
+  popops::mapInPlace(g, pe::_1 * pe::Const(1 - momentum_) + pe::_2 * pe::Const(momentum_),
+                     {runningMean_, mean}, prog, name_ + "/runningMean");
+  popops::mapInPlace(g,
+                     pe::_1 * pe::Const(1 - momentum_) +
+                         pe::Const(momentum_ * unbias) *
+                             (pe::Const(1.0f) / (pe::_2 * pe::_2) - pe::Const(eps_)),
+                     {runningVar_, invStdDev}, prog, name_ + "/runningVar");
+  auto [y, whitened] = popnn::bn::batchNormalise(g, x, asType(gamma_->value), asType(beta_->value),
+                                                 mean, invStdDev, prog, name_);
+  whitened_ = whitened;
+  invStdDev_ = invStdDev;
+  return y;
+}
+
+poplar::Tensor BatchNorm::backward(BuildContext &ctx, const poplar::Tensor &gradOut,
+                                   bool needInputGradient, poplar::program::Sequence &prog) {
+  if (!whitened_.valid())
+    throw app_error("layer '" + name_ + "': backward() before a Training forward()");
+  poplar::Graph &g = ctx.graph;
+  auto [gammaDelta, betaDelta] =
+      popnn::bn::batchNormParamGradients(g, whitened_, gradOut, prog, poplar::FLOAT, name_);
+  gamma_->gradient = gammaDelta;
+  beta_->gradient = betaDelta;
+  if (!needInputGradient)
+    return {};
+  poplar::Tensor gamma = gradOut.elementType() == poplar::FLOAT
+                             ? gamma_->value
+                             : popops::cast(g, gamma_->value, gradOut.elementType(), prog);
+  return popnn::bn::batchNormGradients(g, whitened_, gradOut, invStdDev_, gamma, prog,
+                                       poplar::FLOAT, name_ + "/grad");
+}
+
+} // namespace tessera::apps

@@ -1,0 +1,140 @@
+// resnet50: trains ResNet (default: ResNet-50 v1.5 at width 0.25 with the small-image stem) on
+// Fashion-MNIST on a simulated 1472-tile IPU and reports time-to-train and accuracy.
+#include <filesystem>
+#include <iostream>
+
+#include <poplar/exceptions.hpp>
+
+#include <tessera/apps/BenchReport.hpp>
+#include <tessera/apps/BenchmarkRecord.hpp>
+#include <tessera/apps/ClassifierTrainer.hpp>
+#include <tessera/apps/Errors.hpp>
+#include <tessera/apps/TrainingOptions.hpp>
+
+#include "ResNet.hpp"
+
+namespace po = boost::program_options;
+using namespace tessera;
+
+namespace {
+
+struct ModelOptions {
+  resnet::ResNetConfig net;
+  std::string stem = "small";
+  std::size_t imageSize = 28;
+  bool augment = false;
+  std::uint64_t stopAfterSteps = 0;
+  std::uint64_t checkpointEverySteps = 0;
+  unsigned tiles = 0;
+};
+
+void addModelOptions(po::options_description &d, ModelOptions &m) {
+  // clang-format off
+  d.add_options()
+    ("depth", po::value(&m.net.depth)->default_value(m.net.depth), "ResNet depth: 18 | 34 | 50 | 101")
+    ("width", po::value(&m.net.width)->default_value(m.net.width, "0.25"),
+     "Channel width multiplier (1 = the paper's widths)")
+    ("image-size", po::value(&m.imageSize)->default_value(m.imageSize),
+     "Side of the square input images (>= 28; larger pads the images)")
+    ("stem", po::value(&m.stem)->default_value(m.stem), "small (3x3, no pooling) | imagenet (7x7/2 + max pool)")
+    ("augment", po::bool_switch(&m.augment), "Random-crop and flip augmentation")
+    ("stop-after-steps", po::value(&m.stopAfterSteps)->default_value(0),
+     "Stop as if killed after N steps, writing a checkpoint (0: run to the end)")
+    ("checkpoint-every", po::value(&m.checkpointEverySteps)->default_value(0),
+     "Also checkpoint every N steps (0: at the end of each epoch only)")
+    ("tiles", po::value(&m.tiles)->default_value(0), "Tiles of the simulated IPU (0: 1472)");
+  // clang-format on
+}
+
+int run(int argc, char **argv) {
+  apps::TrainingOptions options;
+  options.epochs = 3;
+  options.batchSize = 32;
+  options.learningRate = 0.05;
+  options.warmupEpochs = 0.2;
+  options.weightDecay = 5e-5;
+  options.targetAccuracy = 0.90;
+  ModelOptions model;
+  model.net.width = 0.25;
+  po::options_description description("resnet50: ResNet on Fashion-MNIST (Tessera)");
+  apps::addTrainingOptions(description, options);
+  addModelOptions(description, model);
+  apps::parseCommandLine(argc, argv, description);
+  if (options.help) {
+    std::cout << description << "\n";
+    return 0;
+  }
+  apps::validateTrainingOptions(options);
+  if (model.stem != "small" && model.stem != "imagenet")
+    throw apps::cli_error("--stem '" + model.stem + "' is not a stem; use small or imagenet");
+  model.net.stem = model.stem == "small" ? resnet::Stem::Small : resnet::Stem::ImageNet;
+  if (model.imageSize < 28)
+    throw apps::cli_error("--image-size " + std::to_string(model.imageSize) +
+                          " is below the 28 pixels of Fashion-MNIST images");
+  resnet::validate(model.net);
+
+  apps::ClassifierSpec spec;
+  spec.modelName = "resnet" + std::to_string(model.net.depth);
+  spec.modelConfig = resnet::describe(model.net);
+  spec.modelConfig["image-size"] = std::to_string(model.imageSize);
+  spec.imageSize = model.imageSize;
+  spec.numClasses = model.net.numClasses;
+  spec.augment = model.augment;
+  spec.stopAfterSteps = model.stopAfterSteps;
+  spec.checkpointEverySteps = model.checkpointEverySteps;
+  spec.tiles = model.tiles;
+
+  apps::ClassifierTrainer trainer(resnet::buildResNet(model.net), spec, options, std::cout);
+  const apps::TrainingResult r = trainer.run();
+
+  std::cout << "trained " << r.steps << " steps (" << r.epochs << " epochs) in "
+            << r.trainingSeconds << " s: " << r.imagesPerSecond << " images/s, final loss "
+            << r.finalLoss;
+  if (options.validation)
+    std::cout << ", validation accuracy " << r.finalAccuracy;
+  std::cout << "\n";
+  if (options.targetAccuracy && options.validation) {
+    if (r.timeToTargetSeconds)
+      std::cout << "time to " << *options.targetAccuracy << " accuracy: " << *r.timeToTargetSeconds
+                << " s (plus " << r.compileSeconds << " s graph build and compile)\n";
+    else
+      std::cout << "target accuracy " << *options.targetAccuracy << " not reached\n";
+  }
+  if (!options.recordFile.empty()) {
+    apps::BenchmarkRecord record = apps::newBenchmarkRecord(spec.modelName);
+    for (const auto &[k, v] : spec.modelConfig)
+      (*record.mutable_config())[k] = v;
+    for (const auto &[k, v] : apps::describeTrainingOptions(options))
+      (*record.mutable_config())[k] = v;
+    record.set_throughput_images_per_second(r.imagesPerSecond);
+    if (r.timeToTargetSeconds)
+      record.set_time_to_target_seconds(*r.timeToTargetSeconds);
+    record.set_target_accuracy(options.targetAccuracy.value_or(0.0));
+    record.set_final_accuracy(r.finalAccuracy);
+    record.set_epochs(static_cast<unsigned>(r.epochs));
+    auto &metrics = *record.mutable_metrics();
+    metrics["compile_seconds"] = r.compileSeconds;
+    metrics["training_seconds"] = r.trainingSeconds;
+    metrics["final_loss"] = r.finalLoss;
+    if (options.pricePerHour) {
+      const apps::CostFigures cost = apps::costFigures(record, *options.pricePerHour);
+      metrics["images_per_second_per_dollar_hour"] = cost.imagesPerSecondPerDollarHour;
+      if (cost.costToTrain)
+        metrics["cost_to_train_dollars"] = *cost.costToTrain;
+    }
+    apps::saveBenchmarkRecord(options.recordFile, record);
+    std::cout << "record written to " << options.recordFile << "\n";
+  }
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  try {
+    return run(argc, argv);
+  } catch (const poplar::poplar_error &e) {
+    std::cerr << "resnet50: error: " << e.what() << "\n";
+    return 2;
+  }
+}
