@@ -59,13 +59,15 @@ poplar::Tensor BatchNorm::forward(BuildContext &ctx, const poplar::Tensor &x, Mo
   // Running statistics as PyTorch keeps them: unbiased batch variance, momentum-weighted.
   const double n = double(x.numElements()) / double(channels_);
   const float unbias = n > 1 ? float(n / (n - 1)) : 1.0f;
-  popops::mapInPlace(g, pe::_1 * pe::Const(1 - momentum_) + pe::_2 * pe::Const(momentum_),
-                     {runningMean_, mean}, prog, name_ + "/runningMean");
-  popops::mapInPlace(g,
-                     pe::_1 * pe::Const(1 - momentum_) +
-                         pe::Const(momentum_ * unbias) *
-                             (pe::Const(1.0f) / (pe::_2 * pe::_2) - pe::Const(eps_)),
-                     {runningVar_, invStdDev}, prog, name_ + "/runningVar");
+  popops::mapInPlace(
+      g, pe::_1 * pe::Const(1 - momentum_) + pe::Cast(pe::_2, poplar::FLOAT) * pe::Const(momentum_),
+      {runningMean_, mean}, prog, name_ + "/runningMean");
+  popops::mapInPlace(
+      g,
+      pe::_1 * pe::Const(1 - momentum_) +
+          pe::Const(momentum_ * unbias) *
+              (pe::Const(1.0f) / pe::Square(pe::Cast(pe::_2, poplar::FLOAT)) - pe::Const(eps_)),
+      {runningVar_, invStdDev}, prog, name_ + "/runningVar");
   auto [y, whitened] = popnn::bn::batchNormalise(g, x, asType(gamma_->value), asType(beta_->value),
                                                  mean, invStdDev, prog, name_);
   whitened_ = whitened;
