@@ -1,4 +1,4 @@
-// resnet50: trains ResNet (default: ResNet-50 v1.5 at width 0.25 with the small-image stem) on
+// resnet50: trains ResNet (default: ResNet-50 v1.5 at width 0.125 with the small-image stem) on
 // Fashion-MNIST on a simulated 1472-tile IPU and reports time-to-train and accuracy.
 #include <filesystem>
 #include <iostream>
@@ -32,7 +32,7 @@ void addModelOptions(po::options_description &d, ModelOptions &m) {
   // clang-format off
   d.add_options()
     ("depth", po::value(&m.net.depth)->default_value(m.net.depth), "ResNet depth: 18 | 34 | 50 | 101")
-    ("width", po::value(&m.net.width)->default_value(m.net.width, "0.25"),
+    ("width", po::value(&m.net.width)->default_value(m.net.width, "0.125"),
      "Channel width multiplier (1 = the paper's widths)")
     ("image-size", po::value(&m.imageSize)->default_value(m.imageSize),
      "Side of the square input images (>= 28; larger pads the images)")
@@ -55,7 +55,7 @@ int run(int argc, char **argv) {
   options.weightDecay = 5e-5;
   options.targetAccuracy = 0.90;
   ModelOptions model;
-  model.net.width = 0.25;
+  model.net.width = 0.125;
   po::options_description description("resnet50: ResNet on Fashion-MNIST (Tessera)");
   apps::addTrainingOptions(description, options);
   addModelOptions(description, model);

@@ -190,3 +190,25 @@ TEST(ClassifierTrainer, ResumeRejectsAnotherModelsCheckpoint) {
 
 } // namespace
 } // namespace tessera::apps
+
+namespace tessera::apps {
+namespace {
+
+TEST(ClassifierTrainer, HalfPrecisionMlpLearns) {
+  TrainingOptions o = quickOptions();
+  o.epochs = 1;
+  o.trainSubset = 3200;
+  o.precision = Precision::Half16Partials32;
+  o.validation = true;
+  std::ostringstream log;
+  ClassifierSpec spec = smallSpec();
+  spec.tiles = 0; // a full IPU
+  ClassifierTrainer trainer(mlp(64, true), spec, o, log);
+  const TrainingResult r = trainer.run();
+  EXPECT_GT(r.finalAccuracy, 0.7) << log.str();
+  // Parameters are HALF on the device and read back widened.
+  EXPECT_EQ(trainer.readParameter("fc1/weights").size(), 28u * 28u * 64u);
+}
+
+} // namespace
+} // namespace tessera::apps

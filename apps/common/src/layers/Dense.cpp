@@ -6,6 +6,7 @@
 #include <popops/ElementWise.hpp>
 #include <popops/Reduce.hpp>
 #include <poprand/RandomGen.hpp>
+#include <poputil/TileMapping.hpp>
 
 #include <tessera/apps/Errors.hpp>
 
@@ -20,9 +21,10 @@ poplar::Tensor Dense::forward(BuildContext &ctx, const poplar::Tensor &x, Mode m
     throw app_error("layer '" + name_ + "' expects input [B][" + std::to_string(in_) + "]");
   poplar::Graph &g = ctx.graph;
   if (!weights_) {
-    poplar::Tensor w =
-        poplin::createMatMulInputRHS(g, x.elementType(), {x.dim(0), in_}, {in_, out_},
-                                     name_ + "/weights", {}, &ctx.planningCache);
+    // Spread linearly, whole rows per tile: the optimiser's element-wise updates then run on
+    // many tiles over contiguous rows; the multiply gathers the blocks its plan wants.
+    poplar::Tensor w = g.addVariable(x.elementType(), {in_, out_}, name_ + "/weights");
+    poputil::mapTensorLinearly(g, w, unsigned(out_), unsigned(out_));
     weights_ = &ctx.addParameter(name_ + "/weights", w, true);
     // Xavier (Glorot) uniform: variance 2 / (fan_in + fan_out).
     const double limit = std::sqrt(6.0 / double(in_ + out_));
