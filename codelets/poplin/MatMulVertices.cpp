@@ -2,10 +2,11 @@
 // (row-major), or c += a · b when Accumulate (one step of an inner dimension processed in
 // serial steps), computed in fp32 by the Highway GEMM kernel.
 //
-// Workers split the block into column ranges of kGemmColumnUnit columns, or into ranges of 8
-// rows when the block is too narrow. Every element is one fixed-order FMA chain, so the split
-// never changes the result. HALF operands are widened to fp32 into per-thread host scratch (not
-// tile memory) before the kernel runs; a HALF output is rounded once at the end.
+// Workers split the block into column ranges of kGemmColumnUnit columns (some workers may get
+// none), or into ranges of 8 rows when the block is only one column unit wide. Every element is one
+// fixed-order FMA chain, so the split never changes the result. HALF operands are widened to fp32
+// into per-thread host scratch (not tile memory) before the kernel runs; a HALF output is rounded
+// once at the end.
 #include <algorithm>
 #include <type_traits>
 #include <vector>
@@ -31,7 +32,9 @@ struct WorkerRange {
 
 WorkerRange workerRange(std::size_t m, std::size_t n, unsigned worker, unsigned workers) {
   const std::size_t colUnits = (n + kGemmColumnUnit - 1) / kGemmColumnUnit;
-  if (colUnits >= workers) {
+  // Workers of a tile run one after another on one host thread, so an even split buys nothing
+  // here; whole columns keep every packed panel of b in use for all m rows.
+  if (colUnits >= 2) {
     const std::size_t b = colUnits * worker / workers, e = colUnits * (worker + 1) / workers;
     return {0, m, std::min(n, b * kGemmColumnUnit), std::min(n, e * kGemmColumnUnit)};
   }

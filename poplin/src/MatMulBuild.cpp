@@ -38,20 +38,36 @@ poplar::Tensor createBlockedTensor(poplar::Graph &graph, const MatMulPlan &p, Op
       std::vector<poplar::Tensor> blocks;
       for (std::size_t i = 0; i < innerCount; ++i) {
         const Range ir = blockRange(i, innerBlock, innerTotal);
-        poplar::Tensor t = graph.addVariable(type, {gr.size(), orr.size(), ir.size()},
-                                             name + "/block" + std::to_string(g) + "_" +
-                                                 std::to_string(o) + "_" + std::to_string(i));
+        const std::string blockName =
+            name + "/block" + std::to_string(g) + "_" + std::to_string(o) + "_" + std::to_string(i);
+        poplar::Tensor t;
+        if (lhs && p.innerSteps > 1) {
+          // One variable per step: a step's slice [rows][step's k] is then contiguous, so its
+          // exchange is one copy per group rather than one per row.
+          std::vector<poplar::Tensor> steps;
+          for (std::size_t s = 0; s < p.innerSteps; ++s) {
+            const Range sr = blockRange(s, p.innerPerStep, ir.size());
+            if (sr.size() > 0)
+              steps.push_back(graph.addVariable(type, {gr.size(), orr.size(), sr.size()},
+                                                blockName + "/step" + std::to_string(s)));
+          }
+          t = steps.empty() ? graph.addVariable(type, {gr.size(), orr.size(), 0}, blockName)
+                            : poplar::concat(steps, 2);
+        } else {
+          t = graph.addVariable(type, {gr.size(), orr.size(), ir.size()}, blockName);
+        }
         if (lhs || rhs) {
-          // With serial inner steps, step s's slice of the block lives on the s-th (mod count)
-          // of the tiles sharing the block, so no tile holds every step at once.
+          // With serial inner steps, step s's slice of the block lives on a storage tile, or on
+          // the s-th (mod count) of the tiles sharing the block, so no unit holds every step.
           const std::size_t kSize = lhs ? ir.size() : orr.size();
           const unsigned kDim = lhs ? 2 : 1;
           for (std::size_t s = 0; s < p.innerSteps; ++s) {
             const Range sr = blockRange(s, p.innerPerStep, kSize);
             if (sr.size() == 0 && p.innerSteps > 1)
               continue;
-            const unsigned tile =
-                lhs ? p.tileOf(g, o, s % p.colBlocks, i) : p.tileOf(g, s % p.rowBlocks, i, o);
+            const unsigned tile = p.storageTiles ? p.storageTileOf(lhs, g, o, i, s)
+                                  : lhs          ? p.tileOf(g, o, s % p.colBlocks, i)
+                                                 : p.tileOf(g, s % p.rowBlocks, i, o);
             graph.setTileMapping(p.innerSteps == 1 ? t : t.slice(sr.begin, sr.end, kDim), tile);
           }
         } else {
@@ -78,7 +94,10 @@ poplar::Tensor createBlockedTensor(poplar::Graph &graph, const MatMulPlan &p, Op
 void buildMatMul(poplar::Graph &graph, const MatMulPlan &p, const poplar::Tensor &A,
                  const poplar::Tensor &B, const poplar::Tensor &out, std::optional<float> scale,
                  poplar::program::Sequence &prog, const std::string &name) {
-  const bool direct = p.innerBlocks == 1 && p.innerSteps == 1 && !scale;
+  // Without a K split each unit writes its output block itself: in one go, or (fp32 outputs)
+  // accumulating step after step — no partials, no reduction compute set.
+  const bool direct =
+      p.innerBlocks == 1 && !scale && (p.innerSteps == 1 || out.elementType() == poplar::FLOAT);
   auto blockType = [&](bool accumulate) {
     return poputil::templateVertex("poplin::MatMulBlock", p.inputType,
                                    direct ? out.elementType() : poplar::Type(poplar::FLOAT),

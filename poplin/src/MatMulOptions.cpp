@@ -11,11 +11,11 @@
 namespace poplin::detail {
 namespace {
 
-constexpr std::array<std::string_view, 10> kOptionNames = {
+constexpr std::array<std::string_view, 11> kOptionNames = {
     "availableMemoryProportion", "partialsType",          "fullyConnectedPass",
     "planConstraints",           "remapOutputTensor",     "enableMultiStageReduce",
     "enableFastReduce",          "use128BitConvUnitLoad", "inputRHSIsPreArranged",
-    "disableSRForAMPConvs"};
+    "disableSRForAMPConvs",      "planObjective"};
 
 constexpr std::array<std::string_view, 5> kPassNames = {"NONE", "INFERENCE_FWD", "TRAINING_FWD",
                                                         "TRAINING_BWD", "TRAINING_WU"};
@@ -56,7 +56,8 @@ std::string nearest(std::string_view name, const std::array<std::string_view, N>
 
 std::string MatMulOptions::key() const {
   return std::to_string(availableMemoryProportion) + "/" + partialsType.toString() + "/" +
-         std::string(kPassNames[static_cast<unsigned>(pass)]);
+         std::string(kPassNames[static_cast<unsigned>(pass)]) + "/" +
+         (objective == PlanObjective::HOST_TIME ? "hostTime" : "ipuCycles");
 }
 
 MatMulOptions parseMatMulOptions(const poplar::OptionFlags &options) {
@@ -91,6 +92,14 @@ MatMulOptions parseMatMulOptions(const poplar::OptionFlags &options) {
         throw poplar::invalid_option("matMul option fullyConnectedPass: unknown pass '" + value +
                                      "'" + nearest(value, kPassNames));
       result.pass = static_cast<FullyConnectedPass>(it - kPassNames.begin());
+    } else if (name == "planObjective") {
+      if (value == "hostTime")
+        result.objective = PlanObjective::HOST_TIME;
+      else if (value == "ipuCycles")
+        result.objective = PlanObjective::IPU_CYCLES;
+      else
+        throw poplar::invalid_option(
+            "matMul option planObjective must be 'hostTime' or 'ipuCycles', not '" + value + "'");
     }
   }
   return result;

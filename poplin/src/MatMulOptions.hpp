@@ -7,6 +7,7 @@
 #include <poplar/Type.hpp>
 
 #include <poplin/MatMul.hpp>
+#include <poplin/MatMulPlan.hpp>
 
 namespace poplin::detail {
 
@@ -14,6 +15,7 @@ struct MatMulOptions {
   double availableMemoryProportion = 0.6;
   poplar::Type partialsType = poplar::FLOAT;
   FullyConnectedPass pass = FullyConnectedPass::NONE;
+  PlanObjective objective = PlanObjective::HOST_TIME;
   /// A canonical rendering used in planning-cache keys.
   std::string key() const;
 };

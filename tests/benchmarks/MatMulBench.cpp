@@ -5,8 +5,9 @@
 //    B created by createMatMulInputLHS/RHS (compiled and loaded once, outside the timing).
 //  - OpenBlasSgemm/N:n/threads:T: cblas_sgemm on the same sizes, openblas_set_num_threads(T).
 //
-// After the table, main() prints per size: GFLOP/s of both, the ratio Tessera / OpenBLAS and
-// each against the machine's peak FP32 (--peak_gflops_per_core, default 93, times T).
+// The CPU column is process CPU time (all threads). After the table, main() prints per size:
+// GFLOP/s of both, the ratio Tessera / OpenBLAS and each against the machine's peak FP32
+// (--peak_gflops_per_core, default 93, times T).
 //
 // OpenBLAS picks its kernels from the CPU it detects; under some VMs it falls back to a generic
 // SSE3 core ("Prescott") and is 5x slower. The core in use is printed first: set
@@ -114,7 +115,12 @@ void BM_OpenBlasSgemm(benchmark::State &state) {
 }
 
 void sizes(benchmark::internal::Benchmark *b, const char *threadsName) {
-  b->ArgNames({"N", threadsName})->Unit(benchmark::kMillisecond)->UseRealTime();
+  // CPU time is the whole process's (all threads): on a shared machine the CPU milliseconds per
+  // multiply compare the two implementations' work even when wall time is disturbed.
+  b->ArgNames({"N", threadsName})
+      ->Unit(benchmark::kMillisecond)
+      ->UseRealTime()
+      ->MeasureProcessCPUTime();
   for (long threads : {1L, static_cast<long>(hostThreads())})
     for (long n : kSizes)
       b->Args({n, threads});

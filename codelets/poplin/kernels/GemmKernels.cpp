@@ -1,7 +1,7 @@
 // Written once with Highway, compiled for each enabled target, dispatched at run time.
 //
-// Blocking: B is walked one panel of NR = 2 vectors of columns at a time (read in place; the
-// ragged right-edge panel is packed into k rows of NR floats, zero-padded); each panel is swept by
+// Blocking: B is walked one panel of NR = 2 vectors of columns at a time (packed into k rows of
+// NR floats, zero-padded, unless only one micro-tile row uses it); each panel is swept by
 // an MR×NR accumulator tile held in registers (MR = 8 with 32 vector registers, 6 otherwise), one
 // broadcast of A and two FMAs per row and k step.
 #undef HWY_TARGET_INCLUDE
@@ -37,6 +37,17 @@ HWY_INLINE void PackPanel(std::size_t k, const float *HWY_RESTRICT b, std::size_
     std::memcpy(dst, row, cols * sizeof(float));
     for (std::size_t j = cols; j < nr; ++j)
       dst[j] = 0.0f;
+  }
+}
+
+// Packs a full panel (NR = 2 vectors of columns) of B into k contiguous rows of NR floats.
+HWY_INLINE void PackFullPanel(std::size_t k, const float *HWY_RESTRICT b, std::size_t ldb,
+                              float *HWY_RESTRICT panel) {
+  const D d;
+  const std::size_t lanes = hn::Lanes(d);
+  for (std::size_t p = 0; p < k; ++p) {
+    hn::StoreU(hn::LoadU(d, b + p * ldb), d, panel + 2 * p * lanes);
+    hn::StoreU(hn::LoadU(d, b + p * ldb + lanes), d, panel + (2 * p + 1) * lanes);
   }
 }
 
@@ -112,12 +123,17 @@ void GemmFloat(std::size_t m, std::size_t n, std::size_t k, const float *HWY_RES
   }
   for (std::size_t j0 = 0; j0 < n; j0 += nr) {
     const std::size_t cols = std::min(nr, n - j0);
-    // Full panels are read in place (a tile's blocks are small enough for its caches); only a
-    // ragged right-edge panel is packed, zero-padded to NR columns.
+    // The panel is packed into k contiguous rows of NR floats whenever several micro-tiles reuse
+    // it: read in place, rows ldb apart (often a power of two) fall into a few L1 sets and evict
+    // each other. A ragged right-edge panel is always packed, zero-padded to NR columns.
     const float *panel = b + j0;
     std::size_t ldp = ldb;
     if (cols < nr) {
       PackPanel(k, b + j0, ldb, cols, nr, scratch);
+      panel = scratch;
+      ldp = nr;
+    } else if (m >= 4 * kRowsPerTile) {
+      PackFullPanel(k, b + j0, ldb, scratch);
       panel = scratch;
       ldp = nr;
     }

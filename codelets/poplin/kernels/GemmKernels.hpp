@@ -18,7 +18,7 @@ inline constexpr std::size_t kGemmColumnUnit = 32;
 /// Floats of packing scratch a GEMM kernel needs for inner dimension k.
 inline constexpr std::size_t gemmScratchFloats(std::size_t k) { return k * kGemmColumnUnit; }
 
-/// `scratch` holds gemmScratchFloats(k) floats (the packed, zero-padded right-edge panel of B).
+/// `scratch` holds gemmScratchFloats(k) floats (one packed, zero-padded panel of B; any alignment).
 using GemmFloatFn = void (*)(std::size_t m, std::size_t n, std::size_t k, const float *a,
                              std::size_t lda, const float *b, std::size_t ldb, float *c,
                              std::size_t ldc, bool accumulate, float *scratch);

@@ -14,6 +14,9 @@
 //    at least as accurate;
 //  - `fullyConnectedPass`: NONE (default), INFERENCE_FWD, TRAINING_FWD, TRAINING_BWD,
 //    TRAINING_WU — accepted for compatibility; the plan is chosen from the shapes alone;
+//  - `planObjective` (Tessera extension): "hostTime" (default) picks the split the host runs
+//    fastest — fewer, larger blocks, still within each tile's budget; "ipuCycles" picks the
+//    split with the fewest estimated IPU cycles (see PlanObjective in poplin/MatMulPlan.hpp);
 //  - PopLibs' tuning options `planConstraints`, `remapOutputTensor`, `enableMultiStageReduce`,
 //    `enableFastReduce`, `use128BitConvUnitLoad`, `inputRHSIsPreArranged`,
 //    `disableSRForAMPConvs` are accepted and have no effect.

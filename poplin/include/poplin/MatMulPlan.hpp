@@ -15,6 +15,12 @@ namespace poplin {
 
 class PlanningCache;
 
+/// What the planner minimises among the splits that fit the memory budget (Tessera option
+/// `planObjective`): the IPU Model's estimated cycles ("ipuCycles", the slowest tile), or the
+/// estimated time of the host running the model ("hostTime", the default: the total work of all
+/// tiles, so it prefers fewer, larger blocks that exchange and reduce less).
+enum class PlanObjective { HOST_TIME, IPU_CYCLES };
+
 /// A plan for C[G][M][N] = A[G][M][K] · B[G][K][N]. The problem is cut into work units of
 /// `groupsPerBlock × rowsPerBlock × colsPerBlock × innerPerBlock` (the last blocks may be
 /// smaller); each unit runs on its own tile. When `innerBlocks > 1` every unit writes fp32
@@ -29,6 +35,11 @@ struct MatMulPlan {
   std::size_t groupBlocks = 0, rowBlocks = 0, colBlocks = 0, innerBlocks = 0;
   std::size_t innerSteps = 1; ///< Serial steps per inner block, each of innerPerStep.
   std::size_t innerPerStep = 0;
+  /// With serial steps, the operands' step slices either live on the work units that share them
+  /// (0) or, when there are tiles to spare, round-robin on this many tiles after the work units
+  /// (`storageTileOf`): each unit then only holds its output block and one step's slices, so
+  /// blocks can be larger — fewer units, less exchange in total.
+  std::size_t storageTiles = 0;
   poplar::Type inputType = poplar::FLOAT;
   poplar::Type outputType = poplar::FLOAT;
   poplar::Type partialsType = poplar::FLOAT;
@@ -41,10 +52,24 @@ struct MatMulPlan {
   bool fitsBudget = true;
   /// The cost model's estimate (IPU cycles): compute, exchange and partials reduction.
   std::uint64_t computeCycles = 0, exchangeCycles = 0, reduceCycles = 0, totalCycles = 0;
+  /// The host cost model's estimate of one run on the host (nanoseconds, rough).
+  std::uint64_t hostNanoseconds = 0;
+  PlanObjective objective = PlanObjective::HOST_TIME;
 
   /// The tile of work unit (group block, row block, column block, inner block).
   unsigned tileOf(std::size_t g, std::size_t i, std::size_t j, std::size_t p) const {
     return static_cast<unsigned>(((g * rowBlocks + i) * colBlocks + j) * innerBlocks + p);
+  }
+
+  /// When storageTiles > 0: the tile holding step `s` of operand block (g, outer, inner) — for
+  /// the LHS (row block, inner block), for the RHS (inner block, column block).
+  unsigned storageTileOf(bool lhs, std::size_t g, std::size_t outer, std::size_t inner,
+                         std::size_t s) const {
+    const std::size_t lhsSlices = groupBlocks * rowBlocks * innerBlocks * innerSteps;
+    const std::size_t slice =
+        lhs ? ((g * rowBlocks + outer) * innerBlocks + inner) * innerSteps + s
+            : lhsSlices + ((g * innerBlocks + outer) * colBlocks + inner) * innerSteps + s;
+    return static_cast<unsigned>(tilesUsed + slice % storageTiles);
   }
 };
 
