@@ -9,6 +9,7 @@ void registerPoplinCodelets() {
   std::call_once(once, [] {
     registerMatMulVertices();
     registerPartialsVertices();
+    registerConvVertices();
   });
 }
 

@@ -9,5 +9,6 @@ void registerPoplinCodelets();
 // One function per vertex family (each defined in its own file).
 void registerMatMulVertices();   // MatMulVertices.cpp
 void registerPartialsVertices(); // PartialsVertices.cpp
+void registerConvVertices();     // ConvVertices.cpp
 
 } // namespace tessera::codelets::poplin

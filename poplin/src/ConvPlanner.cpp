@@ -1,0 +1,212 @@
+// The convolution planner. Candidates: block counts from {1, 2, 3, 4, 6, 8, 12, …} per
+// dimension (groups, output channels, input channels, batch, output rows), at most one unit per
+// tile, each fitting availableMemoryProportion of a tile (counting the im2col scratch). Each
+// candidate gets IPU-cycle estimates (slowest tile: implicit-GEMM compute at 6 workers × 2 fp32
+// MACs per cycle, panel building, exchange of its input slice and weights, partials reduction,
+// syncs), reported by reportPlanInfo, and a host-time estimate, which chooses the plan: the host
+// runs every tile's vertices on a few threads, so thousands of tiny blocks (each re-gathering
+// its weights and input halo) cost more than they save — units get a useful minimum size.
+#include "ConvPlanner.hpp"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <ostream>
+#include <sstream>
+#include <vector>
+
+#include "ConvIndexing.hpp"
+#include "PlanningCacheImpl.hpp"
+
+namespace poplin::detail {
+
+std::ostream &operator<<(std::ostream &os, const ConvPlan &p) {
+  os << "convolution plan (" << (p.pass == ConvPass::FORWARD ? "forward" : "weight gradient")
+     << "): groups " << p.groups << ", output channels " << p.outChans << ", input channels "
+     << p.inChans << ", batch " << p.batch << ", output rows " << p.rows << "\n"
+     << "  split: groups " << p.groupBlocks << " x out chans " << p.outChanBlocks << " x in chans "
+     << p.inChanBlocks << " x batch " << p.batchBlocks << " x rows " << p.rowBlocks << " = "
+     << p.units() << " units on " << p.tilesUsed << " of " << p.numTiles
+     << " tiles; partials summed over " << p.reduceCount() << " unit(s)\n"
+     << "  block per tile: " << p.groupsPerBlock << " x " << p.outChansPerBlock << " x "
+     << p.inChansPerBlock << " x " << p.batchPerBlock << " x " << p.rowsPerBlock << "\n"
+     << "  memory per tile: " << p.bytesPerTile << " bytes of " << p.bytesBudget << " budget"
+     << (p.fitsBudget ? "" : " (DOES NOT FIT: least-memory plan chosen)") << "\n"
+     << "  estimated cycles: " << p.totalCycles << " (compute " << p.computeCycles << ", exchange "
+     << p.exchangeCycles << ", partials reduction " << p.reduceCycles << ")\n"
+     << "  estimated host time: " << p.hostNanoseconds << " ns (the planning objective)\n";
+  return os;
+}
+
+namespace {
+
+constexpr std::uint64_t kSyncCycles = 1000;
+/// Panel columns built at a time by the codelets (codelets/poplin/ConvVertices.cpp) and the
+/// GEMM kernel's packed-panel width.
+constexpr std::uint64_t kPanelColumns = 64, kGemmPanel = 32;
+/// Host cost model, measured on the development machine: fp32 GEMM, panel building, gathering
+/// a vertex's operands, per-vertex dispatch, partials reduction; units share this many threads.
+constexpr double kNsPerMac = 0.07, kPanelNsPerElement = 0.5, kGatherNsPerByte = 0.15,
+                 kVertexNs = 4000, kReduceNsPerElement = 0.6, kHostThreads = 4;
+
+std::size_t ceilDiv(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
+
+/// Distinct block sizes for a dimension of `size`: ceil(size / c) for c = 1, 2, 3, 4, 6, 8, …
+std::vector<std::size_t> blockSizes(std::size_t size) {
+  std::vector<std::size_t> sizes;
+  for (std::size_t c = 1; c <= size; c = c < 4 ? c + 1 : c + c / 2) {
+    const std::size_t per = ceilDiv(size, c);
+    if (sizes.empty() || sizes.back() != per)
+      sizes.push_back(per);
+  }
+  if (sizes.back() != 1)
+    sizes.push_back(1);
+  return sizes;
+}
+
+std::string cacheKey(const ConvParams &params, ConvPass pass, const ConvOptions &options,
+                     const poplar::Target &target) {
+  std::ostringstream os;
+  os << params << (pass == ConvPass::FORWARD ? "fwd" : "wu") << "/" << options.key() << "/"
+     << target.getNumTiles() << "/" << target.getBytesPerTile();
+  return os.str();
+}
+
+ConvPlan plan(const poplar::Target &target, const ConvParams &params, ConvPass pass,
+              const ConvOptions &options) {
+  ConvPlan base;
+  base.pass = pass;
+  base.groups = params.numConvGroups;
+  base.outChans = params.outputChannelsPerConvGroup;
+  base.inChans = params.inputChannelsPerConvGroup;
+  base.batch = params.batchSize;
+  base.rows = params.getOutputSize(0);
+  base.numTiles = target.getNumTiles();
+  base.bytesBudget = static_cast<std::size_t>(double(target.getBytesPerTile()) *
+                                              options.availableMemoryProportion);
+  const std::size_t dims = params.getNumFieldDims();
+  std::size_t kernelElems = 1, outRest = 1, inRest = 1;
+  for (unsigned d = 0; d < dims; ++d) {
+    kernelElems *= params.kernelShape[d];
+    if (d > 0) {
+      outRest *= params.getOutputSize(d);
+      inRest *= params.inputFieldShape[d];
+    }
+  }
+  const std::size_t inBytes = target.getTypeSize(params.inputType);
+  const std::size_t outBytes = target.getTypeSize(params.outputType);
+  const double exchangeBytesPerCycle = std::max(1.0, double(target.getExchangeBytesPerCycle()));
+  // Input rows the widest row block reads (first, middle and last blocks are checked).
+  std::map<std::size_t, std::size_t> inRowsFor;
+  auto inputRows = [&](std::size_t perBlock) {
+    auto it = inRowsFor.find(perBlock);
+    if (it != inRowsFor.end())
+      return it->second;
+    const std::size_t blocks = ceilDiv(base.rows, perBlock);
+    std::size_t widest = 0;
+    for (std::size_t b : {std::size_t(0), blocks / 2, blocks - 1}) {
+      std::pair<std::size_t, std::size_t> range;
+      inputIndexTable(params, 0, b * perBlock, std::min(base.rows, (b + 1) * perBlock), range);
+      widest = std::max(widest, range.second - range.first);
+    }
+    return inRowsFor[perBlock] = widest;
+  };
+
+  ConvPlan best;
+  bool haveBest = false;
+  for (std::size_t gB : blockSizes(base.groups))
+    for (std::size_t oB : blockSizes(base.outChans))
+      for (std::size_t iB : blockSizes(base.inChans))
+        for (std::size_t bB : blockSizes(base.batch))
+          for (std::size_t rB : blockSizes(base.rows)) {
+            ConvPlan p = base;
+            p.groupsPerBlock = gB;
+            p.outChansPerBlock = oB;
+            p.inChansPerBlock = iB;
+            p.batchPerBlock = bB;
+            p.rowsPerBlock = rB;
+            p.groupBlocks = ceilDiv(p.groups, gB);
+            p.outChanBlocks = ceilDiv(p.outChans, oB);
+            p.inChanBlocks = ceilDiv(p.inChans, iB);
+            p.batchBlocks = ceilDiv(p.batch, bB);
+            p.rowBlocks = ceilDiv(p.rows, rB);
+            const std::size_t units = p.units();
+            if (units > p.numTiles)
+              continue;
+            const std::uint64_t n = std::uint64_t(bB) * rB * outRest;
+            const std::uint64_t k = std::uint64_t(iB) * kernelElems;
+            const std::uint64_t macs = std::uint64_t(gB) * oB * k * n;
+            const std::size_t reduceCount = p.reduceCount();
+            const std::uint64_t inElems = std::uint64_t(gB) * iB * bB * inputRows(rB) * inRest;
+            const std::uint64_t wElems = std::uint64_t(gB) * oB * k;
+            const std::uint64_t outElems = pass == ConvPass::FORWARD ? gB * oB * n : wElems;
+            // The codelets build the panel kPanelColumns columns at a time.
+            const std::uint64_t panel = kPanelColumns;
+            const std::uint64_t colElems = k * std::min<std::uint64_t>(n, panel);
+            const bool partials = pass == ConvPass::WEIGHT_GRADIENT || reduceCount > 1;
+            const std::uint64_t resultBytes = pass == ConvPass::FORWARD
+                                                  ? outElems * (partials ? 4 + outBytes : outBytes)
+                                                  : outElems * (4 + outBytes);
+            const std::uint64_t operandElems =
+                pass == ConvPass::FORWARD ? inElems + wElems : inElems + gB * oB * n;
+            const std::uint64_t transposeElems =
+                pass == ConvPass::FORWARD ? 0
+                                          : gB * (oB * std::min<std::uint64_t>(n, panel) + oB * k);
+            p.bytesPerTile = operandElems * inBytes + resultBytes +
+                             (colElems + transposeElems) * 4 + 4 * k * kGemmPanel +
+                             4 * (kernelElems * (rB + outRest));
+            p.computeCycles = macs / 12 + gB * k * n + 100;
+            p.exchangeCycles = std::uint64_t(double(operandElems * inBytes + outElems * outBytes) /
+                                             exchangeBytesPerCycle);
+            p.reduceCycles = 0;
+            double reduceNs = 0;
+            if (partials) {
+              const std::uint64_t piece = ceilDiv(outElems, reduceCount);
+              p.reduceCycles =
+                  piece * reduceCount / 2 + kSyncCycles +
+                  std::uint64_t(double(piece * reduceCount * 4) / exchangeBytesPerCycle);
+              reduceNs = kReduceNsPerElement * double(outElems) * double(units) / kHostThreads;
+            }
+            p.tilesUsed = units;
+            p.totalCycles = p.computeCycles + p.exchangeCycles + p.reduceCycles + kSyncCycles;
+            p.fitsBudget = p.bytesPerTile <= p.bytesBudget;
+            // Host time: every unit's work runs on a few host threads.
+            const double unitNs = kNsPerMac * double(macs) +
+                                  kPanelNsPerElement * double(gB * k * n) +
+                                  kPanelNsPerElement * double(gB * (oB * n + oB * k)) *
+                                      (pass == ConvPass::FORWARD ? 0 : 1) +
+                                  kGatherNsPerByte * double(operandElems * inBytes) + kVertexNs;
+            p.hostNanoseconds = std::uint64_t(
+                double(ceilDiv(units, std::size_t(kHostThreads))) * unitNs + reduceNs);
+            const bool better = !haveBest || (p.fitsBudget && !best.fitsBudget) ||
+                                (p.fitsBudget == best.fitsBudget &&
+                                 (p.fitsBudget ? p.hostNanoseconds < best.hostNanoseconds
+                                               : p.bytesPerTile < best.bytesPerTile));
+            if (better) {
+              best = p;
+              haveBest = true;
+            }
+          }
+  return best;
+}
+
+} // namespace
+
+ConvPlan planConvolution(const poplar::Target &target, const ConvParams &params, ConvPass pass,
+                         const ConvOptions &options, PlanningCache *cache) {
+  if (!cache)
+    return plan(target, params, pass, options);
+  const std::string key = cacheKey(params, pass, options, target);
+  {
+    std::lock_guard lock(cache->impl->mutex);
+    auto it = cache->impl->convPlans.find(key);
+    if (it != cache->impl->convPlans.end())
+      return it->second;
+  }
+  ConvPlan p = plan(target, params, pass, options);
+  std::lock_guard lock(cache->impl->mutex);
+  cache->impl->convPlans.emplace(key, p);
+  return p;
+}
+
+} // namespace poplin::detail
