@@ -174,13 +174,50 @@ poplar::Tensor mapImpl(poplar::Graph &graph, const expr::Expr &e,
       prog.add(poplar::program::Copy(t, copy, false, {dc, "copyAliasedInput"}));
       t = copy;
     }
-    inputs[use.tensorIndex] = use.isScalar ? t.flatten() : broadcastTo(t, *shape).flatten();
+    inputs[use.tensorIndex] = t;
+  }
+
+  // An element-wise map may visit the elements in any order as long as every operand uses the
+  // same one: take the dimension order in which the output's memory is most contiguous, so a
+  // channel-major activation seen as [B][C][H][W] gives one run per channel block, not one
+  // vertex per image row.
+  std::vector<unsigned> order(shape->size());
+  for (unsigned d = 0; d < order.size(); ++d)
+    order[d] = d;
+  auto runsIn = [&](const std::vector<unsigned> &o) {
+    return detail::contiguousRunsPerTile(graph, result.dimShuffle(o));
+  };
+  auto countRuns = [](const std::vector<std::vector<poplar::Interval>> &r) {
+    std::size_t n = 0, tiles = 0;
+    for (const auto &t : r) {
+      n += t.size();
+      tiles += !t.empty();
+    }
+    return std::make_pair(n, tiles);
+  };
+  auto runs = runsIn(order);
+  if (order.size() >= 2) {
+    const auto [n, tiles] = countRuns(runs);
+    if (n > 4 * tiles) {
+      std::vector<unsigned> channelsFirst = order;
+      std::swap(channelsFirst[0], channelsFirst[1]);
+      auto alternative = runsIn(channelsFirst);
+      if (countRuns(alternative).first < n) {
+        order = channelsFirst;
+        runs = std::move(alternative);
+      }
+    }
+  }
+  const std::vector<poplar::Tensor> unflattened = inputs;
+  for (const auto &use : compiled.inputs) {
+    const poplar::Tensor &t = unflattened[use.tensorIndex];
+    inputs[use.tensorIndex] =
+        use.isScalar ? t.flatten() : broadcastTo(t, *shape).dimShuffle(order).flatten();
   }
 
   poplar::ComputeSet cs = graph.addComputeSet({dc, "map"});
   const std::string vertexType = poputil::templateVertex("popops::MapExpr", compiled.outType);
-  const poplar::Tensor outFlat = result.flatten();
-  const auto runs = detail::contiguousRunsPerTile(graph, result);
+  const poplar::Tensor outFlat = result.dimShuffle(order).flatten();
   for (unsigned tile = 0; tile < runs.size(); ++tile)
     for (const auto &run : runs[tile]) {
       std::vector<poplar::Tensor> lists[3];
