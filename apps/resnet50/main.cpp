@@ -26,6 +26,7 @@ struct ModelOptions {
   std::uint64_t stopAfterSteps = 0;
   std::uint64_t checkpointEverySteps = 0;
   unsigned tiles = 0;
+  unsigned ipus = 8;
 };
 
 void addModelOptions(po::options_description &d, ModelOptions &m) {
@@ -42,7 +43,9 @@ void addModelOptions(po::options_description &d, ModelOptions &m) {
      "Stop as if killed after N steps, writing a checkpoint (0: run to the end)")
     ("checkpoint-every", po::value(&m.checkpointEverySteps)->default_value(0),
      "Also checkpoint every N steps (0: at the end of each epoch only)")
-    ("tiles", po::value(&m.tiles)->default_value(0), "Tiles of the simulated IPU (0: 1472)");
+    ("tiles", po::value(&m.tiles)->default_value(0), "Tiles per simulated IPU (0: 1472)")
+    ("ipus", po::value(&m.ipus)->default_value(m.ipus),
+     "Simulated Mk2 IPUs (900 MB of tile memory each); without liveness analysis every tensor of the default model stays allocated, about 1 GB, and its layers need room to spread");
   // clang-format on
 }
 
@@ -83,6 +86,9 @@ int run(int argc, char **argv) {
   spec.stopAfterSteps = model.stopAfterSteps;
   spec.checkpointEverySteps = model.checkpointEverySteps;
   spec.tiles = model.tiles;
+  if (model.ipus == 0 || model.ipus > 16)
+    throw apps::cli_error("--ipus " + std::to_string(model.ipus) + " must be 1 to 16");
+  spec.ipus = model.ipus;
 
   apps::ClassifierTrainer trainer(resnet::buildResNet(model.net), spec, options, std::cout);
   const apps::TrainingResult r = trainer.run();

@@ -1,5 +1,6 @@
 #include <tessera/apps/ClassifierTrainer.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -74,6 +75,7 @@ void ClassifierTrainer::Impl::build() {
   poplar::IPUModel ipu;
   if (spec.tiles)
     ipu.tilesPerIPU = spec.tiles;
+  ipu.numIPUs = std::max(1u, spec.ipus);
   device = ipu.createDevice();
   graph = std::make_unique<poplar::Graph>(device.getTarget());
   popops::addCodelets(*graph);

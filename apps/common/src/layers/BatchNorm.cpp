@@ -15,16 +15,25 @@ BatchNorm::BatchNorm(std::string name, std::size_t channels, float momentum, flo
       gammaInit_(gammaInit) {}
 
 void BatchNorm::createParameters(BuildContext &ctx, const poplar::Tensor &x) {
-  poplar::Graph &g = ctx.graph;
+  graph_ = &ctx.graphHolding(x);
+  poplar::Graph &g = *graph_;
+  // The per-channel tensors (and the small maps that update them) live on the first tile of the
+  // activations, so a network's many norms do not all crowd one tile.
+  unsigned tile = 0;
+  const auto mapping = g.getTileMapping(x);
+  for (unsigned t = 0; t < mapping.size(); ++t)
+    if (!mapping[t].empty()) {
+      tile = t;
+      break;
+    }
   auto perChannel = [&](const std::string &suffix, float init) {
     poplar::Tensor t = g.addVariable(poplar::FLOAT, {channels_}, name_ + "/" + suffix);
-    g.setTileMapping(t, 0);
+    g.setTileMapping(t, tile);
     poplar::Tensor c = g.addConstant(poplar::FLOAT, {channels_}, init, name_ + "/" + suffix + "0");
-    g.setTileMapping(c, 0);
+    g.setTileMapping(c, tile);
     ctx.initialise.add(poplar::program::Copy(c, t));
     return t;
   };
-  (void)x;
   gamma_ = &ctx.addParameter(name_ + "/gamma", perChannel("gamma", gammaInit_), false);
   beta_ = &ctx.addParameter(name_ + "/beta", perChannel("beta", 0.0f), false);
   runningMean_ = perChannel("runningMean", 0.0f);
@@ -33,14 +42,33 @@ void BatchNorm::createParameters(BuildContext &ctx, const poplar::Tensor &x) {
   ctx.addState(name_ + "/runningVar", runningVar_);
 }
 
-poplar::Tensor BatchNorm::forward(BuildContext &ctx, const poplar::Tensor &x, Mode mode,
+poplar::Tensor BatchNorm::inWindow(const poplar::Tensor &t, const poplar::Tensor &like,
+                                   poplar::program::Sequence &prog, const std::string &what) {
+  bool complete = false;
+  graph_->getTileMapping(t, &complete);
+  if (complete)
+    return t;
+  // Copied into this layer's window, so every tensor the norm creates stays there too.
+  bool likeInWindow = false;
+  graph_->getTileMapping(like, &likeInWindow);
+  poplar::Tensor copy = likeInWindow
+                            ? graph_->clone(t.elementType(), like, name_ + what)
+                            : graph_->addVariable(t.elementType(), t.shape(), name_ + what);
+  if (!likeInWindow)
+    mapActivationLinearly(*graph_, copy);
+  prog.add(poplar::program::Copy(t, copy, false, name_ + what));
+  return copy;
+}
+
+poplar::Tensor BatchNorm::forward(BuildContext &ctx, const poplar::Tensor &input, Mode mode,
                                   poplar::program::Sequence &prog) {
-  if (x.rank() < 2 || x.dim(1) != channels_)
+  if (input.rank() < 2 || input.dim(1) != channels_)
     throw app_error("layer '" + name_ + "' expects " + std::to_string(channels_) +
-                    " channels in dimension 1, got shape of rank " + std::to_string(x.rank()));
+                    " channels in dimension 1, got shape of rank " + std::to_string(input.rank()));
   if (!gamma_)
-    createParameters(ctx, x);
-  poplar::Graph &g = ctx.graph;
+    createParameters(ctx, input);
+  poplar::Graph &g = *graph_;
+  const poplar::Tensor x = inWindow(input, input, prog, "/input");
   const poplar::Type type = x.elementType();
   auto asType = [&](const poplar::Tensor &t) {
     return type == poplar::FLOAT ? t : popops::cast(g, t, type, prog, name_ + "/cast");
@@ -75,11 +103,12 @@ poplar::Tensor BatchNorm::forward(BuildContext &ctx, const poplar::Tensor &x, Mo
   return y;
 }
 
-poplar::Tensor BatchNorm::backward(BuildContext &ctx, const poplar::Tensor &gradOut,
+poplar::Tensor BatchNorm::backward(BuildContext &, const poplar::Tensor &gradIn,
                                    bool needInputGradient, poplar::program::Sequence &prog) {
   if (!whitened_.valid())
     throw app_error("layer '" + name_ + "': backward() before a Training forward()");
-  poplar::Graph &g = ctx.graph;
+  poplar::Graph &g = *graph_;
+  const poplar::Tensor gradOut = inWindow(gradIn, whitened_, prog, "/gradIn");
   auto [gammaDelta, betaDelta] =
       popnn::bn::batchNormParamGradients(g, whitened_, gradOut, prog, poplar::FLOAT, name_);
   gamma_->gradient = gammaDelta;

@@ -6,10 +6,47 @@
 #include <poplin/Convolution.hpp>
 #include <popops/Reduce.hpp>
 #include <poprand/RandomGen.hpp>
+#include <poputil/TileMapping.hpp>
 
 #include <tessera/apps/Errors.hpp>
 
 namespace tessera::apps {
+namespace {
+
+/// Each convolution pass may use this share of a tile: without liveness analysis every pass's
+/// output stays allocated, and a tile serves several layers' passes (forward for training and
+/// for validation, input and weight gradients) whose windows overlap.
+constexpr const char *kConvMemoryProportion = "0.1";
+
+/// `t` [B][C][H][W] itself when its channel-major view is mapped in a few long runs per tile
+/// over enough of `graph`'s tiles, else a copy in a fresh channel-major tensor spread over them
+/// in whole images: the norms and element-wise ops that follow make one vertex per run (a plan
+/// that splits output rows leaves runs of one image row).
+poplar::Tensor withChannelMajorRuns(poplar::Graph &graph, const poplar::Tensor &t,
+                                    poplar::program::Sequence &prog, const std::string &name) {
+  const poplar::Tensor cm = t.dimShuffle({1, 0, 2, 3});
+  const auto mapping = graph.getTileMapping(cm);
+  std::size_t runs = 0, tiles = 0;
+  for (const auto &intervals : mapping) {
+    runs += intervals.size();
+    tiles += !intervals.empty();
+  }
+  // Also spread a result the plan left on few tiles: the norms, activations and gradients that
+  // follow inherit its mapping, and would overflow those tiles.
+  const std::size_t wanted =
+      std::min<std::size_t>(graph.getTarget().getNumTiles(), t.numElements() / 1024 + 1);
+  if (runs <= 4 * tiles && 2 * tiles >= wanted)
+    return t;
+  const auto s = t.shape();
+  poplar::Tensor copy = graph.addVariable(t.elementType(), {s[1], s[0], s[2], s[3]}, name);
+  const unsigned image = static_cast<unsigned>(s[2] * s[3]);
+  poputil::mapTensorLinearly(graph, copy, std::max(image, 1024u), image);
+  poplar::Tensor view = copy.dimShuffle({1, 0, 2, 3});
+  prog.add(poplar::program::Copy(t, view, false, name));
+  return view;
+}
+
+} // namespace
 
 Conv2d::Conv2d(std::string name, Conv2dOptions options)
     : Layer(std::move(name)), options_(options) {}
@@ -30,23 +67,28 @@ poplin::ConvParams Conv2d::paramsFor(const poplar::Tensor &x, poplar::Type type)
 }
 
 void Conv2d::createParameters(BuildContext &ctx, const poplin::ConvParams &params) {
+  const std::size_t elements =
+      params.getBatchSize() *
+      (params.getNumInputChans() * params.inputFieldShape[0] * params.inputFieldShape[1] +
+       params.getNumOutputChans() * params.getOutputSize(0) * params.getOutputSize(1));
+  graph_ = &ctx.placementGraph(elements * ctx.graph.getTarget().getTypeSize(params.inputType));
   poplar::Tensor w =
-      poplin::createWeights(ctx.graph, params, name_ + "/weights", {}, &ctx.planningCache);
+      poplin::createWeights(*graph_, params, name_ + "/weights", {}, &ctx.planningCache);
   weights_ = &ctx.addParameter(name_ + "/weights", w, true);
   // He (Kaiming) normal: keeps activation variance through ReLU layers.
   const double fanIn = double(options_.inChannels) * options_.kernel * options_.kernel;
   poplar::Tensor init =
-      poprand::normal(ctx.graph, &ctx.seedTensor, ctx.nextSeedModifier(), w, w.elementType(), 0.0,
+      poprand::normal(*graph_, &ctx.seedTensor, ctx.nextSeedModifier(), w, w.elementType(), 0.0,
                       std::sqrt(2.0 / fanIn), ctx.initialise, name_ + "/init");
   ctx.initialise.add(poplar::program::Copy(init, w));
   if (options_.bias) {
     poplar::Tensor b =
-        ctx.graph.addVariable(params.outputType, {options_.outChannels}, name_ + "/bias");
-    ctx.graph.setTileMapping(b, 0);
+        graph_->addVariable(params.outputType, {options_.outChannels}, name_ + "/bias");
+    graph_->setTileMapping(b, 0);
     bias_ = &ctx.addParameter(name_ + "/bias", b, false);
     poplar::Tensor zero =
-        ctx.graph.addConstant(params.outputType, {options_.outChannels}, 0.0f, name_ + "/biasInit");
-    ctx.graph.setTileMapping(zero, 0);
+        graph_->addConstant(params.outputType, {options_.outChannels}, 0.0f, name_ + "/biasInit");
+    graph_->setTileMapping(zero, 0);
     ctx.initialise.add(poplar::program::Copy(zero, b));
   }
 }
@@ -56,11 +98,13 @@ poplar::Tensor Conv2d::forward(BuildContext &ctx, const poplar::Tensor &x, Mode 
   const poplin::ConvParams params = paramsFor(x, x.elementType());
   if (!weights_)
     createParameters(ctx, params);
-  poplar::OptionFlags options{{"pass", mode == Mode::Training ? "TRAINING_FWD" : "INFERENCE_FWD"}};
-  poplar::Tensor y = poplin::convolution(ctx.graph, x, weights_->value, params, false, prog,
+  poplar::OptionFlags options{{"pass", mode == Mode::Training ? "TRAINING_FWD" : "INFERENCE_FWD"},
+                              {"availableMemoryProportion", kConvMemoryProportion}};
+  poplar::Tensor y = poplin::convolution(*graph_, x, weights_->value, params, false, prog,
                                          name_ + "/fwd", options, &ctx.planningCache);
+  y = withChannelMajorRuns(*graph_, y, prog, name_ + "/fwd/relayout");
   if (bias_)
-    poplin::addBias(ctx.graph, y, bias_->value, prog, name_ + "/bias");
+    poplin::addBias(*graph_, y, bias_->value, prog, name_ + "/bias");
   if (mode == Mode::Training) {
     params_ = params;
     input_ = x;
@@ -75,13 +119,18 @@ poplar::Tensor Conv2d::backward(BuildContext &ctx, const poplar::Tensor &gradOut
   poplar::Tensor gradIn;
   if (needInputGradient)
     gradIn = poplin::convolution(
-        ctx.graph, gradOut, weights_->value, poplin::getGradientParams(*params_), true, prog,
-        name_ + "/inputGrad", {{"pass", "TRAINING_BWD"}}, &ctx.planningCache);
-  weights_->gradient = poplin::calculateWeightDeltas(ctx.graph, gradOut, input_, *params_, prog,
-                                                     name_ + "/weightGrad",
-                                                     {{"pass", "TRAINING_WU"}}, &ctx.planningCache);
+        *graph_, gradOut, weights_->value, poplin::getGradientParams(*params_), true, prog,
+        name_ + "/inputGrad",
+        {{"pass", "TRAINING_BWD"}, {"availableMemoryProportion", kConvMemoryProportion}},
+        &ctx.planningCache);
+  if (needInputGradient)
+    gradIn = withChannelMajorRuns(*graph_, gradIn, prog, name_ + "/inputGrad/relayout");
+  weights_->gradient = poplin::calculateWeightDeltas(
+      *graph_, gradOut, input_, *params_, prog, name_ + "/weightGrad",
+      {{"pass", "TRAINING_WU"}, {"availableMemoryProportion", kConvMemoryProportion}},
+      &ctx.planningCache);
   if (bias_)
-    bias_->gradient = popops::reduce(ctx.graph, gradOut, bias_->value.elementType(), {0, 2, 3},
+    bias_->gradient = popops::reduce(*graph_, gradOut, bias_->value.elementType(), {0, 2, 3},
                                      popops::Operation::ADD, prog, name_ + "/biasGrad");
   return gradIn;
 }

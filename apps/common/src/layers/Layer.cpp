@@ -1,5 +1,7 @@
 #include <tessera/apps/layers/Layer.hpp>
 
+#include <algorithm>
+
 #include <poputil/TileMapping.hpp>
 #include <poputil/exceptions.hpp>
 
@@ -29,6 +31,33 @@ void BuildContext::addState(const std::string &name, const poplar::Tensor &value
     if (s.name == name)
       throw app_error("two state tensors are named '" + name + "'");
   states_.push_back({name, value});
+}
+
+poplar::Graph &BuildContext::placementGraph(std::size_t bytes) {
+  const unsigned tiles = graph.getTarget().getNumTiles();
+  const std::size_t perTile = graph.getTarget().getBytesPerTile();
+  unsigned window = static_cast<unsigned>(std::min<std::size_t>(
+      tiles, std::max<std::size_t>(std::max(1u, std::min(kMinWindowTiles, tiles / 8)),
+                                   (kFootprintFactor * bytes + perTile - 1) / perTile)));
+  // Window starts step by the golden ratio of the IPU, so however many layers there are, their
+  // first tiles (where single-unit plans put everything) spread evenly and rarely coincide.
+  // The first tiles stay out of every window: whole-graph tensors (loss, labels, the
+  // classifier's bias, ...) and small tensors of ops built outside windows map there.
+  const unsigned reserved = window < tiles ? std::min(kMinWindowTiles, tiles - window) : 0;
+  const unsigned starts = tiles - window - reserved + 1;
+  nextWindowTile_ = (nextWindowTile_ + static_cast<unsigned>(0.6180339887 * tiles) + 1) % tiles;
+  const unsigned lower = reserved + nextWindowTile_ % starts;
+  return windows_.emplace_back(graph.createVirtualGraph(lower, lower + window));
+}
+
+poplar::Graph &BuildContext::graphHolding(const poplar::Tensor &t) {
+  if (!windows_.empty()) {
+    bool complete = false;
+    windows_.back().getTileMapping(t, &complete);
+    if (complete)
+      return windows_.back();
+  }
+  return graph;
 }
 
 void mapActivationLinearly(poplar::Graph &graph, const poplar::Tensor &t) {

@@ -59,8 +59,10 @@ poplar::Tensor GlobalAvgPool::forward(BuildContext &ctx, const poplar::Tensor &x
     fieldDims.push_back(d);
     fieldSize *= s[d];
   }
-  if (mode == Mode::Training)
+  if (mode == Mode::Training) {
     inputShape_ = s;
+    input_ = x;
+  }
   poplar::Tensor sum =
       popops::reduce(ctx.graph, x, x.elementType(), fieldDims, popops::Operation::ADD, prog, name_);
   namespace pe = popops::expr;
@@ -79,8 +81,8 @@ poplar::Tensor GlobalAvgPool::backward(BuildContext &ctx, const poplar::Tensor &
   poplar::Tensor g = gradOut.reshape({inputShape_[0], inputShape_[1], 1})
                          .broadcast(static_cast<unsigned>(fieldSize), 2)
                          .reshape(inputShape_);
-  poplar::Tensor out = ctx.graph.addVariable(gradOut.elementType(), inputShape_, name_ + "/grad");
-  mapActivationLinearly(ctx.graph, out);
+  // Mapped as the forward input was, so the layers before see their own layout.
+  poplar::Tensor out = ctx.graph.clone(gradOut.elementType(), input_, name_ + "/grad");
   namespace pe = popops::expr;
   popops::mapWithOutput(ctx.graph, pe::_1 * pe::Const(1.0f / float(fieldSize)), {g}, out, prog,
                         name_ + "/grad");

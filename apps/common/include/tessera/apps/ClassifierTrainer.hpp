@@ -33,8 +33,10 @@ struct ClassifierSpec {
   std::uint64_t stopAfterSteps = 0;
   /// Also checkpoint every this many steps (0: only at the end of each epoch).
   std::uint64_t checkpointEverySteps = 0;
-  /// Tiles of the simulated IPU (0: a full Mk2, 1472).
+  /// Tiles per simulated IPU (0: a full Mk2, 1472) and IPUs in the device; a model bigger than
+  /// one IPU's memory spreads its layers over all of them.
   unsigned tiles = 0;
+  unsigned ipus = 1;
 };
 
 struct StepResult {

@@ -28,6 +28,7 @@ private:
   poplin::ConvParams paramsFor(const poplar::Tensor &x, poplar::Type type) const;
   void createParameters(BuildContext &ctx, const poplin::ConvParams &params);
 
+  poplar::Graph *graph_ = nullptr; // the tile window this layer's passes run on
   Conv2dOptions options_;
   Parameter *weights_ = nullptr;
   Parameter *bias_ = nullptr;

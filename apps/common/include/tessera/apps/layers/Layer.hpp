@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -56,7 +57,24 @@ public:
   const std::vector<std::unique_ptr<Parameter>> &parameters() const { return parameters_; }
   const std::vector<StateTensor> &states() const { return states_; }
 
+  /// A virtual graph over a window of tiles for one layer whose working set is about `bytes`:
+  /// windows move over the IPU in build order, so small layers (whose plans use few tiles)
+  /// do not all pile onto the first tiles. The window has room for kFootprintFactor × `bytes` (a
+  /// layer's norm, activation and gradient tensors all inherit its mapping) and at least
+  /// kMinWindowTiles tiles (an eighth of a smaller IPU). Deterministic: the same network gets the
+  /// same placement.
+  poplar::Graph &placementGraph(std::size_t bytes);
+  static constexpr unsigned kMinWindowTiles = 64;
+  static constexpr std::size_t kFootprintFactor = 16;
+  /// The graph to build an operation on `t` in: the newest placement window that holds all of
+  /// `t` (so the small tensors it creates land in that window, not on tile 0), else the whole
+  /// graph.
+  poplar::Graph &graphHolding(const poplar::Tensor &t);
+
 private:
+  unsigned nextWindowTile_ = 0; // advanced before first use, so tile 0 (where the whole
+                                // graph's small tensors land) starts no window
+  std::deque<poplar::Graph> windows_;
   std::uint32_t seedModifier_ = 1;
   std::vector<std::unique_ptr<Parameter>> parameters_;
   std::vector<StateTensor> states_;

@@ -43,6 +43,7 @@ public:
 
 private:
   std::vector<std::size_t> inputShape_;
+  poplar::Tensor input_;
 };
 
 /// [B][…] → [B][product of the rest]: a view, no copy.
