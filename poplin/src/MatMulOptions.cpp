@@ -8,6 +8,8 @@
 
 #include <poplar/exceptions.hpp>
 
+#include "OptionSuggestion.hpp"
+
 namespace poplin::detail {
 namespace {
 
@@ -19,38 +21,6 @@ constexpr std::array<std::string_view, 11> kOptionNames = {
 
 constexpr std::array<std::string_view, 5> kPassNames = {"NONE", "INFERENCE_FWD", "TRAINING_FWD",
                                                         "TRAINING_BWD", "TRAINING_WU"};
-
-std::size_t editDistance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j)
-    row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1] ? 1u : 0u)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
-
-template <std::size_t N>
-std::string nearest(std::string_view name, const std::array<std::string_view, N> &names) {
-  std::string_view best;
-  std::size_t bestDistance = ~std::size_t(0);
-  for (auto candidate : names) {
-    const std::size_t d = editDistance(name, candidate);
-    if (d < bestDistance) {
-      bestDistance = d;
-      best = candidate;
-    }
-  }
-  return bestDistance <= std::max<std::size_t>(3, name.size() / 2)
-             ? " (did you mean '" + std::string(best) + "'?)"
-             : "";
-}
 
 } // namespace
 
@@ -65,7 +35,7 @@ MatMulOptions parseMatMulOptions(const poplar::OptionFlags &options) {
   for (const auto &[name, value] : options) {
     if (std::find(kOptionNames.begin(), kOptionNames.end(), name) == kOptionNames.end())
       throw poplar::invalid_option("unknown matMul option '" + name + "'" +
-                                   nearest(name, kOptionNames));
+                                   didYouMean(name, kOptionNames));
     if (name == "availableMemoryProportion") {
       char *end = nullptr;
       const double v = std::strtod(value.c_str(), &end);
@@ -90,7 +60,7 @@ MatMulOptions parseMatMulOptions(const poplar::OptionFlags &options) {
       const auto it = std::find(kPassNames.begin(), kPassNames.end(), value);
       if (it == kPassNames.end())
         throw poplar::invalid_option("matMul option fullyConnectedPass: unknown pass '" + value +
-                                     "'" + nearest(value, kPassNames));
+                                     "'" + didYouMean(value, kPassNames));
       result.pass = static_cast<FullyConnectedPass>(it - kPassNames.begin());
     } else if (name == "planObjective") {
       if (value == "hostTime")

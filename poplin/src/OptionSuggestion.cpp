@@ -1,0 +1,42 @@
+#include "OptionSuggestion.hpp"
+
+#include <algorithm>
+#include <vector>
+
+namespace poplin::detail {
+namespace {
+
+std::size_t editDistance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j)
+    row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1] ? 1u : 0u)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+} // namespace
+
+std::string didYouMean(std::string_view name, std::span<const std::string_view> validNames) {
+  std::string_view best;
+  std::size_t bestDistance = ~std::size_t(0);
+  for (auto candidate : validNames) {
+    const std::size_t d = editDistance(name, candidate);
+    if (d < bestDistance) {
+      bestDistance = d;
+      best = candidate;
+    }
+  }
+  return bestDistance <= std::max<std::size_t>(3, name.size() / 2)
+             ? " (did you mean '" + std::string(best) + "'?)"
+             : "";
+}
+
+} // namespace poplin::detail
