@@ -1,4 +1,5 @@
 #include "codelet/CodeletCache.hpp"
+#include "CodeletAbi.hpp"
 
 #include <unistd.h>
 
@@ -82,7 +83,7 @@ std::string cacheKey(const std::string &sourcePath, const std::string &flags,
                      const std::vector<std::string> &compiler, const std::string &sdkIncludeDir) {
   ContentHash h;
   h.add("tessera codelet object v1");
-  h.add(versionString());
+  h.add(codeletAbi());
   for (const auto &c : compiler)
     h.add(c);
   h.add(flags);

@@ -1,4 +1,5 @@
 #include "codelet/CodeletLoader.hpp"
+#include "CodeletAbi.hpp"
 
 #include <dlfcn.h>
 
@@ -28,9 +29,9 @@ unsigned loadCodeletObject(const std::string &objectPath, const std::string &ori
                                   "' is not a Tessera codelet object (it has no " +
                                   kRegisterSymbol + "); build it with popc");
   const std::string builtFor = version();
-  if (builtFor != versionString())
+  if (builtFor != codeletAbi())
     throw graph_object_load_error("codelet object '" + objectPath + "' was built for " + builtFor +
-                                  " but this is " + versionString() +
+                                  " but this SDK is " + codeletAbi() +
                                   "; rebuild it with this SDK's popc");
   return registerAll(origin.c_str());
 }

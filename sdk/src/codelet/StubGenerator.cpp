@@ -1,4 +1,5 @@
 #include "codelet/StubGenerator.hpp"
+#include "CodeletAbi.hpp"
 
 #include <sstream>
 
@@ -26,7 +27,7 @@ std::string generateStub(const std::string &sourcePath, const ParsedCodelets &pa
      << "#include <tessera/VertexType.hpp>\n\n"
      << "extern \"C\" __attribute__((visibility(\"default\"))) const char *" << kVersionSymbol
      << "() {\n"
-     << "  return " << quoted(versionString()) << ";\n"
+     << "  return " << quoted(codeletAbi()) << ";\n"
      << "}\n\n"
      << "extern \"C\" __attribute__((visibility(\"default\"))) unsigned " << kRegisterSymbol
      << "(const char *origin) {\n";
