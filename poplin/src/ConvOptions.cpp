@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdlib>
 #include <string_view>
 #include <vector>
 
@@ -37,15 +36,7 @@ ConvOptions parseConvOptions(const poplar::OptionFlags &options) {
       throw poplar::invalid_option("unknown convolution option '" + name + "'" +
                                    didYouMean(name, kOptionNames));
     if (name == "availableMemoryProportion") {
-      char *end = nullptr;
-      const double v = std::strtod(value.c_str(), &end);
-      if (value.empty() || *end != '\0')
-        throw poplar::invalid_option(
-            "convolution option availableMemoryProportion must be a number, not '" + value + "'");
-      if (!(v > 0.0 && v <= 1.0))
-        throw poplar::invalid_option(
-            "convolution option availableMemoryProportion must be in (0, 1], not " + value);
-      result.availableMemoryProportion = v;
+      result.availableMemoryProportion = parseMemoryProportion("convolution", value);
     } else if (name == "partialsType") {
       if (value == "float")
         result.partialsType = poplar::FLOAT;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdlib>
 #include <string_view>
 #include <vector>
 
@@ -37,17 +36,7 @@ MatMulOptions parseMatMulOptions(const poplar::OptionFlags &options) {
       throw poplar::invalid_option("unknown matMul option '" + name + "'" +
                                    didYouMean(name, kOptionNames));
     if (name == "availableMemoryProportion") {
-      char *end = nullptr;
-      const double v = std::strtod(value.c_str(), &end);
-      if (value.empty() || *end != '\0')
-        throw poplar::invalid_option("matMul option availableMemoryProportion must be a number, "
-                                     "not '" +
-                                     value + "'");
-      if (!(v > 0.0 && v <= 1.0))
-        throw poplar::invalid_option("matMul option availableMemoryProportion must be in (0, 1], "
-                                     "not " +
-                                     value);
-      result.availableMemoryProportion = v;
+      result.availableMemoryProportion = parseMemoryProportion("matMul", value);
     } else if (name == "partialsType") {
       if (value == "float")
         result.partialsType = poplar::FLOAT;

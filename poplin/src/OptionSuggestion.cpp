@@ -1,6 +1,9 @@
 #include "OptionSuggestion.hpp"
 
+#include <poplar/exceptions.hpp>
+
 #include <algorithm>
+#include <cstdlib>
 #include <vector>
 
 namespace poplin::detail {
@@ -37,6 +40,17 @@ std::string didYouMean(std::string_view name, std::span<const std::string_view> 
   return bestDistance <= std::max<std::size_t>(3, name.size() / 2)
              ? " (did you mean '" + std::string(best) + "'?)"
              : "";
+}
+
+double parseMemoryProportion(std::string_view family, const std::string &value) {
+  const std::string what = std::string(family) + " option availableMemoryProportion must be ";
+  char *end = nullptr;
+  const double v = std::strtod(value.c_str(), &end);
+  if (value.empty() || *end != '\0')
+    throw poplar::invalid_option(what + "a number, not '" + value + "'");
+  if (!(v > 0.0 && v <= 1.0))
+    throw poplar::invalid_option(what + "in (0, 1], not " + value);
+  return v;
 }
 
 } // namespace poplin::detail
