@@ -12,12 +12,16 @@
 // block's output positions (fp32, one partial per n chunk; partials are summed in a fixed order
 // by poplin::ReducePartials / ScaledAddPartials).
 //
+// Stride-1 blocks (ConvPlane.hpp) skip the panel when that pays: their im2col rows are shifted
+// views of a zero-padded copy of `in`, multiplied in place (kernels/ConvKernels.hpp).
+//
 // Every element is one fixed-order FMA chain (the GEMM kernel's contract), so the worker split
 // and the host thread count never change results. HALF is widened to fp32 in scratch and a
 // HALF output is rounded once.
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 #include <vector>
 
@@ -25,128 +29,80 @@
 #include <poplar/Vertex.hpp>
 #include <tessera/VertexType.hpp>
 
+#include "poplin/ConvGeometry.hpp"
+#include "poplin/ConvPanel.hpp"
+#include "poplin/ConvPlane.hpp"
 #include "poplin/PoplinCodelets.hpp"
+#include "poplin/kernels/ConvKernels.hpp"
 #include "poplin/kernels/GemmKernels.hpp"
 
 namespace tessera::codelets::poplin {
 namespace {
 
+using conv::BlockGeometry;
+using conv::buildPanel;
+
 GemmFloatFn gGemm = nullptr;
+IndirectGemmFn gIndirectGemm = nullptr;
+DotGemmFn gDotGemm = nullptr;
 
 /// Columns of the im2col panel built and multiplied at a time (the planner counts
 /// inputChannels × kernelElements × this many floats of scratch per tile).
 constexpr std::size_t kConvPanelColumns = 64;
 
 struct ConvScratch {
-  std::vector<float> col, weights, out, packed;
+  std::vector<float> col, weights, out, packed, plane, zPadded;
+  std::vector<const float *> rows, zRows;
 };
 ConvScratch &convScratch() {
   thread_local ConvScratch s;
   return s;
 }
 
-/// Shape of one block's index tables, padded to three spatial dimensions. Missing dimensions
-/// are leading ones of size 1 with the table {0}, so the innermost loop always runs along the
-/// last real dimension.
-struct BlockGeometry {
-  std::array<unsigned, 3> kernel{1, 1, 1}, outSize{1, 1, 1}, inSize{1, 1, 1};
-  std::array<const int *, 3> table{};
-  static constexpr int kZero[1] = {0};
+/// Building a panel element costs about this many output-channel multiply-adds (one SIMD FMA
+/// is 32 of them per cycle; a panel element is about a cycle): the plane path wins while the
+/// columns it computes between real outputs cost less than the panel it saves.
+constexpr double kPanelElementMacs = 32;
 
-  BlockGeometry(unsigned dims, const int *indices, std::array<unsigned, 3> k,
-                std::array<unsigned, 3> o, std::array<unsigned, 3> i) {
-    const unsigned first = 3 - dims;
-    for (unsigned s = 0; s < first; ++s)
-      table[s] = kZero;
-    for (unsigned d = 0; d < dims; ++d) {
-      kernel[first + d] = k[d];
-      outSize[first + d] = o[d];
-      inSize[first + d] = i[d];
-      table[first + d] = indices;
-      indices += std::size_t(k[d]) * o[d];
-    }
-  }
-  std::size_t kernelElements() const { return std::size_t(kernel[0]) * kernel[1] * kernel[2]; }
-  std::size_t outPositions() const { return std::size_t(outSize[0]) * outSize[1] * outSize[2]; }
-  std::size_t inPositions() const { return std::size_t(inSize[0]) * inSize[1] * inSize[2]; }
-  /// A 1×1 kernel reading input position p for output position p in every dimension.
-  bool isIdentity() const {
-    for (unsigned d = 0; d < 3; ++d) {
-      if (kernel[d] != 1 || inSize[d] != outSize[d])
-        return false;
-      for (unsigned x = 0; x < outSize[d]; ++x)
-        if (table[d][x] != int(x))
-          return false;
-    }
-    return true;
-  }
+bool usePlane(const conv::PaddedPlane &plane, unsigned outChans) {
+  return plane.eligible && double(outChans) * (1.0 / plane.efficiency() - 1.0) < kPanelElementMacs;
+}
+
+/// Groups consecutive output lines into column chunks of at most kPlaneChunkColumns plane
+/// columns (or one line, if longer): f(firstLine, endLine, firstColumn, columns).
+constexpr std::size_t kPlaneChunkColumns = 512;
+struct PlaneLine {
+  std::size_t column, output, length;
 };
+template <class F> void forEachChunk(const std::vector<PlaneLine> &lines, F &&f) {
+  for (std::size_t l0 = 0; l0 < lines.size();) {
+    std::size_t l1 = l0 + 1;
+    while (l1 < lines.size() &&
+           lines[l1].column + lines[l1].length - lines[l0].column <= kPlaneChunkColumns)
+      ++l1;
+    const std::size_t first = lines[l0].column;
+    f(l0, l1, first, lines[l1 - 1].column + lines[l1 - 1].length - first);
+    l0 = l1;
+  }
+}
 
-/// Fills col[row][j - nBegin] (row = (ic, kernel element), row stride ld) for columns
-/// [nBegin, nEnd) of n = (batch, output position). `in` is [ic][batch][input positions] for
-/// one group. Positions are walked with counters (no division per element); each run along
-/// the innermost output dimension is one gather through its table row.
-template <class In>
-void buildPanel(const BlockGeometry &geo, const In *in, unsigned ics, unsigned batch,
-                std::size_t nBegin, std::size_t nEnd, float *col, std::size_t ld) {
-  const std::size_t outPos = geo.outPositions(), inPos = geo.inPositions();
-  const std::size_t kElems = geo.kernelElements();
-  const std::size_t in12 = std::size_t(geo.inSize[1]) * geo.inSize[2];
-  const unsigned o0 = geo.outSize[0], o1 = geo.outSize[1], o2 = geo.outSize[2];
-  const std::size_t b0 = nBegin / outPos, pos0 = nBegin % outPos;
-  const unsigned q0 = unsigned(pos0 / (std::size_t(o1) * o2)), q1 = unsigned(pos0 / o2 % o1),
-                 q2 = unsigned(pos0 % o2);
+std::vector<PlaneLine> planeLines(const conv::PaddedPlane &plane, const BlockGeometry &geo,
+                                  unsigned batch) {
+  std::vector<PlaneLine> lines;
+  plane.forEachLine(geo, batch, [&](std::size_t column, std::size_t output, std::size_t length) {
+    lines.push_back({column, output, length});
+  });
+  return lines;
+}
+
+/// Points rows[ic · kernelElements + kp] at channel ic's im2col row for kernel element kp.
+void planeRows(const conv::PaddedPlane &plane, const BlockGeometry &geo, unsigned ics,
+               unsigned batch, const float *base, std::vector<const float *> &rows) {
+  const std::size_t kElems = geo.kernelElements(), chan = plane.channelFloats(batch);
+  rows.resize(std::size_t(ics) * kElems);
   for (unsigned ic = 0; ic < ics; ++ic)
-    for (std::size_t kp = 0; kp < kElems; ++kp) {
-      const unsigned k0 = unsigned(kp / (std::size_t(geo.kernel[1]) * geo.kernel[2]));
-      const unsigned k1 = unsigned(kp / geo.kernel[2] % geo.kernel[1]);
-      const unsigned k2 = unsigned(kp % geo.kernel[2]);
-      const int *t0 = geo.table[0] + std::size_t(k0) * o0;
-      const int *t1 = geo.table[1] + std::size_t(k1) * o1;
-      const int *t2 = geo.table[2] + std::size_t(k2) * o2;
-      float *dst = col + (ic * kElems + kp) * ld;
-      std::size_t b = b0;
-      unsigned p0 = q0, p1 = q1, p2 = q2;
-      for (std::size_t j = nBegin; j < nEnd;) {
-        const std::size_t run = std::min<std::size_t>(nEnd - j, o2 - p2);
-        const int i0 = t0[p0], i1 = t1[p1];
-        if (i0 < 0 || i1 < 0) {
-          std::fill(dst, dst + run, 0.0f);
-        } else {
-          const In *base = in + (std::size_t(ic) * batch + b) * inPos + std::size_t(i0) * in12 +
-                           std::size_t(i1) * geo.inSize[2];
-          const int *t = t2 + p2;
-          // Runs are usually zeros (padding), then consecutive inputs, then zeros: copy those
-          // as blocks; anything else (dilation, strides) is gathered element by element.
-          std::size_t lead = 0, trail = 0;
-          while (lead < run && t[lead] < 0)
-            ++lead;
-          while (trail < run - lead && t[run - 1 - trail] < 0)
-            ++trail;
-          const std::size_t mid = run - lead - trail;
-          if (mid > 0 && std::size_t(t[lead + mid - 1] - t[lead]) == mid - 1) {
-            std::fill(dst, dst + lead, 0.0f);
-            const In *src = base + t[lead];
-            for (std::size_t x = 0; x < mid; ++x)
-              dst[lead + x] = static_cast<float>(src[x]);
-            std::fill(dst + lead + mid, dst + run, 0.0f);
-          } else {
-            for (std::size_t x = 0; x < run; ++x)
-              dst[x] = t[x] >= 0 ? static_cast<float>(base[t[x]]) : 0.0f;
-          }
-        }
-        dst += run;
-        j += run;
-        p2 = 0;
-        if (++p1 == o1) {
-          p1 = 0;
-          if (++p0 == o0) {
-            p0 = 0;
-            ++b;
-          }
-        }
-      }
-    }
+    for (std::size_t kp = 0; kp < kElems; ++kp)
+      rows[ic * kElems + kp] = base + ic * chan + plane.rowOffset(geo, kp);
 }
 
 /// Plain members shared by both vertex kinds.
@@ -171,6 +127,14 @@ public:
     const BlockGeometry geo = geometry();
     const std::size_t kRows = std::size_t(inChans) * geo.kernelElements();
     const std::size_t n = std::size_t(batch) * geo.outPositions();
+    if (!geo.isIdentity()) {
+      // One plane serves every column, so one worker does the block.
+      if (const conv::PaddedPlane plane(geo, batch); usePlane(plane, outChans)) {
+        if (workerId == 0)
+          computeFromPlane(geo, plane, kRows, n);
+        return;
+      }
+    }
     // Workers take whole 32-column units of n (the GEMM panel width).
     const std::size_t units = (n + kGemmColumnUnit - 1) / kGemmColumnUnit;
     const unsigned workers = numWorkers();
@@ -185,16 +149,7 @@ public:
     s.col.resize(kRows * std::min(kConvPanelColumns, nEnd - nBegin));
     s.packed.resize(gemmScratchFloats(kRows));
     for (unsigned g = 0; g < groups; ++g) {
-      const float *a;
-      const std::size_t wOffset = std::size_t(g) * outChans * kRows;
-      if constexpr (std::is_same_v<In, float>) {
-        a = weights.data() + wOffset;
-      } else {
-        s.weights.resize(outChans * kRows);
-        for (std::size_t i = 0; i < s.weights.size(); ++i)
-          s.weights[i] = static_cast<float>(weights[wOffset + i]);
-        a = s.weights.data();
-      }
+      const float *a = groupWeights(g, kRows, s);
       const In *inGroup = in.data() + std::size_t(g) * inChans * batch * geo.inPositions();
       const std::size_t oOffset = std::size_t(g) * outChans * n;
       for (std::size_t c0 = nBegin; c0 < nEnd; c0 += kConvPanelColumns) {
@@ -225,6 +180,54 @@ public:
     }
   }
 
+  /// The stride-1 path: im2col rows read in place from the padded plane.
+  void computeFromPlane(const BlockGeometry &geo, const conv::PaddedPlane &plane, std::size_t kRows,
+                        std::size_t n) {
+    ConvScratch &s = convScratch();
+    const std::vector<PlaneLine> lines = planeLines(plane, geo, batch);
+    s.packed.resize(kRows * kIndirectColumnUnit);
+    for (unsigned g = 0; g < groups; ++g) {
+      const float *a = groupWeights(g, kRows, s);
+      const In *inGroup = in.data() + std::size_t(g) * inChans * batch * geo.inPositions();
+      plane.fill(geo, inGroup, inChans, batch, s.plane, kIndirectColumnUnit);
+      planeRows(plane, geo, inChans, batch, s.plane.data(), s.rows);
+      Out *outGroup = out.data() + std::size_t(g) * outChans * n;
+      forEachChunk(lines,
+                   [&](std::size_t l0, std::size_t l1, std::size_t first, std::size_t columns) {
+                     const std::size_t ld = (columns + kIndirectColumnUnit - 1) /
+                                            kIndirectColumnUnit * kIndirectColumnUnit;
+                     s.out.resize(std::size_t(outChans) * ld);
+                     gIndirectGemm(outChans, columns, kRows, a, kRows, s.rows.data(), first,
+                                   s.out.data(), ld, s.packed.data());
+                     for (std::size_t l = l0; l < l1; ++l) {
+                       const PlaneLine &line = lines[l];
+                       for (unsigned oc = 0; oc < outChans; ++oc) {
+                         const float *src = s.out.data() + oc * ld + (line.column - first);
+                         Out *dst = outGroup + oc * n + line.output;
+                         if constexpr (std::is_same_v<Out, float>)
+                           std::memcpy(dst, src, line.length * sizeof(float));
+                         else
+                           for (std::size_t x = 0; x < line.length; ++x)
+                             dst[x] = static_cast<Out>(src[x]);
+                       }
+                     }
+                   });
+    }
+  }
+
+  /// Group g's weights [oc][k] as fp32 (in place for FLOAT, widened into scratch for HALF).
+  const float *groupWeights(unsigned g, std::size_t kRows, ConvScratch &s) const {
+    const std::size_t wOffset = std::size_t(g) * outChans * kRows;
+    if constexpr (std::is_same_v<In, float>) {
+      return weights.data() + wOffset;
+    } else {
+      s.weights.resize(outChans * kRows);
+      for (std::size_t i = 0; i < s.weights.size(); ++i)
+        s.weights[i] = static_cast<float>(weights[wOffset + i]);
+      return s.weights.data();
+    }
+  }
+
   /// 2 fp32 MACs per cycle per worker plus one cycle per panel element built.
   std::uint64_t cycleEstimate() const {
     const BlockGeometry geo = geometry();
@@ -248,6 +251,8 @@ public:
     const BlockGeometry geo = geometry();
     const std::size_t kCols = std::size_t(inChans) * geo.kernelElements();
     const std::size_t n = std::size_t(batch) * geo.outPositions();
+    if (const conv::PaddedPlane plane(geo, batch); usePlane(plane, outChans))
+      return computeFromPlane(geo, plane, kCols, n);
     // dWᵀ[k][oc] = col[k][n] · zᵀ[n][oc]: the panel is built in its natural (fast) order and
     // only the smaller zDeltas block and the result are transposed.
     ConvScratch &s = convScratch();
@@ -273,6 +278,37 @@ public:
       for (unsigned oc = 0; oc < outChans; ++oc)
         for (std::size_t k = 0; k < kCols; ++k)
           dst[oc * kCols + k] = s.out[k * outChans + oc];
+    }
+  }
+
+  /// The stride-1 path: dW[oc][k] = Σ_q zPadded[oc][q] · plane row k [q] over the plane's
+  /// columns, with zDeltas spread into plane columns and zeros between real outputs.
+  void computeFromPlane(const BlockGeometry &geo, const conv::PaddedPlane &plane, std::size_t kCols,
+                        std::size_t n) {
+    ConvScratch &s = convScratch();
+    const std::vector<PlaneLine> lines = planeLines(plane, geo, batch);
+    const std::size_t columns = plane.columns;
+    s.zRows.resize(outChans);
+    for (unsigned g = 0; g < groups; ++g) {
+      const In *inGroup = in.data() + std::size_t(g) * inChans * batch * geo.inPositions();
+      plane.fill(geo, inGroup, inChans, batch, s.plane, 0);
+      planeRows(plane, geo, inChans, batch, s.plane.data(), s.rows);
+      const In *z = zDeltas.data() + std::size_t(g) * outChans * n;
+      s.zPadded.assign(std::size_t(outChans) * columns, 0.0f);
+      for (unsigned oc = 0; oc < outChans; ++oc) {
+        float *row = s.zPadded.data() + oc * columns;
+        s.zRows[oc] = row;
+        for (const PlaneLine &line : lines) {
+          const In *from = z + oc * n + line.output;
+          if constexpr (std::is_same_v<In, float>)
+            std::memcpy(row + line.column, from, line.length * sizeof(float));
+          else
+            for (std::size_t x = 0; x < line.length; ++x)
+              row[line.column + x] = static_cast<float>(from[x]);
+        }
+      }
+      gDotGemm(outChans, kCols, columns, s.zRows.data(), s.rows.data(),
+               out.data() + std::size_t(g) * outChans * kCols, kCols);
     }
   }
 
@@ -318,6 +354,8 @@ template <class In> void registerWeightGrad(const char *name) {
 
 void registerConvVertices() {
   gGemm = gemmFloatKernel();
+  gIndirectGemm = indirectGemmKernel();
+  gDotGemm = dotGemmKernel();
   registerConvBlock<float, float>("poplin::ConvBlock<float,float>");
   registerConvBlock<float, poplar::half>("poplin::ConvBlock<float,half>");
   registerConvBlock<poplar::half, float>("poplin::ConvBlock<half,float>");

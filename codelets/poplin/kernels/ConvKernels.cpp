@@ -1,0 +1,186 @@
+// Written once with Highway, compiled for each enabled target, dispatched at run time.
+//
+// IndirectGemm: GemmKernels' register blocking (an MR×NR accumulator tile, NR = 2 vectors of
+// columns, one broadcast of A and two FMAs per row and k step) with each B row fetched through
+// its own pointer. When several row tiles reuse a panel it is first copied into k contiguous
+// rows, so the reuse comes from L1 rather than from rows scattered over the input plane.
+//
+// DotGemm: an MR×NR tile of dot products, each accumulated in one vector over the shared inner
+// dimension (MR + NR loads per MR·NR FMAs), then summed across lanes.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "poplin/kernels/ConvKernels.cpp"
+#include <hwy/foreach_target.h> // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include <algorithm>
+#include <array>
+#include <utility>
+
+#include "common/Dispatch.hpp"
+#include "poplin/kernels/ConvKernels.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace tessera::codelets::poplin {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using D = hn::ScalableTag<float>;
+using V = hn::Vec<D>;
+
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX3_ZEN4
+constexpr std::size_t kRowsPerTile = 8;
+#else
+constexpr std::size_t kRowsPerTile = 6;
+#endif
+
+/// Where row p of the current B panel starts: a packed panel, or the rows in place.
+struct PanelRows {
+  const float *packed;
+  const float *const *rows;
+  std::size_t offset;
+  const float *operator()(std::size_t p, std::size_t nr) const {
+    return packed ? packed + p * nr : rows[p] + offset;
+  }
+};
+
+template <std::size_t R>
+HWY_INLINE void IndirectTile(std::size_t k, const float *HWY_RESTRICT a, std::size_t lda,
+                             const PanelRows &panel, float *HWY_RESTRICT c, std::size_t ldc) {
+  const D d;
+  const std::size_t lanes = hn::Lanes(d), nr = 2 * lanes;
+  V acc0[R], acc1[R];
+  for (std::size_t r = 0; r < R; ++r) {
+    acc0[r] = hn::Zero(d);
+    acc1[r] = hn::Zero(d);
+  }
+  for (std::size_t p = 0; p < k; ++p) {
+    const float *row = panel(p, nr);
+    const V b0 = hn::LoadU(d, row);
+    const V b1 = hn::LoadU(d, row + lanes);
+    for (std::size_t r = 0; r < R; ++r) {
+      const V av = hn::Set(d, a[r * lda + p]);
+      acc0[r] = hn::MulAdd(av, b0, acc0[r]);
+      acc1[r] = hn::MulAdd(av, b1, acc1[r]);
+    }
+  }
+  for (std::size_t r = 0; r < R; ++r) {
+    hn::StoreU(acc0[r], d, c + r * ldc);
+    hn::StoreU(acc1[r], d, c + r * ldc + lanes);
+  }
+}
+
+template <std::size_t R>
+HWY_INLINE void IndirectEdge(std::size_t rows, std::size_t k, const float *a, std::size_t lda,
+                             const PanelRows &panel, float *c, std::size_t ldc) {
+  if constexpr (R > 0) {
+    if (rows == R)
+      return IndirectTile<R>(k, a, lda, panel, c, ldc);
+    IndirectEdge<R - 1>(rows, k, a, lda, panel, c, ldc);
+  }
+}
+
+void IndirectGemm(std::size_t m, std::size_t n, std::size_t k, const float *HWY_RESTRICT a,
+                  std::size_t lda, const float *const *bRows, std::size_t bOffset,
+                  float *HWY_RESTRICT c, std::size_t ldc, float *HWY_RESTRICT scratch) {
+  const D d;
+  const std::size_t lanes = hn::Lanes(d), nr = 2 * lanes;
+  const bool pack = m > kRowsPerTile;
+  for (std::size_t j0 = 0; j0 < n; j0 += nr) {
+    PanelRows panel{nullptr, bRows, bOffset + j0};
+    if (pack) {
+      for (std::size_t p = 0; p < k; ++p) {
+        hn::StoreU(hn::LoadU(d, bRows[p] + bOffset + j0), d, scratch + p * nr);
+        hn::StoreU(hn::LoadU(d, bRows[p] + bOffset + j0 + lanes), d, scratch + p * nr + lanes);
+      }
+      panel.packed = scratch;
+    }
+    std::size_t i = 0;
+    for (; i + kRowsPerTile <= m; i += kRowsPerTile)
+      IndirectTile<kRowsPerTile>(k, a + i * lda, lda, panel, c + i * ldc + j0, ldc);
+    if (i < m)
+      IndirectEdge<kRowsPerTile - 1>(m - i, k, a + i * lda, lda, panel, c + i * ldc + j0, ldc);
+  }
+}
+
+constexpr std::size_t kDotRows = 4, kDotCols = 6;
+
+template <std::size_t R, std::size_t S>
+HWY_NOINLINE void DotTile(std::size_t k, const float *const *aRows, const float *const *bRows,
+                          float *HWY_RESTRICT c, std::size_t ldc) {
+  const D d;
+  const std::size_t lanes = hn::Lanes(d);
+  V acc[R][S];
+  for (std::size_t r = 0; r < R; ++r)
+    for (std::size_t s = 0; s < S; ++s)
+      acc[r][s] = hn::Zero(d);
+  const float *ar[R], *br[S];
+  for (std::size_t r = 0; r < R; ++r)
+    ar[r] = aRows[r];
+  for (std::size_t s = 0; s < S; ++s)
+    br[s] = bRows[s];
+  std::size_t p = 0;
+  for (; p + lanes <= k; p += lanes) {
+    V av[R];
+    for (std::size_t r = 0; r < R; ++r)
+      av[r] = hn::LoadU(d, ar[r] + p);
+    for (std::size_t s = 0; s < S; ++s) {
+      const V bv = hn::LoadU(d, br[s] + p);
+      for (std::size_t r = 0; r < R; ++r)
+        acc[r][s] = hn::MulAdd(av[r], bv, acc[r][s]);
+    }
+  }
+  if (p < k) {
+    const auto mask = hn::FirstN(d, k - p);
+    V av[R];
+    for (std::size_t r = 0; r < R; ++r)
+      av[r] = hn::MaskedLoad(mask, d, ar[r] + p);
+    for (std::size_t s = 0; s < S; ++s) {
+      const V bv = hn::MaskedLoad(mask, d, br[s] + p);
+      for (std::size_t r = 0; r < R; ++r)
+        acc[r][s] = hn::MulAdd(av[r], bv, acc[r][s]);
+    }
+  }
+  for (std::size_t r = 0; r < R; ++r)
+    for (std::size_t s = 0; s < S; ++s)
+      c[r * ldc + s] = hn::GetLane(hn::SumOfLanes(d, acc[r][s]));
+}
+
+using DotTileFn = void (*)(std::size_t, const float *const *, const float *const *, float *,
+                           std::size_t);
+
+template <std::size_t R, std::size_t... S>
+constexpr std::array<DotTileFn, sizeof...(S)> dotRow(std::index_sequence<S...>) {
+  return {&DotTile<R, S + 1>...};
+}
+
+/// DotTile<r, s> for every edge shape, indexed [r - 1][s - 1].
+template <std::size_t... R>
+constexpr std::array<std::array<DotTileFn, kDotCols>, sizeof...(R)>
+dotTable(std::index_sequence<R...>) {
+  return {dotRow<R + 1>(std::make_index_sequence<kDotCols>())...};
+}
+
+void DotGemm(std::size_t m, std::size_t n, std::size_t k, const float *const *aRows,
+             const float *const *bRows, float *HWY_RESTRICT c, std::size_t ldc) {
+  static constexpr auto table = dotTable(std::make_index_sequence<kDotRows>());
+  for (std::size_t i = 0; i < m; i += kDotRows) {
+    const std::size_t rows = std::min(kDotRows, m - i);
+    for (std::size_t j = 0; j < n; j += kDotCols) {
+      const std::size_t cols = std::min(kDotCols, n - j);
+      table[rows - 1][cols - 1](k, aRows + i, bRows + j, c + i * ldc + j, ldc);
+    }
+  }
+}
+
+} // namespace HWY_NAMESPACE
+} // namespace tessera::codelets::poplin
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace tessera::codelets::poplin {
+HWY_EXPORT(IndirectGemm);
+HWY_EXPORT(DotGemm);
+IndirectGemmFn indirectGemmKernel() { return TESSERA_DYNAMIC_POINTER(IndirectGemm); }
+DotGemmFn dotGemmKernel() { return TESSERA_DYNAMIC_POINTER(DotGemm); }
+} // namespace tessera::codelets::poplin
+#endif

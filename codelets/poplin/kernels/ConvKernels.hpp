@@ -1,0 +1,34 @@
+// Highway kernels for convolutions that read their operand rows in place (no im2col panel).
+//
+// A stride-1 convolution over a zero-padded input plane reads, for kernel element p, the plane
+// shifted by a fixed offset: "row p" of the im2col matrix is just a pointer into the plane.
+// These kernels take such rows as pointers, so the panel is never built.
+#pragma once
+
+#include <cstddef>
+
+namespace tessera::codelets::poplin {
+
+/// Columns one IndirectGemm panel covers: callers keep every B row readable up to the next
+/// multiple of this past n, and give C rows room for as many columns.
+inline constexpr std::size_t kIndirectColumnUnit = 32;
+
+/// C[m×n] = A[m×k] · B, where row p of B is the n floats at bRows[p] + bOffset. Each element of
+/// C is one fused multiply-add chain over p in increasing order, starting from zero — the
+/// GEMM kernels' contract, so the column split never changes results. `scratch` holds
+/// k · kIndirectColumnUnit floats.
+using IndirectGemmFn = void (*)(std::size_t m, std::size_t n, std::size_t k, const float *a,
+                                std::size_t lda, const float *const *bRows, std::size_t bOffset,
+                                float *c, std::size_t ldc, float *scratch);
+
+/// C[i][j] = Σ_p aRows[i][p] · bRows[j][p] for i < m, j < n, p < k (C row stride ldc): a product
+/// of two matrices that share their contiguous inner dimension. Each element is summed in
+/// SIMD lanes, then across them, in an order fixed by k alone.
+using DotGemmFn = void (*)(std::size_t m, std::size_t n, std::size_t k, const float *const *aRows,
+                           const float *const *bRows, float *c, std::size_t ldc);
+
+/// The best Highway variants for this CPU, resolved once.
+IndirectGemmFn indirectGemmKernel();
+DotGemmFn dotGemmKernel();
+
+} // namespace tessera::codelets::poplin

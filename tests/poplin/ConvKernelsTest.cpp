@@ -1,0 +1,104 @@
+// The in-place convolution kernels (rows read through pointers) against plain loops.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <tuple>
+#include <vector>
+
+#include "MatMulTestSupport.hpp"
+#include "poplin/kernels/ConvKernels.hpp"
+#include "poplin/kernels/GemmKernels.hpp"
+
+namespace {
+
+using namespace tessera::codelets::poplin;
+using poplin::testing::randomValues;
+
+/// Row pointers into one buffer at overlapping, unevenly spaced offsets, as a padded plane's
+/// shifted im2col rows are.
+std::vector<const float *> shiftedRows(const std::vector<float> &buffer, std::size_t rows,
+                                       std::size_t spacing) {
+  std::vector<const float *> p(rows);
+  for (std::size_t r = 0; r < rows; ++r)
+    p[r] = buffer.data() + r * spacing + (r * 7) % 5;
+  return p;
+}
+
+class IndirectGemm : public ::testing::TestWithParam<std::tuple<int, int, int>> {};
+
+TEST_P(IndirectGemm, MatchesTheGemmReferenceChain) {
+  const auto [mi, ni, ki] = GetParam();
+  const std::size_t m = mi, n = ni, k = ki, offset = 3, lda = k + 2;
+  const std::size_t ld = (n + kIndirectColumnUnit - 1) / kIndirectColumnUnit * kIndirectColumnUnit;
+  const std::size_t spacing = 11; // rows overlap: row p+1 starts 11 floats after row p
+  const auto buffer = randomValues(k * spacing + offset + ld + 8, 5);
+  const auto rows = shiftedRows(buffer, k, spacing);
+  const auto a = randomValues(m * lda, 6);
+  // The same B laid out densely for the reference.
+  std::vector<float> b(k * n);
+  for (std::size_t p = 0; p < k; ++p)
+    for (std::size_t j = 0; j < n; ++j)
+      b[p * n + j] = rows[p][offset + j];
+  const std::size_t ldc = ld + 4;
+  std::vector<float> c(m * ldc, 9.0f), ref(m * n), scratch(k * kIndirectColumnUnit);
+  indirectGemmKernel()(m, n, k, a.data(), lda, rows.data(), offset, c.data(), ldc, scratch.data());
+  gemmFloatReference(m, n, k, a.data(), lda, b.data(), n, ref.data(), n, false);
+  for (std::size_t i = 0; i < m; ++i) {
+    for (std::size_t j = 0; j < n; ++j) {
+      double exact = 0.0;
+      for (std::size_t p = 0; p < k; ++p)
+        exact += double(a[i * lda + p]) * double(b[p * n + j]);
+      // One fp32 FMA chain in the reference's order: equal on FMA targets.
+      EXPECT_NEAR(c[i * ldc + j], ref[i * n + j], 1e-5 * (1.0 + std::sqrt(double(k))))
+          << i << "," << j;
+      EXPECT_NEAR(c[i * ldc + j], exact, 1e-5 * (1.0 + double(k))) << i << "," << j;
+    }
+    for (std::size_t j = ld; j < ldc; ++j)
+      EXPECT_EQ(c[i * ldc + j], 9.0f) << "wrote past the padded columns at row " << i;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, IndirectGemm,
+                         ::testing::Values(std::make_tuple(1, 1, 1), std::make_tuple(8, 32, 9),
+                                           std::make_tuple(5, 45, 72), std::make_tuple(9, 31, 27),
+                                           std::make_tuple(17, 100, 18),
+                                           std::make_tuple(33, 64, 144),
+                                           std::make_tuple(64, 70, 3)));
+
+class DotGemm : public ::testing::TestWithParam<std::tuple<int, int, int>> {};
+
+TEST_P(DotGemm, MatchesDoublePrecisionDotProducts) {
+  const auto [mi, ni, ki] = GetParam();
+  const std::size_t m = mi, n = ni, k = ki, ldc = n + 3;
+  const auto aBuffer = randomValues(m * (k + 1) + 8, 7), bBuffer = randomValues(n * 13 + k + 8, 8);
+  std::vector<const float *> aRows(m);
+  for (std::size_t i = 0; i < m; ++i)
+    aRows[i] = aBuffer.data() + i * (k + 1);
+  const auto bRows = shiftedRows(bBuffer, n, 13);
+  std::vector<float> c(m * ldc, 9.0f), again(m * ldc, 9.0f);
+  dotGemmKernel()(m, n, k, aRows.data(), bRows.data(), c.data(), ldc);
+  dotGemmKernel()(m, n, k, aRows.data(), bRows.data(), again.data(), ldc);
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < ldc; ++j) {
+      if (j >= n) {
+        EXPECT_EQ(c[i * ldc + j], 9.0f) << "wrote outside the block at row " << i;
+        continue;
+      }
+      double exact = 0.0, magnitude = 0.0;
+      for (std::size_t p = 0; p < k; ++p) {
+        exact += double(aRows[i][p]) * double(bRows[j][p]);
+        magnitude += std::abs(double(aRows[i][p]) * double(bRows[j][p]));
+      }
+      EXPECT_NEAR(c[i * ldc + j], exact, 1e-6 * (1.0 + magnitude)) << i << "," << j;
+      EXPECT_EQ(c[i * ldc + j], again[i * ldc + j]) << "not repeatable at " << i << "," << j;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, DotGemm,
+                         ::testing::Values(std::make_tuple(1, 1, 1), std::make_tuple(4, 6, 16),
+                                           std::make_tuple(3, 5, 17), std::make_tuple(8, 72, 900),
+                                           std::make_tuple(9, 13, 15),
+                                           std::make_tuple(16, 144, 1000),
+                                           std::make_tuple(5, 7, 0)));
+
+} // namespace
