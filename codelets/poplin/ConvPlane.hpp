@@ -1,14 +1,16 @@
-// The in-place path for stride-1 blocks: a zero-padded copy of the block's input (the
-// "plane") in which every im2col row is the plane shifted by a fixed offset.
+// The in-place path: a zero-padded, phase-split copy of a block's input (the "plane") in which
+// every im2col row is the plane shifted by a fixed offset.
 //
-// When every spatial table reads input o + off[k] for output o and kernel element k (zero where
-// that falls outside the input) — stride 1 with any padding, kernel dilation or kernel flip —
-// pad each input image to extents E_d = out_d + max(off) − min(off). Output position o then
-// lives at plane column q(o) = Σ_d o_d · S_d (S_d the plane strides), and kernel element k's
-// im2col row is the plane from offset Σ_d (off_d[k] − min(off_d)) · S_d. The kernels multiply
-// those rows in place, computing the plane columns between valid outputs too; `efficiency` is
-// the fraction of columns that are real outputs, which the vertices weigh against the cost of
-// building a panel.
+// When every spatial table reads input s·o + off[k] for output o and kernel element k (zero where
+// that falls outside the input) — any output stride s, padding, kernel dilation or kernel flip,
+// but no input dilation — split the input into s phases per dimension (input s·u + r goes to
+// phase r, column u) and pad each phase image to extents E_d = out_d + max(h) − min(h), where
+// h[k] = floor(off[k] / s) is kernel element k's shift within its phase r[k] = off[k] mod s.
+// Output position o then lives at plane column q(o) = Σ_d o_d · S_d (S_d the plane strides), and
+// kernel element k's im2col row is its phase from offset Σ_d (h_d[k] − min(h_d)) · S_d. The
+// kernels multiply those rows in place, computing the plane columns between real outputs too
+// (`efficiency` is the fraction that are real), or copy just the real columns into a compact
+// panel, which is a few straight copies per output line rather than a table-driven gather.
 #pragma once
 
 #include <algorithm>
@@ -22,111 +24,210 @@
 
 namespace tessera::codelets::poplin::conv {
 
-struct PaddedPlane {
-  bool eligible = false;
-  std::array<std::vector<int>, 3> offset; ///< per dimension, per kernel element: off − min(off)
-  std::array<int, 3> minOffset{};
-  std::array<std::size_t, 3> extent{1, 1, 1};
-  std::array<std::size_t, 3> stride{1, 1, 1}; ///< plane strides of the three dimensions
-  std::size_t image = 1;                      ///< floats per padded image
-  std::size_t columns = 0;                    ///< plane columns up to the last real output + 1
-  std::size_t outputs = 0;                    ///< real outputs (batch × output positions)
+/// One run of real outputs along the innermost dimension.
+struct PlaneLine {
+  std::size_t column; ///< plane column of its first output
+  std::size_t output; ///< index of its first output in (batch, output position) order
+};
 
-  PaddedPlane(const BlockGeometry &geo, unsigned batch) {
-    for (unsigned d = 0; d < 3; ++d) {
-      const unsigned o = geo.outSize[d], k = geo.kernel[d];
-      const int in = int(geo.inSize[d]);
-      std::vector<int> off(k);
-      for (unsigned kd = 0; kd < k; ++kd) {
-        const int *t = geo.table[d] + std::size_t(kd) * o;
-        unsigned first = 0;
-        while (first < o && t[first] < 0)
-          ++first;
-        if (first == o)
-          return; // this kernel element never meets the input: leave it to the panel
-        off[kd] = t[first] - int(first);
-        for (unsigned od = 0; od < o; ++od) {
-          const int i = int(od) + off[kd];
-          if (t[od] != (i >= 0 && i < in ? i : -1))
-            return;
+class PaddedPlane {
+public:
+  PaddedPlane(const BlockGeometry &geo, unsigned batch) : geo_(geo), batch_(batch) {
+    std::array<std::vector<int>, 3> phase;
+    for (unsigned d = 0; d < 3; ++d)
+      if (!analyseDimension(d, phase[d]))
+        return;
+    strides_ = {extent_[1] * extent_[2], extent_[2], 1};
+    image_ = extent_[0] * extent_[1] * extent_[2];
+    // Only the phases some kernel element reads get a slot.
+    std::vector<int> slotOf(std::size_t(stride_[0]) * stride_[1] * stride_[2], -1);
+    phaseSlot_.resize(geo.kernelElements());
+    for (std::size_t kp = 0; kp < geo.kernelElements(); ++kp) {
+      const auto [k0, k1, k2] = kernelIndex(kp);
+      const std::size_t rho =
+          (std::size_t(phase[0][k0]) * stride_[1] + std::size_t(phase[1][k1])) * stride_[2] +
+          std::size_t(phase[2][k2]);
+      if (slotOf[rho] < 0) {
+        slotOf[rho] = int(phases_.size());
+        phases_.push_back({unsigned(phase[0][k0]), unsigned(phase[1][k1]), unsigned(phase[2][k2])});
+      }
+      phaseSlot_[kp] = std::size_t(slotOf[rho]);
+    }
+    const std::size_t last =
+        (geo.outSize[0] - 1) * strides_[0] + (geo.outSize[1] - 1) * strides_[1] + geo.outSize[2];
+    columns_ = (std::size_t(batch) - 1) * image_ + last;
+    outputs_ = std::size_t(batch) * geo.outPositions();
+    eligible_ = batch > 0;
+  }
+
+  bool eligible() const { return eligible_; }
+  /// Fraction of the plane columns up to the last output that are real outputs.
+  double efficiency() const { return columns_ ? double(outputs_) / double(columns_) : 0.0; }
+  /// Plane columns up to and including the last real output.
+  std::size_t columns() const { return columns_; }
+  std::size_t lineLength() const { return geo_.outSize[2]; }
+
+  /// Writes the plane of `ics` channels of `in` ([ic][batch][input positions]), followed by
+  /// `slack` zeros so that full-width loads past a row's last column stay inside the buffer.
+  template <class In>
+  void fill(const In *in, unsigned ics, std::vector<float> &plane, std::size_t slack) const {
+    const std::size_t inPos = geo_.inPositions(), phaseFloats = phaseSize(ics);
+    plane.resize(phases_.size() * phaseFloats + slack);
+    float *dst = plane.data();
+    for (const auto &r : phases_)
+      for (std::size_t icb = 0; icb < std::size_t(ics) * batch_; ++icb)
+        for (std::size_t u0 = 0; u0 < extent_[0]; ++u0)
+          for (std::size_t u1 = 0; u1 < extent_[1]; ++u1, dst += extent_[2]) {
+            const int i0 = inputIndex(0, r[0], u0), i1 = inputIndex(1, r[1], u1);
+            if (i0 < 0 || i1 < 0) {
+              std::fill(dst, dst + extent_[2], 0.0f);
+              continue;
+            }
+            const In *row = in + icb * inPos +
+                            (std::size_t(i0) * geo_.inSize[1] + std::size_t(i1)) * geo_.inSize[2];
+            fillRow(row, r[2], dst);
+          }
+    std::fill(plane.begin() + std::ptrdiff_t(phases_.size() * phaseFloats), plane.end(), 0.0f);
+  }
+
+  /// Points rows[ic · kernelElements + kp] at the im2col row of input channel ic and kernel
+  /// element kp in `plane` (as filled for `ics` channels).
+  void rows(const float *plane, unsigned ics, std::vector<const float *> &rows) const {
+    const std::size_t kElems = geo_.kernelElements(), chan = std::size_t(batch_) * image_;
+    const std::size_t phaseFloats = phaseSize(ics);
+    rows.resize(std::size_t(ics) * kElems);
+    for (unsigned ic = 0; ic < ics; ++ic)
+      for (std::size_t kp = 0; kp < kElems; ++kp) {
+        const auto [k0, k1, k2] = kernelIndex(kp);
+        rows[ic * kElems + kp] = plane + phaseSlot_[kp] * phaseFloats + ic * chan +
+                                 shift_[0][k0] * strides_[0] + shift_[1][k1] * strides_[1] +
+                                 shift_[2][k2];
+      }
+  }
+
+  /// Every output line, in output order.
+  std::vector<PlaneLine> lines() const {
+    std::vector<PlaneLine> lines;
+    std::size_t n = 0;
+    for (unsigned b = 0; b < batch_; ++b)
+      for (unsigned o0 = 0; o0 < geo_.outSize[0]; ++o0)
+        for (unsigned o1 = 0; o1 < geo_.outSize[1]; ++o1, n += geo_.outSize[2])
+          lines.push_back({b * image_ + o0 * strides_[0] + o1 * strides_[1], n});
+    return lines;
+  }
+
+  /// Copies outputs [nBegin, nEnd) of every im2col row into col (row stride ld): the compact
+  /// panel the table-driven builder would make, from straight copies.
+  void panel(const std::vector<const float *> &rows, const std::vector<PlaneLine> &lines,
+             std::size_t nBegin, std::size_t nEnd, float *col, std::size_t ld) const {
+    const std::size_t len = lineLength();
+    for (std::size_t p = 0; p < rows.size(); ++p) {
+      const float *src = rows[p];
+      float *dst = col + p * ld;
+      for (std::size_t at = nBegin; at < nEnd;) {
+        const PlaneLine &line = lines[at / len];
+        const std::size_t within = at - line.output, count = std::min(len - within, nEnd - at);
+        std::memcpy(dst + (at - nBegin), src + line.column + within, count * sizeof(float));
+        at += count;
+      }
+    }
+  }
+
+private:
+  std::size_t phaseSize(unsigned ics) const { return std::size_t(ics) * batch_ * image_; }
+
+  std::array<std::size_t, 3> kernelIndex(std::size_t kp) const {
+    return {kp / (std::size_t(geo_.kernel[1]) * geo_.kernel[2]),
+            kp / geo_.kernel[2] % geo_.kernel[1], kp % geo_.kernel[2]};
+  }
+
+  /// Checks dimension d's table is t[k][o] = s·o + off[k] clipped to the input, and records
+  /// its stride, shifts and extent.
+  bool analyseDimension(unsigned d, std::vector<int> &phase) {
+    const unsigned o = geo_.outSize[d], k = geo_.kernel[d];
+    const int in = int(geo_.inSize[d]);
+    // The stride, from any kernel element with two consecutive real inputs.
+    int s = 1;
+    for (unsigned kd = 0; kd < k; ++kd) {
+      const int *t = geo_.table[d] + std::size_t(kd) * o;
+      for (unsigned od = 0; od + 1 < o; ++od)
+        if (t[od] >= 0 && t[od + 1] >= 0) {
+          s = t[od + 1] - t[od];
+          kd = k;
+          break;
+        }
+    }
+    if (s < 1)
+      return false;
+    std::vector<int> shift(k);
+    phase.resize(k);
+    for (unsigned kd = 0; kd < k; ++kd) {
+      const int *t = geo_.table[d] + std::size_t(kd) * o;
+      unsigned first = 0;
+      while (first < o && t[first] < 0)
+        ++first;
+      if (first == o)
+        return false; // this kernel element never meets the input: leave it to the gather
+      const int off = t[first] - s * int(first);
+      for (unsigned od = 0; od < o; ++od) {
+        const int i = s * int(od) + off;
+        if (t[od] != (i >= 0 && i < in ? i : -1))
+          return false;
+      }
+      phase[kd] = ((off % s) + s) % s;
+      shift[kd] = (off - phase[kd]) / s;
+    }
+    const auto [lo, hi] = std::minmax_element(shift.begin(), shift.end());
+    minShift_[d] = *lo;
+    extent_[d] = o + std::size_t(*hi - *lo);
+    stride_[d] = s;
+    shift_[d].resize(k);
+    for (unsigned kd = 0; kd < k; ++kd)
+      shift_[d][kd] = std::size_t(shift[kd] - *lo);
+    return true;
+  }
+
+  /// The input index of plane column u of phase r in dimension d, or −1 for padding.
+  int inputIndex(unsigned d, unsigned r, std::size_t u) const {
+    const int i = stride_[d] * (int(u) + minShift_[d]) + int(r);
+    return i >= 0 && i < int(geo_.inSize[d]) ? i : -1;
+  }
+
+  template <class In> void fillRow(const In *row, unsigned r, float *dst) const {
+    const int s = stride_[2];
+    for (std::size_t u = 0; u < extent_[2];) {
+      const int i = inputIndex(2, r, u);
+      if (i < 0) {
+        dst[u++] = 0.0f;
+        continue;
+      }
+      // The run of real inputs from here.
+      std::size_t end = u + 1;
+      while (end < extent_[2] && inputIndex(2, r, end) >= 0)
+        ++end;
+      const In *from = row + i;
+      if constexpr (std::is_same_v<In, float>) {
+        if (s == 1) {
+          std::memcpy(dst + u, from, (end - u) * sizeof(float));
+          u = end;
+          continue;
         }
       }
-      const auto [lo, hi] = std::minmax_element(off.begin(), off.end());
-      minOffset[d] = *lo;
-      extent[d] = o + std::size_t(*hi - *lo);
-      for (int &x : off)
-        x -= minOffset[d];
-      offset[d] = std::move(off);
+      for (std::size_t x = 0; x < end - u; ++x)
+        dst[u + x] = static_cast<float>(from[x * std::size_t(s)]);
+      u = end;
     }
-    stride = {extent[1] * extent[2], extent[2], 1};
-    image = extent[0] * extent[1] * extent[2];
-    const std::size_t last =
-        (geo.outSize[0] - 1) * stride[0] + (geo.outSize[1] - 1) * stride[1] + geo.outSize[2];
-    columns = (std::size_t(batch) - 1) * image + last;
-    outputs = std::size_t(batch) * geo.outPositions();
-    eligible = batch > 0;
   }
 
-  double efficiency() const { return columns ? double(outputs) / double(columns) : 0.0; }
-
-  /// Floats of one channel's padded images (batch of them).
-  std::size_t channelFloats(unsigned batch) const { return std::size_t(batch) * image; }
-
-  /// Offset in the plane of kernel element kp's im2col row (kp in row-major kernel order).
-  std::size_t rowOffset(const BlockGeometry &geo, std::size_t kp) const {
-    const std::size_t k2 = kp % geo.kernel[2], k1 = kp / geo.kernel[2] % geo.kernel[1],
-                      k0 = kp / (std::size_t(geo.kernel[1]) * geo.kernel[2]);
-    return offset[0][k0] * stride[0] + offset[1][k1] * stride[1] + offset[2][k2];
-  }
-
-  /// Writes the plane of `ics` channels of `in` ([ic][batch][input positions]) into `plane`
-  /// (ics · channelFloats floats, then `slack` zeros so full-width loads past the end stay
-  /// inside the buffer).
-  template <class In>
-  void fill(const BlockGeometry &geo, const In *in, unsigned ics, unsigned batch,
-            std::vector<float> &plane, std::size_t slack) const {
-    const std::size_t chan = channelFloats(batch);
-    plane.resize(ics * chan + slack);
-    const std::size_t inPos = geo.inPositions();
-    const std::size_t in12 = std::size_t(geo.inSize[1]) * geo.inSize[2];
-    const int in2 = int(geo.inSize[2]);
-    // Columns u of a padded row that hold input (the rest are zeros).
-    const std::size_t u2Begin = std::size_t(std::clamp(-minOffset[2], 0, int(extent[2])));
-    const std::size_t u2End = std::size_t(std::clamp(in2 - minOffset[2], 0, int(extent[2])));
-    float *dst = plane.data();
-    for (std::size_t icb = 0; icb < std::size_t(ics) * batch; ++icb) {
-      const In *src = in + icb * inPos;
-      for (std::size_t u0 = 0; u0 < extent[0]; ++u0)
-        for (std::size_t u1 = 0; u1 < extent[1]; ++u1, dst += extent[2]) {
-          const int i0 = int(u0) + minOffset[0], i1 = int(u1) + minOffset[1];
-          if (i0 < 0 || i0 >= int(geo.inSize[0]) || i1 < 0 || i1 >= int(geo.inSize[1]) ||
-              u2Begin >= u2End) {
-            std::fill(dst, dst + extent[2], 0.0f);
-            continue;
-          }
-          const In *row = src + std::size_t(i0) * in12 + std::size_t(i1) * geo.inSize[2];
-          std::fill(dst, dst + u2Begin, 0.0f);
-          const In *from = row + (std::ptrdiff_t(u2Begin) + minOffset[2]);
-          if constexpr (std::is_same_v<In, float>)
-            std::memcpy(dst + u2Begin, from, (u2End - u2Begin) * sizeof(float));
-          else
-            for (std::size_t x = 0; x < u2End - u2Begin; ++x)
-              dst[u2Begin + x] = static_cast<float>(from[x]);
-          std::fill(dst + u2End, dst + extent[2], 0.0f);
-        }
-    }
-    std::fill(plane.begin() + std::ptrdiff_t(ics * chan), plane.end(), 0.0f);
-  }
-
-  /// Calls f(planeColumn, outputIndex, length) for every run of outputs along the innermost
-  /// dimension, in output order (outputIndex counts (batch, output position)).
-  template <class F> void forEachLine(const BlockGeometry &geo, unsigned batch, F &&f) const {
-    std::size_t n = 0;
-    for (unsigned b = 0; b < batch; ++b)
-      for (unsigned o0 = 0; o0 < geo.outSize[0]; ++o0)
-        for (unsigned o1 = 0; o1 < geo.outSize[1]; ++o1, n += geo.outSize[2])
-          f(b * image + o0 * stride[0] + o1 * stride[1], n, std::size_t(geo.outSize[2]));
-  }
+  const BlockGeometry &geo_;
+  unsigned batch_;
+  bool eligible_ = false;
+  std::array<int, 3> stride_{1, 1, 1}, minShift_{};
+  std::array<std::vector<std::size_t>, 3> shift_;
+  std::array<std::size_t, 3> extent_{1, 1, 1}, strides_{1, 1, 1};
+  std::vector<std::array<unsigned, 3>> phases_;
+  std::vector<std::size_t> phaseSlot_;
+  std::size_t image_ = 1, columns_ = 0, outputs_ = 0;
 };
 
 } // namespace tessera::codelets::poplin::conv

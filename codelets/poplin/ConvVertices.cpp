@@ -59,50 +59,28 @@ ConvScratch &convScratch() {
   return s;
 }
 
-/// Building a panel element costs about this many output-channel multiply-adds (one SIMD FMA
-/// is 32 of them per cycle; a panel element is about a cycle): the plane path wins while the
-/// columns it computes between real outputs cost less than the panel it saves.
+/// Copying a panel element costs about this many output-channel multiply-adds (one SIMD FMA
+/// is 32 of them per cycle; a panel element is about a cycle): multiplying the plane in place
+/// wins while the columns it computes between real outputs cost less than the panel it saves.
 constexpr double kPanelElementMacs = 32;
 
-bool usePlane(const conv::PaddedPlane &plane, unsigned outChans) {
-  return plane.eligible && double(outChans) * (1.0 / plane.efficiency() - 1.0) < kPanelElementMacs;
+bool multiplyInPlace(const conv::PaddedPlane &plane, unsigned outChans) {
+  return double(outChans) * (1.0 / plane.efficiency() - 1.0) < kPanelElementMacs;
 }
 
-/// Groups consecutive output lines into column chunks of at most kPlaneChunkColumns plane
-/// columns (or one line, if longer): f(firstLine, endLine, firstColumn, columns).
+/// Groups consecutive output lines into chunks of at most kPlaneChunkColumns plane columns (or
+/// one line, if longer): f(firstLine, endLine, firstColumn, columns).
 constexpr std::size_t kPlaneChunkColumns = 512;
-struct PlaneLine {
-  std::size_t column, output, length;
-};
-template <class F> void forEachChunk(const std::vector<PlaneLine> &lines, F &&f) {
+template <class F>
+void forEachChunk(const std::vector<conv::PlaneLine> &lines, std::size_t length, F &&f) {
   for (std::size_t l0 = 0; l0 < lines.size();) {
     std::size_t l1 = l0 + 1;
-    while (l1 < lines.size() &&
-           lines[l1].column + lines[l1].length - lines[l0].column <= kPlaneChunkColumns)
+    while (l1 < lines.size() && lines[l1].column + length - lines[l0].column <= kPlaneChunkColumns)
       ++l1;
     const std::size_t first = lines[l0].column;
-    f(l0, l1, first, lines[l1 - 1].column + lines[l1 - 1].length - first);
+    f(l0, l1, first, lines[l1 - 1].column + length - first);
     l0 = l1;
   }
-}
-
-std::vector<PlaneLine> planeLines(const conv::PaddedPlane &plane, const BlockGeometry &geo,
-                                  unsigned batch) {
-  std::vector<PlaneLine> lines;
-  plane.forEachLine(geo, batch, [&](std::size_t column, std::size_t output, std::size_t length) {
-    lines.push_back({column, output, length});
-  });
-  return lines;
-}
-
-/// Points rows[ic · kernelElements + kp] at channel ic's im2col row for kernel element kp.
-void planeRows(const conv::PaddedPlane &plane, const BlockGeometry &geo, unsigned ics,
-               unsigned batch, const float *base, std::vector<const float *> &rows) {
-  const std::size_t kElems = geo.kernelElements(), chan = plane.channelFloats(batch);
-  rows.resize(std::size_t(ics) * kElems);
-  for (unsigned ic = 0; ic < ics; ++ic)
-    for (std::size_t kp = 0; kp < kElems; ++kp)
-      rows[ic * kElems + kp] = base + ic * chan + plane.rowOffset(geo, kp);
 }
 
 /// Plain members shared by both vertex kinds.
@@ -127,11 +105,12 @@ public:
     const BlockGeometry geo = geometry();
     const std::size_t kRows = std::size_t(inChans) * geo.kernelElements();
     const std::size_t n = std::size_t(batch) * geo.outPositions();
-    if (!geo.isIdentity()) {
-      // One plane serves every column, so one worker does the block.
-      if (const conv::PaddedPlane plane(geo, batch); usePlane(plane, outChans)) {
+    const bool direct = geo.isIdentity();
+    if (!direct) {
+      if (const conv::PaddedPlane plane(geo, batch); plane.eligible()) {
+        // One plane serves every column, so one worker does the block.
         if (workerId == 0)
-          computeFromPlane(geo, plane, kRows, n);
+          computeFromPlane(plane, kRows, n);
         return;
       }
     }
@@ -144,75 +123,87 @@ public:
       return;
     // The panel is built and multiplied kConvPanelColumns columns at a time, so the scratch
     // stays small whatever the block's width.
-    const bool direct = geo.isIdentity();
     ConvScratch &s = convScratch();
     s.col.resize(kRows * std::min(kConvPanelColumns, nEnd - nBegin));
     s.packed.resize(gemmScratchFloats(kRows));
     for (unsigned g = 0; g < groups; ++g) {
       const float *a = groupWeights(g, kRows, s);
       const In *inGroup = in.data() + std::size_t(g) * inChans * batch * geo.inPositions();
-      const std::size_t oOffset = std::size_t(g) * outChans * n;
       for (std::size_t c0 = nBegin; c0 < nEnd; c0 += kConvPanelColumns) {
         const std::size_t c1 = std::min(nEnd, c0 + kConvPanelColumns), cols = c1 - c0;
         // A 1×1 unstrided, unpadded block's panel is its input: multiply it in place.
-        const float *b = s.col.data();
-        std::size_t ldb = cols;
         if constexpr (std::is_same_v<In, float>) {
           if (direct) {
-            b = inGroup + c0;
-            ldb = n;
+            multiply(g, a, kRows, inGroup + c0, n, c0, cols, n, s);
+            continue;
           }
         }
-        if (b == s.col.data())
-          buildPanel(geo, inGroup, inChans, batch, c0, c1, s.col.data(), cols);
-        if constexpr (std::is_same_v<Out, float>) {
-          gGemm(outChans, cols, kRows, a, kRows, b, ldb, out.data() + oOffset + c0, n, false,
-                s.packed.data());
-        } else {
-          s.out.resize(std::size_t(outChans) * cols);
-          gGemm(outChans, cols, kRows, a, kRows, b, ldb, s.out.data(), cols, false,
-                s.packed.data());
-          for (unsigned oc = 0; oc < outChans; ++oc)
-            for (std::size_t j = 0; j < cols; ++j)
-              out[oOffset + oc * n + c0 + j] = static_cast<Out>(s.out[oc * cols + j]);
-        }
+        buildPanel(geo, inGroup, inChans, batch, c0, c1, s.col.data(), cols);
+        multiply(g, a, kRows, s.col.data(), cols, c0, cols, n, s);
       }
     }
   }
 
-  /// The stride-1 path: im2col rows read in place from the padded plane.
-  void computeFromPlane(const BlockGeometry &geo, const conv::PaddedPlane &plane, std::size_t kRows,
-                        std::size_t n) {
+  /// A block whose tables a plane serves: its rows multiplied in place, or copied into a
+  /// compact panel when too many plane columns between outputs would be computed for nothing.
+  void computeFromPlane(const conv::PaddedPlane &plane, std::size_t kRows, std::size_t n) {
     ConvScratch &s = convScratch();
-    const std::vector<PlaneLine> lines = planeLines(plane, geo, batch);
-    s.packed.resize(kRows * kIndirectColumnUnit);
+    const std::vector<conv::PlaneLine> lines = plane.lines();
+    const std::size_t length = plane.lineLength();
+    const bool inPlace = multiplyInPlace(plane, outChans);
+    s.packed.resize(std::max(kRows * kIndirectColumnUnit, gemmScratchFloats(kRows)));
+    if (!inPlace)
+      s.col.resize(kRows * std::min(kConvPanelColumns, n));
+    const std::size_t inGroupSize = std::size_t(inChans) * batch * geometry().inPositions();
     for (unsigned g = 0; g < groups; ++g) {
       const float *a = groupWeights(g, kRows, s);
-      const In *inGroup = in.data() + std::size_t(g) * inChans * batch * geo.inPositions();
-      plane.fill(geo, inGroup, inChans, batch, s.plane, kIndirectColumnUnit);
-      planeRows(plane, geo, inChans, batch, s.plane.data(), s.rows);
+      plane.fill(in.data() + g * inGroupSize, inChans, s.plane, kIndirectColumnUnit);
+      plane.rows(s.plane.data(), inChans, s.rows);
+      if (!inPlace) {
+        for (std::size_t c0 = 0; c0 < n; c0 += kConvPanelColumns) {
+          const std::size_t c1 = std::min(n, c0 + kConvPanelColumns), cols = c1 - c0;
+          plane.panel(s.rows, lines, c0, c1, s.col.data(), cols);
+          multiply(g, a, kRows, s.col.data(), cols, c0, cols, n, s);
+        }
+        continue;
+      }
       Out *outGroup = out.data() + std::size_t(g) * outChans * n;
-      forEachChunk(lines,
+      forEachChunk(lines, length,
                    [&](std::size_t l0, std::size_t l1, std::size_t first, std::size_t columns) {
                      const std::size_t ld = (columns + kIndirectColumnUnit - 1) /
                                             kIndirectColumnUnit * kIndirectColumnUnit;
                      s.out.resize(std::size_t(outChans) * ld);
                      gIndirectGemm(outChans, columns, kRows, a, kRows, s.rows.data(), first,
                                    s.out.data(), ld, s.packed.data());
-                     for (std::size_t l = l0; l < l1; ++l) {
-                       const PlaneLine &line = lines[l];
-                       for (unsigned oc = 0; oc < outChans; ++oc) {
-                         const float *src = s.out.data() + oc * ld + (line.column - first);
-                         Out *dst = outGroup + oc * n + line.output;
-                         if constexpr (std::is_same_v<Out, float>)
-                           std::memcpy(dst, src, line.length * sizeof(float));
-                         else
-                           for (std::size_t x = 0; x < line.length; ++x)
-                             dst[x] = static_cast<Out>(src[x]);
-                       }
-                     }
+                     for (std::size_t l = l0; l < l1; ++l)
+                       for (unsigned oc = 0; oc < outChans; ++oc)
+                         store(s.out.data() + oc * ld + (lines[l].column - first),
+                               outGroup + oc * n + lines[l].output, length);
                    });
     }
+  }
+
+  /// out[g][oc][c0 + j] = Σ_k a[oc][k] · b[k][j] for j < cols.
+  void multiply(unsigned g, const float *a, std::size_t kRows, const float *b, std::size_t ldb,
+                std::size_t c0, std::size_t cols, std::size_t n, ConvScratch &s) {
+    const std::size_t oOffset = std::size_t(g) * outChans * n;
+    if constexpr (std::is_same_v<Out, float>) {
+      gGemm(outChans, cols, kRows, a, kRows, b, ldb, out.data() + oOffset + c0, n, false,
+            s.packed.data());
+    } else {
+      s.out.resize(std::size_t(outChans) * cols);
+      gGemm(outChans, cols, kRows, a, kRows, b, ldb, s.out.data(), cols, false, s.packed.data());
+      for (unsigned oc = 0; oc < outChans; ++oc)
+        store(s.out.data() + oc * cols, out.data() + oOffset + oc * n + c0, cols);
+    }
+  }
+
+  static void store(const float *src, Out *dst, std::size_t count) {
+    if constexpr (std::is_same_v<Out, float>)
+      std::memcpy(dst, src, count * sizeof(float));
+    else
+      for (std::size_t x = 0; x < count; ++x)
+        dst[x] = static_cast<Out>(src[x]);
   }
 
   /// Group g's weights [oc][k] as fp32 (in place for FLOAT, widened into scratch for HALF).
@@ -244,17 +235,64 @@ public:
   poplar::Output<poplar::Vector<float>> out;
 
   void compute(unsigned workerId) {
-    // One panel per group serves every output channel, so one worker does the
+    // One panel (or plane) per group serves every output channel, so one worker does the
     // block (the cycle estimate counts it that way) rather than building the panel six times.
     if (workerId != 0)
       return;
     const BlockGeometry geo = geometry();
     const std::size_t kCols = std::size_t(inChans) * geo.kernelElements();
     const std::size_t n = std::size_t(batch) * geo.outPositions();
-    if (const conv::PaddedPlane plane(geo, batch); usePlane(plane, outChans))
-      return computeFromPlane(geo, plane, kCols, n);
-    // dWᵀ[k][oc] = col[k][n] · zᵀ[n][oc]: the panel is built in its natural (fast) order and
-    // only the smaller zDeltas block and the result are transposed.
+    const std::size_t inGroupSize = std::size_t(inChans) * batch * geo.inPositions();
+    ConvScratch &s = convScratch();
+    const conv::PaddedPlane plane(geo, batch);
+    if (!plane.eligible()) {
+      fromPanels(n, kCols, [&](unsigned g, std::size_t c0, std::size_t c1) {
+        buildPanel(geo, in.data() + g * inGroupSize, inChans, batch, c0, c1, s.col.data(), c1 - c0);
+      });
+      return;
+    }
+    const std::vector<conv::PlaneLine> lines = plane.lines();
+    if (!multiplyInPlace(plane, outChans)) {
+      fromPanels(n, kCols, [&](unsigned g, std::size_t c0, std::size_t c1) {
+        if (c0 == 0) {
+          plane.fill(in.data() + g * inGroupSize, inChans, s.plane, 0);
+          plane.rows(s.plane.data(), inChans, s.rows);
+        }
+        plane.panel(s.rows, lines, c0, c1, s.col.data(), c1 - c0);
+      });
+      return;
+    }
+    // dW[oc][k] = Σ_q zPadded[oc][q] · row k [q] over the plane's columns, with zDeltas spread
+    // into plane columns and zeros between real outputs.
+    const std::size_t columns = plane.columns(), length = plane.lineLength();
+    s.zRows.resize(outChans);
+    for (unsigned g = 0; g < groups; ++g) {
+      plane.fill(in.data() + g * inGroupSize, inChans, s.plane, 0);
+      plane.rows(s.plane.data(), inChans, s.rows);
+      const In *z = zDeltas.data() + std::size_t(g) * outChans * n;
+      s.zPadded.assign(std::size_t(outChans) * columns, 0.0f);
+      for (unsigned oc = 0; oc < outChans; ++oc) {
+        float *row = s.zPadded.data() + oc * columns;
+        s.zRows[oc] = row;
+        for (const conv::PlaneLine &line : lines) {
+          const In *from = z + oc * n + line.output;
+          if constexpr (std::is_same_v<In, float>)
+            std::memcpy(row + line.column, from, length * sizeof(float));
+          else
+            for (std::size_t x = 0; x < length; ++x)
+              row[line.column + x] = static_cast<float>(from[x]);
+        }
+      }
+      gDotGemm(outChans, kCols, columns, s.zRows.data(), s.rows.data(),
+               out.data() + std::size_t(g) * outChans * kCols, kCols);
+    }
+  }
+
+  /// dWᵀ[k][oc] = col[k][n] · zᵀ[n][oc], with buildPanel(g, c0, c1) writing columns [c0, c1)
+  /// of group g's panel into the scratch: the panel is built in its natural (fast) order and
+  /// only the smaller zDeltas block and the result are transposed.
+  template <class BuildPanel>
+  void fromPanels(std::size_t n, std::size_t kCols, BuildPanel &&build) {
     ConvScratch &s = convScratch();
     const std::size_t chunk = std::min(kConvPanelColumns, n);
     s.col.resize(kCols * chunk);
@@ -262,12 +300,11 @@ public:
     s.out.resize(kCols * outChans);
     s.packed.resize(gemmScratchFloats(chunk));
     for (unsigned g = 0; g < groups; ++g) {
-      const In *inGroup = in.data() + std::size_t(g) * inChans * batch * geo.inPositions();
       const In *z = zDeltas.data() + std::size_t(g) * outChans * n;
       // Consecutive accumulating calls over n chunks make the same FMA chain as one call.
       for (std::size_t c0 = 0; c0 < n; c0 += chunk) {
         const std::size_t c1 = std::min(n, c0 + chunk), cols = c1 - c0;
-        buildPanel(geo, inGroup, inChans, batch, c0, c1, s.col.data(), cols);
+        build(g, c0, c1);
         for (unsigned oc = 0; oc < outChans; ++oc)
           for (std::size_t j = 0; j < cols; ++j)
             s.weights[j * outChans + oc] = static_cast<float>(z[oc * n + c0 + j]);
@@ -278,37 +315,6 @@ public:
       for (unsigned oc = 0; oc < outChans; ++oc)
         for (std::size_t k = 0; k < kCols; ++k)
           dst[oc * kCols + k] = s.out[k * outChans + oc];
-    }
-  }
-
-  /// The stride-1 path: dW[oc][k] = Σ_q zPadded[oc][q] · plane row k [q] over the plane's
-  /// columns, with zDeltas spread into plane columns and zeros between real outputs.
-  void computeFromPlane(const BlockGeometry &geo, const conv::PaddedPlane &plane, std::size_t kCols,
-                        std::size_t n) {
-    ConvScratch &s = convScratch();
-    const std::vector<PlaneLine> lines = planeLines(plane, geo, batch);
-    const std::size_t columns = plane.columns;
-    s.zRows.resize(outChans);
-    for (unsigned g = 0; g < groups; ++g) {
-      const In *inGroup = in.data() + std::size_t(g) * inChans * batch * geo.inPositions();
-      plane.fill(geo, inGroup, inChans, batch, s.plane, 0);
-      planeRows(plane, geo, inChans, batch, s.plane.data(), s.rows);
-      const In *z = zDeltas.data() + std::size_t(g) * outChans * n;
-      s.zPadded.assign(std::size_t(outChans) * columns, 0.0f);
-      for (unsigned oc = 0; oc < outChans; ++oc) {
-        float *row = s.zPadded.data() + oc * columns;
-        s.zRows[oc] = row;
-        for (const PlaneLine &line : lines) {
-          const In *from = z + oc * n + line.output;
-          if constexpr (std::is_same_v<In, float>)
-            std::memcpy(row + line.column, from, line.length * sizeof(float));
-          else
-            for (std::size_t x = 0; x < line.length; ++x)
-              row[line.column + x] = static_cast<float>(from[x]);
-        }
-      }
-      gDotGemm(outChans, kCols, columns, s.zRows.data(), s.rows.data(),
-               out.data() + std::size_t(g) * outChans * kCols, kCols);
     }
   }
 

@@ -58,6 +58,10 @@ std::vector<GradCase> gradCases() {
       {"groups2", conv2D(2, 4, 6, 2, 6, 5, 3, 1, 1)},
       {"depthwise", conv2D(2, 5, 5, 5, 7, 7, 3, 2, 1)},
       {"stride1x1", conv2D(2, 4, 3, 1, 7, 7, 1, 2, 0)},
+      // Many output channels on a small field: the codelets copy a compact panel from the
+      // padded plane rather than multiply the plane's padding columns.
+      {"wideOnSmallField", conv2D(4, 8, 96, 1, 4, 4, 3, 1, 1)},
+      {"wideStrided", conv2D(3, 4, 64, 1, 8, 7, 3, 2, 1)},
   };
   ConvParams oneD(FLOAT, 2, {12}, {3}, 3, 2, 1);
   oneD.outputTransform.stride = {3};

@@ -65,25 +65,26 @@ TEST_P(Forward2D, MatchesReferenceWithUserLayoutsOnOneTile) {
   checkForward(params2D(GetParam()), run, 1e-5);
 }
 
-INSTANTIATE_TEST_SUITE_P(Sweep, Forward2D,
-                         ::testing::Values(Case2D{2, 3, 4, 1, 6, 5, 1, 1, 0, 1}, // 1x1
-                                           Case2D{2, 4, 5, 1, 7, 6, 3, 1, 1, 1}, // 3x3 same padding
-                                           Case2D{1, 3, 2, 1, 9, 8, 5, 1, 2, 1}, // 5x5
-                                           Case2D{1, 2, 3, 1, 9, 9, 7, 1, 3, 1}, // 7x7
-                                           Case2D{2, 4, 6, 1, 8, 7, 3, 2, 1, 1}, // strided
-                                           Case2D{1, 4, 4, 1, 9, 9, 3, 1, 2, 2}, // dilated kernel
-                                           Case2D{2, 4, 6, 2, 6, 6, 3, 1, 1, 1}, // 2 groups
-                                           Case2D{2, 6, 6, 6, 7, 7, 3, 2, 1,
-                                                  1}, // depthwise, strided
-                                           Case2D{3, 5, 7, 1, 5, 5, 1, 2, 0, 1}), // 1x1 stride 2
-                         [](const auto &info) {
-                           const Case2D &c = info.param;
-                           std::ostringstream os;
-                           os << "b" << c.batch << "c" << c.inChans << "o" << c.outChans << "g"
-                              << c.groups << "k" << c.kernel << "s" << c.stride << "p" << c.padding
-                              << "d" << c.dilation;
-                           return os.str();
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Sweep, Forward2D,
+    ::testing::Values(Case2D{2, 3, 4, 1, 6, 5, 1, 1, 0, 1}, // 1x1
+                      Case2D{2, 4, 5, 1, 7, 6, 3, 1, 1, 1}, // 3x3 same padding
+                      Case2D{1, 3, 2, 1, 9, 8, 5, 1, 2, 1}, // 5x5
+                      Case2D{1, 2, 3, 1, 9, 9, 7, 1, 3, 1}, // 7x7
+                      Case2D{2, 4, 6, 1, 8, 7, 3, 2, 1, 1}, // strided
+                      Case2D{1, 4, 4, 1, 9, 9, 3, 1, 2, 2}, // dilated kernel
+                      Case2D{2, 4, 6, 2, 6, 6, 3, 1, 1, 1}, // 2 groups
+                      Case2D{2, 6, 6, 6, 7, 7, 3, 2, 1, 1}, // depthwise, strided
+                      Case2D{3, 5, 7, 1, 5, 5, 1, 2, 0, 1}, // 1x1 stride 2
+                      // many outputs on a small field: compact panels
+                      Case2D{4, 8, 96, 1, 4, 4, 3, 1, 1, 1}, Case2D{3, 4, 64, 1, 8, 7, 3, 2, 1, 1}),
+    [](const auto &info) {
+      const Case2D &c = info.param;
+      std::ostringstream os;
+      os << "b" << c.batch << "c" << c.inChans << "o" << c.outChans << "g" << c.groups << "k"
+         << c.kernel << "s" << c.stride << "p" << c.padding << "d" << c.dilation;
+      return os.str();
+    });
 
 TEST(Forward, OneDimensionalField) {
   ConvParams p(FLOAT, 2, {13}, {3}, 3, 4, 1);
