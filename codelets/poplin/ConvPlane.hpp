@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "poplin/ConvGeometry.hpp"
@@ -193,30 +194,28 @@ private:
     return i >= 0 && i < int(geo_.inSize[d]) ? i : -1;
   }
 
+  /// Plane columns [begin, end) of phase r in dimension d that hold real inputs.
+  std::pair<std::size_t, std::size_t> realColumns(unsigned d, unsigned r) const {
+    // i = s·(u + minShift) + r lies in [0, in) for u in [ceil(−r / s), ceil((in − r) / s)) −
+    // minShift.
+    const int s = stride_[d], in = int(geo_.inSize[d]), e = int(extent_[d]);
+    auto ceilDiv = [s](int a) { return a >= 0 ? (a + s - 1) / s : -((-a) / s); };
+    const int begin = std::clamp(ceilDiv(-int(r)) - minShift_[d], 0, e);
+    const int end = std::clamp(ceilDiv(in - int(r)) - minShift_[d], begin, e);
+    return {std::size_t(begin), std::size_t(end)};
+  }
+
   template <class In> void fillRow(const In *row, unsigned r, float *dst) const {
-    const int s = stride_[2];
-    for (std::size_t u = 0; u < extent_[2];) {
-      const int i = inputIndex(2, r, u);
-      if (i < 0) {
-        dst[u++] = 0.0f;
-        continue;
-      }
-      // The run of real inputs from here.
-      std::size_t end = u + 1;
-      while (end < extent_[2] && inputIndex(2, r, end) >= 0)
-        ++end;
-      const In *from = row + i;
-      if constexpr (std::is_same_v<In, float>) {
-        if (s == 1) {
-          std::memcpy(dst + u, from, (end - u) * sizeof(float));
-          u = end;
-          continue;
-        }
-      }
-      for (std::size_t x = 0; x < end - u; ++x)
-        dst[u + x] = static_cast<float>(from[x * std::size_t(s)]);
-      u = end;
-    }
+    const auto [begin, end] = realColumns(2, r);
+    std::fill(dst, dst + begin, 0.0f);
+    const std::size_t s = std::size_t(stride_[2]);
+    const In *from = row + (stride_[2] * (int(begin) + minShift_[2]) + int(r));
+    if (std::is_same_v<In, float> && s == 1)
+      std::memcpy(dst + begin, from, (end - begin) * sizeof(float));
+    else
+      for (std::size_t x = 0; x < end - begin; ++x)
+        dst[begin + x] = static_cast<float>(from[x * s]);
+    std::fill(dst + end, dst + extent_[2], 0.0f);
   }
 
   const BlockGeometry &geo_;

@@ -102,35 +102,29 @@ public:
   poplar::Output<poplar::Vector<Out>> out;
 
   void compute(unsigned workerId) {
+    // Worker 0 does the whole block: the host runs a tile's workers one after another, and one
+    // plane (or weight conversion) then serves every column. The cycle estimate still models
+    // the six workers sharing the columns.
+    if (workerId != 0)
+      return;
     const BlockGeometry geo = geometry();
     const std::size_t kRows = std::size_t(inChans) * geo.kernelElements();
     const std::size_t n = std::size_t(batch) * geo.outPositions();
     const bool direct = geo.isIdentity();
     if (!direct) {
-      if (const conv::PaddedPlane plane(geo, batch); plane.eligible()) {
-        // One plane serves every column, so one worker does the block.
-        if (workerId == 0)
-          computeFromPlane(plane, kRows, n);
-        return;
-      }
+      if (const conv::PaddedPlane plane(geo, batch); plane.eligible())
+        return computeFromPlane(plane, kRows, n);
     }
-    // Workers take whole 32-column units of n (the GEMM panel width).
-    const std::size_t units = (n + kGemmColumnUnit - 1) / kGemmColumnUnit;
-    const unsigned workers = numWorkers();
-    const std::size_t nBegin = std::min(n, units * workerId / workers * kGemmColumnUnit);
-    const std::size_t nEnd = std::min(n, units * (workerId + 1) / workers * kGemmColumnUnit);
-    if (nBegin == nEnd)
-      return;
     // The panel is built and multiplied kConvPanelColumns columns at a time, so the scratch
     // stays small whatever the block's width.
     ConvScratch &s = convScratch();
-    s.col.resize(kRows * std::min(kConvPanelColumns, nEnd - nBegin));
+    s.col.resize(kRows * std::min(kConvPanelColumns, n));
     s.packed.resize(gemmScratchFloats(kRows));
     for (unsigned g = 0; g < groups; ++g) {
       const float *a = groupWeights(g, kRows, s);
       const In *inGroup = in.data() + std::size_t(g) * inChans * batch * geo.inPositions();
-      for (std::size_t c0 = nBegin; c0 < nEnd; c0 += kConvPanelColumns) {
-        const std::size_t c1 = std::min(nEnd, c0 + kConvPanelColumns), cols = c1 - c0;
+      for (std::size_t c0 = 0; c0 < n; c0 += kConvPanelColumns) {
+        const std::size_t c1 = std::min(n, c0 + kConvPanelColumns), cols = c1 - c0;
         // A 1×1 unstrided, unpadded block's panel is its input: multiply it in place.
         if constexpr (std::is_same_v<In, float>) {
           if (direct) {
