@@ -3,10 +3,12 @@
 // (tile, byte offset) so the same plan works wherever the arenas are allocated.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <poplar/Type.hpp>
@@ -22,12 +24,23 @@ struct TileAddress {
 
 /// A memcpy between tile memories, done `repeat` times from the same source to consecutive
 /// destinations (how a broadcast view is gathered: one run per repetition, not one op each).
+/// `repeat` rows of `bytes` each, in order: row r copies src + r·srcStride to dst + r·dstStride.
+/// A strided slice's pieces become one op (not one per piece); srcStride 0 is a broadcast.
 struct CopyOp {
   TileAddress src;
   TileAddress dst;
-  std::uint64_t bytes = 0; ///< Per repetition.
+  std::uint64_t bytes = 0; ///< Per row.
   std::uint64_t repeat = 1;
+  std::int64_t srcStride = 0;
+  std::int64_t dstStride = 0;
   std::uint64_t totalBytes() const { return bytes * repeat; }
+  /// The source bytes the rows read lie in [first, second) (with gaps when strided).
+  std::pair<std::uint64_t, std::uint64_t> sourceSpan() const {
+    const std::int64_t last = std::int64_t(src.offset) + std::int64_t(repeat - 1) * srcStride;
+    const auto lo = std::uint64_t(std::min<std::int64_t>(std::int64_t(src.offset), last));
+    const auto hi = std::uint64_t(std::max<std::int64_t>(std::int64_t(src.offset), last));
+    return {lo, hi + bytes};
+  }
 };
 
 /// Copies grouped by destination tile; groups run in parallel, each group in order, so the

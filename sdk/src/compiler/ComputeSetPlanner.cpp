@@ -53,8 +53,10 @@ void decideExchangeInPerTile(ComputeSetPlan &plan, const std::vector<TileSpan> &
     return;
   std::vector<TileSpan> reads;
   reads.reserve(plan.exchangeIn.ops.size());
-  for (const auto &op : plan.exchangeIn.ops)
-    reads.push_back({op.src.tile, op.src.offset, op.src.offset + op.bytes});
+  for (const auto &op : plan.exchangeIn.ops) {
+    const auto [first, end] = op.sourceSpan();
+    reads.push_back({op.src.tile, first, end});
+  }
   if (overlaps(reads, directWrites))
     return;
   plan.exchangeInPerTile = true;

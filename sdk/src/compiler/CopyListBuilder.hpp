@@ -1,6 +1,7 @@
 // Collects memcpy operations and groups them by destination tile.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <vector>
 
@@ -10,27 +11,36 @@ namespace poplar::compiler {
 
 class CopyListBuilder {
 public:
-  /// Adds one copy, merging it into the previous copy to the same tile when both continue, or
-  /// when it repeats the previous copy's source right after its destination (a broadcast).
+  /// Adds one copy. It extends the previous copy to the same tile when both its source and
+  /// destination continue that copy's; otherwise, if it has the same size and sits one stride on
+  /// from the previous copy's last row (in both source and destination), it becomes that copy's
+  /// next row. The strides are set by the second row (a source stride of 0 is a broadcast).
   void add(TileAddress src, TileAddress dst, std::uint64_t bytes) {
     if (bytes == 0)
       return;
     auto &group = groups_[dst.tile];
-    if (!group.empty()) {
+    if (!group.empty() && group.back().src.tile == src.tile) {
       CopyOp &last = group.back();
-      const bool sameSourceTile = last.src.tile == src.tile;
-      const bool dstFollows = last.dst.offset + last.totalBytes() == dst.offset;
-      if (sameSourceTile && dstFollows && last.repeat == 1 &&
-          last.src.offset + last.bytes == src.offset) {
-        last.bytes += bytes;
-        return;
-      }
-      if (sameSourceTile && dstFollows && last.src.offset == src.offset && last.bytes == bytes) {
+      const auto srcStep = std::int64_t(src.offset) - std::int64_t(last.src.offset);
+      const auto dstStep = std::int64_t(dst.offset) - std::int64_t(last.dst.offset);
+      if (last.repeat == 1) {
+        if (srcStep == std::int64_t(last.bytes) && dstStep == std::int64_t(last.bytes)) {
+          last.bytes += bytes;
+          return;
+        }
+        if (last.bytes == bytes) {
+          last.srcStride = srcStep;
+          last.dstStride = dstStep;
+          last.repeat = 2;
+          return;
+        }
+      } else if (last.bytes == bytes && srcStep == std::int64_t(last.repeat) * last.srcStride &&
+                 dstStep == std::int64_t(last.repeat) * last.dstStride) {
         ++last.repeat;
         return;
       }
     }
-    group.push_back({src, dst, bytes, 1});
+    group.push_back({src, dst, bytes, 1, 0, 0});
   }
 
   /// Adds the copies that move tensor image `from` onto `to` (same byte size).

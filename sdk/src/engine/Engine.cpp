@@ -100,8 +100,9 @@ struct Engine::Impl {
       std::memmove(dst, src, op.bytes);
       return;
     }
-    for (std::uint64_t r = 0; r < op.repeat; ++r, dst += op.bytes)
-      std::memcpy(dst, src, op.bytes); // a broadcast: the source never overlaps its copies
+    // Rows in order, each as its own copy would have been.
+    for (std::uint64_t r = 0; r < op.repeat; ++r, dst += op.dstStride, src += op.srcStride)
+      std::memmove(dst, src, op.bytes);
   }
 
   void runCopies(const CopyList &list) {
