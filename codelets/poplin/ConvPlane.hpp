@@ -147,6 +147,8 @@ private:
   bool analyseDimension(unsigned d, std::vector<int> &phase) {
     const unsigned o = geo_.outSize[d], k = geo_.kernel[d];
     const int in = int(geo_.inSize[d]);
+    if (k == 0 || o == 0)
+      return false;
     // The stride, from any kernel element with two consecutive real inputs.
     int s = 1;
     for (unsigned kd = 0; kd < k; ++kd) {

@@ -30,6 +30,7 @@
 #include <tessera/VertexType.hpp>
 
 #include "poplin/ConvGeometry.hpp"
+#include "poplin/ConvInnerPhases.hpp"
 #include "poplin/ConvPanel.hpp"
 #include "poplin/ConvPlane.hpp"
 #include "poplin/PoplinCodelets.hpp"
@@ -51,7 +52,7 @@ DotGemmFn gDotGemm = nullptr;
 constexpr std::size_t kConvPanelColumns = 64;
 
 struct ConvScratch {
-  std::vector<float> col, weights, out, packed, plane, zPadded;
+  std::vector<float> col, weights, out, packed, plane, zPadded, result, phaseWeights;
   std::vector<const float *> rows, zRows;
 };
 ConvScratch &convScratch() {
@@ -114,6 +115,8 @@ public:
     if (!direct) {
       if (const conv::PaddedPlane plane(geo, batch); plane.eligible())
         return computeFromPlane(plane, kRows, n);
+      if (computeByPhases(geo, n))
+        return;
     }
     // The panel is built and multiplied kConvPanelColumns columns at a time, so the scratch
     // stays small whatever the block's width.
@@ -138,43 +141,116 @@ public:
     }
   }
 
-  /// A block whose tables a plane serves: its rows multiplied in place, or copied into a
-  /// compact panel when too many plane columns between outputs would be computed for nothing.
+  /// A block whose tables a plane serves.
   void computeFromPlane(const conv::PaddedPlane &plane, std::size_t kRows, std::size_t n) {
     ConvScratch &s = convScratch();
-    const std::vector<conv::PlaneLine> lines = plane.lines();
-    const std::size_t length = plane.lineLength();
-    const bool inPlace = multiplyInPlace(plane, outChans);
-    s.packed.resize(std::max(kRows * kIndirectColumnUnit, gemmScratchFloats(kRows)));
-    if (!inPlace)
-      s.col.resize(kRows * std::min(kConvPanelColumns, n));
     const std::size_t inGroupSize = std::size_t(inChans) * batch * geometry().inPositions();
     for (unsigned g = 0; g < groups; ++g) {
       const float *a = groupWeights(g, kRows, s);
       plane.fill(in.data() + g * inGroupSize, inChans, s.plane, kIndirectColumnUnit);
       plane.rows(s.plane.data(), inChans, s.rows);
-      if (!inPlace) {
-        for (std::size_t c0 = 0; c0 < n; c0 += kConvPanelColumns) {
-          const std::size_t c1 = std::min(n, c0 + kConvPanelColumns), cols = c1 - c0;
-          plane.panel(s.rows, lines, c0, c1, s.col.data(), cols);
-          multiply(g, a, kRows, s.col.data(), cols, c0, cols, n, s);
-        }
-        continue;
-      }
       Out *outGroup = out.data() + std::size_t(g) * outChans * n;
-      forEachChunk(lines, length,
-                   [&](std::size_t l0, std::size_t l1, std::size_t first, std::size_t columns) {
-                     const std::size_t ld = (columns + kIndirectColumnUnit - 1) /
-                                            kIndirectColumnUnit * kIndirectColumnUnit;
-                     s.out.resize(std::size_t(outChans) * ld);
-                     gIndirectGemm(outChans, columns, kRows, a, kRows, s.rows.data(), first,
-                                   s.out.data(), ld, s.packed.data());
-                     for (std::size_t l = l0; l < l1; ++l)
-                       for (unsigned oc = 0; oc < outChans; ++oc)
-                         store(s.out.data() + oc * ld + (lines[l].column - first),
-                               outGroup + oc * n + lines[l].output, length);
-                   });
+      if constexpr (std::is_same_v<Out, float>) {
+        planeProduct(plane, a, kRows, n, outGroup, n, s);
+      } else {
+        s.result.resize(std::size_t(outChans) * n);
+        planeProduct(plane, a, kRows, n, s.result.data(), n, s);
+        store(s.result.data(), outGroup, s.result.size());
+      }
     }
+  }
+
+  /// An input-dilated innermost dimension: each output phase through its own plane, in compact
+  /// order, then out to every period-th output. Returns false, having written nothing, when some
+  /// phase's geometry has no plane.
+  bool computeByPhases(const BlockGeometry &geo, std::size_t n) {
+    const conv::InnerPhases split(geo);
+    if (split.period == 0)
+      return false;
+    std::vector<BlockGeometry> geos;
+    geos.reserve(split.phases.size());
+    for (const conv::InnerPhase &p : split.phases)
+      geos.push_back(split.geometry(geo, p));
+    std::vector<conv::PaddedPlane> planes;
+    planes.reserve(geos.size());
+    for (std::size_t i = 0; i < geos.size(); ++i) {
+      planes.emplace_back(geos[i], batch);
+      if (!split.phases[i].kernel.empty() && !planes.back().eligible())
+        return false;
+    }
+    ConvScratch &s = convScratch();
+    const std::size_t kElems = geo.kernelElements(), kRows = std::size_t(inChans) * kElems;
+    const std::size_t inGroupSize = std::size_t(inChans) * batch * geo.inPositions();
+    const std::size_t o2 = geo.outSize[2], lines = n / o2, kOuter = kElems / geo.kernel[2];
+    for (unsigned g = 0; g < groups; ++g) {
+      const float *a = groupWeights(g, kRows, s);
+      Out *outGroup = out.data() + std::size_t(g) * outChans * n;
+      for (std::size_t i = 0; i < planes.size(); ++i) {
+        const conv::InnerPhase &p = split.phases[i];
+        const std::size_t m = p.count, nPhase = lines * m;
+        s.result.assign(std::size_t(outChans) * nPhase, 0.0f);
+        if (!p.kernel.empty()) {
+          // The phase's weights: columns (ic, outer kernel element, phase kernel element); the
+          // group's own when the phase meets the whole kernel (a 1×1 kernel always does).
+          const std::size_t kPhase = std::size_t(inChans) * kOuter * p.kernel.size();
+          const float *phaseWeights = a;
+          if (p.kernel.size() != geo.kernel[2]) {
+            s.phaseWeights.resize(std::size_t(outChans) * kPhase);
+            float *w = s.phaseWeights.data();
+            for (unsigned oc = 0; oc < outChans; ++oc)
+              for (unsigned ic = 0; ic < inChans; ++ic)
+                for (std::size_t ko = 0; ko < kOuter; ++ko)
+                  for (unsigned k2 : p.kernel)
+                    *w++ = a[oc * kRows + ic * kElems + ko * geo.kernel[2] + k2];
+            phaseWeights = s.phaseWeights.data();
+          }
+          planes[i].fill(in.data() + g * inGroupSize, inChans, s.plane, kIndirectColumnUnit);
+          planes[i].rows(s.plane.data(), inChans, s.rows);
+          planeProduct(planes[i], phaseWeights, kPhase, nPhase, s.result.data(), nPhase, s);
+        }
+        for (unsigned oc = 0; oc < outChans; ++oc) {
+          const float *src = s.result.data() + oc * nPhase;
+          Out *dst = outGroup + oc * n + p.first;
+          for (std::size_t line = 0; line < lines; ++line, dst += o2, src += m)
+            for (std::size_t j = 0; j < m; ++j)
+              dst[j * split.period] = static_cast<Out>(src[j]);
+        }
+      }
+    }
+    return true;
+  }
+
+  /// dst[oc][j] = Σ_k a[oc][k] · row k [j] for the plane's outputs j < n (rows in s.rows): the
+  /// rows multiplied in place, or copied into a compact panel when too many plane columns
+  /// between outputs would be computed for nothing.
+  void planeProduct(const conv::PaddedPlane &plane, const float *a, std::size_t kRows,
+                    std::size_t n, float *dst, std::size_t ldDst, ConvScratch &s) {
+    const std::vector<conv::PlaneLine> lines = plane.lines();
+    const std::size_t length = plane.lineLength();
+    s.packed.resize(std::max(kRows * kIndirectColumnUnit, gemmScratchFloats(kRows)));
+    if (!multiplyInPlace(plane, outChans)) {
+      s.col.resize(kRows * std::min(kConvPanelColumns, n));
+      for (std::size_t c0 = 0; c0 < n; c0 += kConvPanelColumns) {
+        const std::size_t c1 = std::min(n, c0 + kConvPanelColumns), cols = c1 - c0;
+        plane.panel(s.rows, lines, c0, c1, s.col.data(), cols);
+        gGemm(outChans, cols, kRows, a, kRows, s.col.data(), cols, dst + c0, ldDst, false,
+              s.packed.data());
+      }
+      return;
+    }
+    forEachChunk(lines, length,
+                 [&](std::size_t l0, std::size_t l1, std::size_t first, std::size_t columns) {
+                   const std::size_t ld = (columns + kIndirectColumnUnit - 1) /
+                                          kIndirectColumnUnit * kIndirectColumnUnit;
+                   s.out.resize(std::size_t(outChans) * ld);
+                   gIndirectGemm(outChans, columns, kRows, a, kRows, s.rows.data(), first,
+                                 s.out.data(), ld, s.packed.data());
+                   for (std::size_t l = l0; l < l1; ++l)
+                     for (unsigned oc = 0; oc < outChans; ++oc)
+                       std::memcpy(dst + oc * ldDst + lines[l].output,
+                                   s.out.data() + oc * ld + (lines[l].column - first),
+                                   length * sizeof(float));
+                 });
   }
 
   /// out[g][oc][c0 + j] = Σ_k a[oc][k] · b[k][j] for j < cols.
