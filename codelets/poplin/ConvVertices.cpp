@@ -30,8 +30,8 @@
 #include <tessera/VertexType.hpp>
 
 #include "poplin/ConvGeometry.hpp"
-#include "poplin/ConvInnerPhases.hpp"
 #include "poplin/ConvPanel.hpp"
+#include "poplin/ConvPhases.hpp"
 #include "poplin/ConvPlane.hpp"
 #include "poplin/PoplinCodelets.hpp"
 #include "poplin/kernels/ConvKernels.hpp"
@@ -48,7 +48,8 @@ IndirectGemmFn gIndirectGemm = nullptr;
 DotGemmFn gDotGemm = nullptr;
 
 /// Columns of the im2col panel built and multiplied at a time (the planner counts
-/// inputChannels × kernelElements × this many floats of scratch per tile).
+/// inputChannels × kernelElements × this many floats of scratch per tile, or the padded plane
+/// if that is larger).
 constexpr std::size_t kConvPanelColumns = 64;
 
 struct ConvScratch {
@@ -160,64 +161,92 @@ public:
     }
   }
 
-  /// An input-dilated innermost dimension: each output phase through its own plane, in compact
-  /// order, then out to every period-th output. Returns false, having written nothing, when some
+  /// Input-dilated dimensions: each combination of output phases through its own plane, in
+  /// compact order, then out to its outputs. Returns false, having written nothing, when some
   /// phase's geometry has no plane.
   bool computeByPhases(const BlockGeometry &geo, std::size_t n) {
-    const conv::InnerPhases split(geo);
-    if (split.period == 0)
+    const conv::ConvPhases split(geo);
+    if (!split.split())
       return false;
+    // Every combination of one phase per dimension; those some kernel never meets are zeros.
+    std::vector<std::array<const conv::DimPhase *, 3>> combos;
+    for (const auto &p0 : split.phases(0))
+      for (const auto &p1 : split.phases(1))
+        for (const auto &p2 : split.phases(2))
+          combos.push_back({&p0, &p1, &p2});
     std::vector<BlockGeometry> geos;
-    geos.reserve(split.phases.size());
-    for (const conv::InnerPhase &p : split.phases)
-      geos.push_back(split.geometry(geo, p));
     std::vector<conv::PaddedPlane> planes;
-    planes.reserve(geos.size());
-    for (std::size_t i = 0; i < geos.size(); ++i) {
-      planes.emplace_back(geos[i], batch);
-      if (!split.phases[i].kernel.empty() && !planes.back().eligible())
+    geos.reserve(combos.size());
+    planes.reserve(combos.size());
+    for (const auto &combo : combos) {
+      geos.push_back(conv::ConvPhases::geometry(geo, combo));
+      planes.emplace_back(geos.back(), batch);
+      if (geos.back().kernelElements() > 0 && !planes.back().eligible())
         return false;
     }
     ConvScratch &s = convScratch();
     const std::size_t kElems = geo.kernelElements(), kRows = std::size_t(inChans) * kElems;
     const std::size_t inGroupSize = std::size_t(inChans) * batch * geo.inPositions();
-    const std::size_t o2 = geo.outSize[2], lines = n / o2, kOuter = kElems / geo.kernel[2];
+    const auto &period = split.period();
     for (unsigned g = 0; g < groups; ++g) {
       const float *a = groupWeights(g, kRows, s);
       Out *outGroup = out.data() + std::size_t(g) * outChans * n;
-      for (std::size_t i = 0; i < planes.size(); ++i) {
-        const conv::InnerPhase &p = split.phases[i];
-        const std::size_t m = p.count, nPhase = lines * m;
+      for (std::size_t c = 0; c < combos.size(); ++c) {
+        const BlockGeometry &pg = geos[c];
+        const std::size_t nPhase = std::size_t(batch) * pg.outPositions();
         s.result.assign(std::size_t(outChans) * nPhase, 0.0f);
-        if (!p.kernel.empty()) {
-          // The phase's weights: columns (ic, outer kernel element, phase kernel element); the
-          // group's own when the phase meets the whole kernel (a 1×1 kernel always does).
-          const std::size_t kPhase = std::size_t(inChans) * kOuter * p.kernel.size();
-          const float *phaseWeights = a;
-          if (p.kernel.size() != geo.kernel[2]) {
-            s.phaseWeights.resize(std::size_t(outChans) * kPhase);
-            float *w = s.phaseWeights.data();
-            for (unsigned oc = 0; oc < outChans; ++oc)
-              for (unsigned ic = 0; ic < inChans; ++ic)
-                for (std::size_t ko = 0; ko < kOuter; ++ko)
-                  for (unsigned k2 : p.kernel)
-                    *w++ = a[oc * kRows + ic * kElems + ko * geo.kernel[2] + k2];
-            phaseWeights = s.phaseWeights.data();
-          }
-          planes[i].fill(in.data() + g * inGroupSize, inChans, s.plane, kIndirectColumnUnit);
-          planes[i].rows(s.plane.data(), inChans, s.rows);
-          planeProduct(planes[i], phaseWeights, kPhase, nPhase, s.result.data(), nPhase, s);
+        if (pg.kernelElements() > 0) {
+          const std::size_t kPhase = std::size_t(inChans) * pg.kernelElements();
+          const float *w = phaseWeights(a, kRows, geo, combos[c], s);
+          planes[c].fill(in.data() + g * inGroupSize, inChans, s.plane, kIndirectColumnUnit);
+          planes[c].rows(s.plane.data(), inChans, s.rows);
+          planeProduct(planes[c], w, kPhase, nPhase, s.result.data(), nPhase, s);
         }
+        // Compact output (b, m0, m1, m2) is output (b, φ0 + s0·m0, φ1 + s1·m1, φ2 + s2·m2).
+        const auto &[p0, p1, p2] = combos[c];
         for (unsigned oc = 0; oc < outChans; ++oc) {
           const float *src = s.result.data() + oc * nPhase;
-          Out *dst = outGroup + oc * n + p.first;
-          for (std::size_t line = 0; line < lines; ++line, dst += o2, src += m)
-            for (std::size_t j = 0; j < m; ++j)
-              dst[j * split.period] = static_cast<Out>(src[j]);
+          Out *dst = outGroup + oc * n;
+          for (unsigned b = 0; b < batch; ++b)
+            for (unsigned m0 = 0; m0 < p0->count; ++m0)
+              for (unsigned m1 = 0; m1 < p1->count; ++m1) {
+                const std::size_t line =
+                    ((std::size_t(b) * geo.outSize[0] + p0->first + period[0] * m0) *
+                         geo.outSize[1] +
+                     p1->first + period[1] * m1) *
+                        geo.outSize[2] +
+                    p2->first;
+                for (unsigned m2 = 0; m2 < p2->count; ++m2)
+                  dst[line + std::size_t(period[2]) * m2] = static_cast<Out>(*src++);
+              }
         }
       }
     }
     return true;
+  }
+
+  /// The weights of one combination of phases, columns (ic, its kernel elements): the
+  /// group's own when every dimension keeps its whole kernel.
+  const float *phaseWeights(const float *a, std::size_t kRows, const BlockGeometry &geo,
+                            const std::array<const conv::DimPhase *, 3> &combo,
+                            ConvScratch &s) const {
+    const auto &[p0, p1, p2] = combo;
+    if (p0->kernel.size() == geo.kernel[0] && p1->kernel.size() == geo.kernel[1] &&
+        p2->kernel.size() == geo.kernel[2])
+      return a;
+    const std::size_t kElems = geo.kernelElements();
+    s.phaseWeights.resize(std::size_t(outChans) * inChans * p0->kernel.size() * p1->kernel.size() *
+                          p2->kernel.size());
+    float *w = s.phaseWeights.data();
+    for (unsigned oc = 0; oc < outChans; ++oc)
+      for (unsigned ic = 0; ic < inChans; ++ic) {
+        const float *row = a + oc * kRows + ic * kElems;
+        for (unsigned k0 : p0->kernel)
+          for (unsigned k1 : p1->kernel)
+            for (unsigned k2 : p2->kernel)
+              *w++ = row[(std::size_t(k0) * geo.kernel[1] + k1) * geo.kernel[2] + k2];
+      }
+    return s.phaseWeights.data();
   }
 
   /// dst[oc][j] = Σ_k a[oc][k] · row k [j] for the plane's outputs j < n (rows in s.rows): the

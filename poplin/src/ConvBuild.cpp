@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <numeric>
 #include <vector>
 
 #include <poputil/VertexTemplates.hpp>
@@ -62,144 +61,6 @@ UnitInput unitInput(const ConvParams &params, Range rows) {
     u.inSize[2] *= static_cast<unsigned>(u.inEnd[d] - u.inBegin[d]);
   }
   return u;
-}
-
-/// Output positions oFirst + oStep·j (j < oCount) of one spatial dimension and the kernel
-/// elements kFirst + kStep·k (k < kCount) they read.
-struct DimSubset {
-  std::size_t oFirst, oStep, oCount, kFirst, kStep, kCount;
-};
-
-/// As unitInput, for a subset of output positions and kernel elements per dimension.
-UnitInput unitInput(const ConvParams &params, const std::vector<DimSubset> &subsets) {
-  UnitInput u;
-  const unsigned dims = static_cast<unsigned>(params.getNumFieldDims());
-  for (unsigned d = 0; d < dims; ++d) {
-    const DimSubset &sub = subsets[d];
-    std::vector<int> table(sub.kCount * sub.oCount);
-    long lo = -1, hi = -1;
-    for (std::size_t k = 0; k < sub.kCount; ++k)
-      for (std::size_t j = 0; j < sub.oCount; ++j) {
-        const long x =
-            inputIndex(params, d, sub.oFirst + j * sub.oStep, sub.kFirst + k * sub.kStep);
-        table[k * sub.oCount + j] = int(x);
-        if (x >= 0) {
-          lo = lo < 0 ? x : std::min(lo, x);
-          hi = std::max(hi, x + 1);
-        }
-      }
-    if (lo < 0) {
-      lo = 0; // reads nothing: any one row keeps the field non-empty
-      hi = 1;
-    }
-    for (auto &x : table)
-      if (x >= 0)
-        x -= int(lo);
-    u.indices.insert(u.indices.end(), table.begin(), table.end());
-    u.inBegin.push_back(std::size_t(lo));
-    u.inEnd.push_back(std::size_t(hi));
-    const unsigned slot = std::min(d, 2u);
-    if (d < 3) {
-      u.kernel[slot] = static_cast<unsigned>(sub.kCount);
-      u.outSize[slot] = static_cast<unsigned>(sub.oCount);
-      u.inSize[slot] = static_cast<unsigned>(hi - lo);
-    }
-  }
-  return u;
-}
-
-/// With input dilation (the input gradient of a strided convolution) most products meet
-/// zeros. Output positions of one phase (position mod the period) meet only every
-/// period-th kernel element, so each phase is convolved with just those. The innermost
-/// dimension is left whole: phases there would make every output element its own exchange
-/// region, which costs the host more than the multiplies by zero.
-std::vector<std::size_t> phasePeriods(const ConvParams &params) {
-  std::vector<std::size_t> periods;
-  for (unsigned d = 0; d < params.getNumFieldDims(); ++d) {
-    if (d + 1 == params.getNumFieldDims()) {
-      periods.push_back(1);
-      continue;
-    }
-    const std::size_t dil = params.inputTransform.dilation[d];
-    const std::size_t stride = params.outputTransform.stride[d];
-    periods.push_back(dil / std::gcd(dil, stride));
-  }
-  return periods;
-}
-
-/// The subsets of one phase for output rows `rows` of dimension 0 (empty if it has none).
-std::vector<DimSubset> phaseSubsets(const ConvParams &params, Range rows,
-                                    const std::vector<std::size_t> &periods,
-                                    const std::vector<std::size_t> &phase) {
-  std::vector<DimSubset> subsets;
-  for (unsigned d = 0; d < params.getNumFieldDims(); ++d) {
-    const std::size_t period = periods[d];
-    const Range r = d == 0 ? rows : Range{0, params.getOutputSize(d)};
-    const std::size_t first = r.begin + (phase[d] + period - r.begin % period) % period;
-    if (first >= r.end)
-      return {};
-    DimSubset sub{first, period, (r.end - first + period - 1) / period,
-                  0,     1,      params.kernelShape[d]};
-    if (period > 1) {
-      // The kernel elements this phase meets; an arithmetic progression keeps them a view.
-      std::vector<std::size_t> used;
-      for (std::size_t k = 0; k < params.kernelShape[d]; ++k)
-        for (std::size_t j = 0; j < sub.oCount; ++j)
-          if (inputIndex(params, d, first + j * period, k) >= 0) {
-            used.push_back(k);
-            break;
-          }
-      if (!used.empty()) {
-        const std::size_t step = used.size() > 1 ? used[1] - used[0] : 1;
-        bool progression = step > 0;
-        for (std::size_t x = 1; x < used.size(); ++x)
-          progression = progression && used[x] - used[x - 1] == step;
-        if (progression)
-          sub = {first, period, sub.oCount, used[0], step, used.size()};
-      }
-    }
-    subsets.push_back(sub);
-  }
-  return subsets;
-}
-
-/// Every phase: all combinations of position mod period per dimension.
-std::vector<std::vector<std::size_t>> allPhases(const std::vector<std::size_t> &periods) {
-  std::vector<std::vector<std::size_t>> phases = {{}};
-  for (std::size_t period : periods) {
-    std::vector<std::vector<std::size_t>> next;
-    for (const auto &ph : phases)
-      for (std::size_t x = 0; x < period; ++x) {
-        next.push_back(ph);
-        next.back().push_back(x);
-      }
-    phases = std::move(next);
-  }
-  return phases;
-}
-
-/// `block` ([g][oc][b][rows from rowBase][out fields…]) restricted to the subsets, flattened.
-poplar::Tensor outputSubset(poplar::Tensor block, const std::vector<DimSubset> &subsets,
-                            std::size_t rowBase) {
-  for (unsigned d = 0; d < subsets.size(); ++d) {
-    const DimSubset &sub = subsets[d];
-    const std::size_t first = sub.oFirst - (d == 0 ? rowBase : 0);
-    block = block.slice(first, first + (sub.oCount - 1) * sub.oStep + 1, 3 + d)
-                .subSample(static_cast<unsigned>(sub.oStep), 3 + d);
-  }
-  return block.flatten();
-}
-
-/// weights[G][OC][IC][kernel…] sliced to (g, o, i) and the kernel subsets, flattened.
-poplar::Tensor weightSubset(const poplar::Tensor &w, Range g, Range o, Range i,
-                            const std::vector<DimSubset> &subsets) {
-  poplar::Tensor t = w.slice(g.begin, g.end, 0).slice(o.begin, o.end, 1).slice(i.begin, i.end, 2);
-  for (unsigned d = 0; d < subsets.size(); ++d) {
-    const DimSubset &sub = subsets[d];
-    t = t.slice(sub.kFirst, sub.kFirst + (sub.kCount - 1) * sub.kStep + 1, 3 + d)
-            .subSample(static_cast<unsigned>(sub.kStep), 3 + d);
-  }
-  return t.flatten();
 }
 
 void setShape(poplar::Graph &graph, poplar::VertexRef v, const UnitInput &u, std::size_t dims,
@@ -407,17 +268,12 @@ void buildConvolution(poplar::Graph &graph, const ConvPlan &p, const ConvParams 
       poputil::templateVertex("poplin::ConvBlock", params.inputType,
                               partials ? poplar::Type(poplar::FLOAT) : out.elementType());
   poplar::ComputeSet cs = graph.addComputeSet(name + "/convolve");
-  const std::vector<std::size_t> periods = phasePeriods(params);
-  const auto phases = allPhases(periods);
-  // Per row block: each phase's subsets and index tables (shared by its units).
-  std::vector<std::vector<std::pair<std::vector<DimSubset>, UnitInput>>> rowInputs(p.rowBlocks);
+  // Input dilation (a strided convolution's input gradient) is split into output phases by
+  // the codelet, so each unit stays one vertex over its contiguous output block.
+  std::vector<UnitInput> rowInputs(p.rowBlocks);
   for (std::size_t r = 0; r < p.rowBlocks; ++r)
     if (bl.r(r).size())
-      for (const auto &phase : phases) {
-        auto subsets = phaseSubsets(params, bl.r(r), periods, phase);
-        if (!subsets.empty())
-          rowInputs[r].emplace_back(subsets, unitInput(params, subsets));
-      }
+      rowInputs[r] = unitInput(params, bl.r(r));
   // partial[unit] for K-split units, indexed [g][o][b][r][i].
   std::vector<poplar::Tensor> partial(p.units());
   auto partialIndex = [&](std::size_t g, std::size_t o, std::size_t i, std::size_t b,
@@ -438,15 +294,13 @@ void buildConvolution(poplar::Graph &graph, const ConvPlan &p, const ConvParams 
       graph.setTileMapping(block, tile);
       partial[partialIndex(g, o, i, b, r)] = block.flatten();
     }
-    for (const auto &[subsets, u] : rowInputs[r]) {
-      auto v =
-          graph.addVertex(cs, type,
-                          {{"in", inputBlock(inG, u, bl.g(g), bl.i(i), bl.b(b))},
-                           {"weights", weightSubset(weights, bl.g(g), bl.o(o), bl.i(i), subsets)},
-                           {"out", outputSubset(block, subsets, bl.r(r).begin)}});
-      setShape(graph, v, u, params.getNumFieldDims(), bl.g(g), bl.o(o), bl.i(i), bl.b(b));
-      graph.setTileMapping(v, tile);
-    }
+    const UnitInput &u = rowInputs[r];
+    auto v = graph.addVertex(cs, type,
+                             {{"in", inputBlock(inG, u, bl.g(g), bl.i(i), bl.b(b))},
+                              {"weights", weightBlock(weights, bl.g(g), bl.o(o), bl.i(i))},
+                              {"out", block.flatten()}});
+    setShape(graph, v, u, params.getNumFieldDims(), bl.g(g), bl.o(o), bl.i(i), bl.b(b));
+    graph.setTileMapping(v, tile);
   });
   prog.add(poplar::program::Execute(cs, name + "/convolve"));
   if (!partials)

@@ -47,7 +47,7 @@ constexpr std::uint64_t kPanelColumns = 64, kGemmPanel = 32;
 /// Host cost model, measured on the development machine: fp32 GEMM, panel building, gathering
 /// a vertex's operands, per-vertex dispatch, partials reduction; units share this many threads.
 constexpr double kNsPerMac = 0.07, kPanelNsPerElement = 0.5, kGatherNsPerByte = 0.15,
-                 kVertexNs = 4000, kReduceNsPerElement = 0.6, kHostThreads = 4;
+                 kVertexNs = 4000, kReduceNsPerElement = 0.6, kHostThreads = 2;
 
 std::size_t ceilDiv(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
@@ -85,12 +85,13 @@ ConvPlan plan(const poplar::Target &target, const ConvParams &params, ConvPass p
   base.bytesBudget = static_cast<std::size_t>(double(target.getBytesPerTile()) *
                                               options.availableMemoryProportion);
   const std::size_t dims = params.getNumFieldDims();
-  std::size_t kernelElems = 1, outRest = 1, inRest = 1;
+  std::size_t kernelElems = 1, outRest = 1, inRest = 1, planeRest = 1;
   for (unsigned d = 0; d < dims; ++d) {
     kernelElems *= params.kernelShape[d];
     if (d > 0) {
       outRest *= params.getOutputSize(d);
       inRest *= params.inputFieldShape[d];
+      planeRest *= params.inputFieldShape[d] + params.kernelShape[d];
     }
   }
   const std::size_t inBytes = target.getTypeSize(params.inputType);
@@ -112,6 +113,17 @@ ConvPlan plan(const poplar::Target &target, const ConvParams &params, ConvPass p
     return inRowsFor[perBlock] = widest;
   };
 
+  // The fraction of (output, kernel element) pairs that meet real input: the codelets skip the
+  // zeros input dilation inserts (a strided convolution's input gradient).
+  double usefulFraction = 1.0;
+  for (unsigned d = 0; d < dims; ++d) {
+    std::pair<std::size_t, std::size_t> range;
+    const std::size_t outSize = params.getOutputSize(d);
+    const std::vector<int> table = inputIndexTable(params, d, 0, outSize, range);
+    const auto real = std::count_if(table.begin(), table.end(), [](int x) { return x >= 0; });
+    if (!table.empty())
+      usefulFraction *= std::max(double(real), 1.0) / double(table.size());
+  }
   ConvPlan best;
   bool haveBest = false;
   for (std::size_t gB : blockSizes(base.groups))
@@ -152,9 +164,13 @@ ConvPlan plan(const poplar::Target &target, const ConvParams &params, ConvPass p
             const std::uint64_t transposeElems =
                 pass == ConvPass::FORWARD ? 0
                                           : gB * (oB * std::min<std::uint64_t>(n, panel) + oB * k);
+            // Or the padded plane the codelets read stride-1 rows from (at most the input block
+            // grown by a kernel's extent in every dimension).
+            const std::uint64_t planeElems =
+                std::uint64_t(gB) * iB * bB * (inputRows(rB) + params.kernelShape[0]) * planeRest;
             p.bytesPerTile = operandElems * inBytes + resultBytes +
-                             (colElems + transposeElems) * 4 + 4 * k * kGemmPanel +
-                             4 * (kernelElems * (rB + outRest));
+                             (std::max(colElems, planeElems) + transposeElems) * 4 +
+                             4 * k * kGemmPanel + 4 * (kernelElems * (rB + outRest));
             p.computeCycles = macs / 12 + gB * k * n + 100;
             p.exchangeCycles = std::uint64_t(double(operandElems * inBytes + outElems * outBytes) /
                                              exchangeBytesPerCycle);
@@ -171,7 +187,7 @@ ConvPlan plan(const poplar::Target &target, const ConvParams &params, ConvPass p
             p.totalCycles = p.computeCycles + p.exchangeCycles + p.reduceCycles + kSyncCycles;
             p.fitsBudget = p.bytesPerTile <= p.bytesBudget;
             // Host time: every unit's work runs on a few host threads.
-            const double unitNs = kNsPerMac * double(macs) +
+            const double unitNs = kNsPerMac * double(macs) * usefulFraction +
                                   kPanelNsPerElement * double(gB * k * n) +
                                   kPanelNsPerElement * double(gB * (oB * n + oB * k)) *
                                       (pass == ConvPass::FORWARD ? 0 : 1) +
