@@ -9,6 +9,7 @@ void registerPopnnCodelets();
 // One function per vertex family (each defined in its own file).
 void registerLossVertices();
 void registerRowAffineVertices();
+void registerRowSumsVertices();
 void registerSoftmaxVertices();
 
 } // namespace tessera::codelets::popnn

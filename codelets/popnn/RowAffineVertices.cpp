@@ -1,7 +1,13 @@
 // popnn::RowAffine<float> (out = a[r]*x + k[r]) and popnn::RowAxpby<float>
 // (out = a[r]*x + b[r]*y + k[r]) over a stretch of a [rows][rowLength] tensor: element i of the
 // stretch is in local row (offset + i) / rowLength, whose coefficients are a[row], b[row], k[row].
-// Each worker takes a fixed contiguous share of the stretch.
+// The norms' fused passes, coefficients formed per row inside the vertex (no per-row coefficient
+// tensors): popnn::RowNormalise<float> writes whitened = (x - mean[r]) * invStdDev[r], as
+// invStdDev[r]*x + (-mean[r]*invStdDev[r]), and out = gamma[r]*whitened + beta[r] from one read
+// of x; popnn::RowNormGradient<float> writes, with s = scale[r]*invStdDev[r],
+// out = s*x - s*(sumXY[r]*invN)*y - s*(sumX[r]*invN), batch norm's input gradient
+// (x = gradsIn, y = whitened, scale = gamma). Each worker takes a fixed contiguous share of the
+// stretch.
 #include <poplar/Vertex.hpp>
 #include <tessera/VertexType.hpp>
 
@@ -63,6 +69,63 @@ public:
   std::uint64_t cycleEstimate() const { return 30 + out.size() / 6 + 6 * a.size(); }
 };
 
+class RowNormalise : public poplar::MultiVertex {
+public:
+  poplar::Input<poplar::Vector<float>> x;
+  poplar::Output<poplar::Vector<float>> whitened, out;
+  poplar::Input<poplar::Vector<float>> mean, invStdDev, gamma, beta;
+  unsigned rowLength;
+  unsigned offset;
+
+  bool compute(unsigned workerId) {
+    // Block by block, so the second map reads `whitened` back from cache, not memory.
+    constexpr std::size_t kBlock = 2048;
+    const std::size_t n = out.size(), w = numWorkers();
+    const std::size_t begin = n * workerId / w, end = n * (workerId + 1) / w;
+    for (std::size_t b0 = begin; b0 < end; b0 += kBlock) {
+      const std::size_t b1 = std::min(end, b0 + kBlock);
+      std::size_t i = b0;
+      while (i < b1) {
+        const std::size_t row = (offset + i) / rowLength;
+        const std::size_t rowEnd = std::min(b1, (row + 1) * rowLength - offset);
+        const float a = invStdDev[row], k = -mean[row] * invStdDev[row];
+        gRowAffine(x.data() + i, nullptr, whitened.data() + i, rowEnd - i, a, 0.0f, k);
+        gRowAffine(whitened.data() + i, nullptr, out.data() + i, rowEnd - i, gamma[row], 0.0f,
+                   beta[row]);
+        i = rowEnd;
+      }
+    }
+    return true;
+  }
+  std::uint64_t cycleEstimate() const { return 40 + out.size() / 6 + 12 * mean.size(); }
+};
+
+class RowNormGradient : public poplar::MultiVertex {
+public:
+  poplar::Input<poplar::Vector<float>> x, y;
+  poplar::Output<poplar::Vector<float>> out;
+  poplar::Input<poplar::Vector<float>> scale, invStdDev, sumX, sumXY;
+  float invN;
+  unsigned rowLength;
+  unsigned offset;
+
+  bool compute(unsigned workerId) {
+    const std::size_t n = out.size(), w = numWorkers();
+    const std::size_t end = n * (workerId + 1) / w;
+    std::size_t i = n * workerId / w;
+    while (i < end) {
+      const std::size_t row = (offset + i) / rowLength;
+      const std::size_t rowEnd = std::min(end, (row + 1) * rowLength - offset);
+      const float s = scale[row] * invStdDev[row];
+      gRowAffine(x.data() + i, y.data() + i, out.data() + i, rowEnd - i, s,
+                 -s * (sumXY[row] * invN), -s * (sumX[row] * invN));
+      i = rowEnd;
+    }
+    return true;
+  }
+  std::uint64_t cycleEstimate() const { return 40 + out.size() / 6 + 12 * scale.size(); }
+};
+
 } // namespace
 
 void registerRowAffineVertices() {
@@ -84,6 +147,29 @@ void registerRowAffineVertices() {
       .field("k", &RowAxpby::k)
       .field("rowLength", &RowAxpby::rowLength)
       .field("offset", &RowAxpby::offset)
+      .add();
+  tessera::VertexTypeBuilder<RowNormalise>("popnn::RowNormalise<float>")
+      .field("x", &RowNormalise::x)
+      .field("whitened", &RowNormalise::whitened)
+      .field("out", &RowNormalise::out)
+      .field("mean", &RowNormalise::mean)
+      .field("invStdDev", &RowNormalise::invStdDev)
+      .field("gamma", &RowNormalise::gamma)
+      .field("beta", &RowNormalise::beta)
+      .field("rowLength", &RowNormalise::rowLength)
+      .field("offset", &RowNormalise::offset)
+      .add();
+  tessera::VertexTypeBuilder<RowNormGradient>("popnn::RowNormGradient<float>")
+      .field("x", &RowNormGradient::x)
+      .field("y", &RowNormGradient::y)
+      .field("out", &RowNormGradient::out)
+      .field("scale", &RowNormGradient::scale)
+      .field("invStdDev", &RowNormGradient::invStdDev)
+      .field("sumX", &RowNormGradient::sumX)
+      .field("sumXY", &RowNormGradient::sumXY)
+      .field("invN", &RowNormGradient::invN)
+      .field("rowLength", &RowNormGradient::rowLength)
+      .field("offset", &RowNormGradient::offset)
       .add();
 }
 

@@ -1,11 +1,14 @@
 #include "NormCore.hpp"
 
+#include <tuple>
+
 #include <popops/ElementWise.hpp>
 #include <popops/Reduce.hpp>
 #include <poputil/TileMapping.hpp>
 
 #include "NnChecks.hpp"
 #include "RowAffine.hpp"
+#include "RowSums.hpp"
 
 namespace popnn::detail {
 namespace {
@@ -37,6 +40,30 @@ poplar::Tensor rowCoefficients(poplar::Graph &graph, const Expr &e,
 }
 
 bool useRowVertices(const poplar::Tensor &acts) { return acts.elementType() == poplar::FLOAT; }
+
+/// The statistics of `layout` as the fused reductions see them: one per row of acts' rows view.
+RowStats rowStats(const NormLayout &layout, const poplar::Tensor &acts) {
+  std::size_t numStats = 1;
+  for (auto d : layout.statShape(acts))
+    numStats *= d;
+  return {numStats, [layout, acts](std::size_t row) { return layout.statOfRow(row, acts); }};
+}
+
+/// Σx and Σx·y (Σx² when y is invalid) per statistic of `layout`, from one read of the rows.
+StatSums statSums(poplar::Graph &graph, const NormLayout &layout, const poplar::Tensor &x,
+                  const poplar::Tensor &y, poplar::program::Sequence &prog,
+                  const poplar::DebugContext &dc) {
+  return rowSums(graph, rowsView(x), y.valid() ? rowsView(y) : poplar::Tensor(),
+                 rowStats(layout, x), prog, dc);
+}
+
+/// Σx and Σx·y per channel (the parameter gradients' sums, whatever the norm's statistics).
+StatSums channelSums(poplar::Graph &graph, const poplar::Tensor &x, const poplar::Tensor &y,
+                     poplar::program::Sequence &prog, const poplar::DebugContext &dc) {
+  const std::size_t c = x.dim(1);
+  return rowSums(graph, rowsView(x), rowsView(y), {c, [c](std::size_t row) { return row % c; }},
+                 prog, dc);
+}
 } // namespace
 
 poplar::Tensor channelView(const poplar::Tensor &acts) {
@@ -97,6 +124,15 @@ poplar::Tensor NormLayout::statRows(const poplar::Tensor &stat, const poplar::Te
   return stat.reshape({b, 1, groups}).broadcast(perGroup, 1).reshape({b, c});
 }
 
+std::size_t NormLayout::statOfRow(std::size_t row, const poplar::Tensor &acts) const {
+  const std::size_t c = acts.dim(1), b = row / c, ch = row % c;
+  if (kind == Kind::BATCH)
+    return ch;
+  if (strided)
+    return b * groups + ch % groups;
+  return b * groups + ch / (c / groups);
+}
+
 std::size_t NormLayout::statCount(const poplar::Tensor &acts) const {
   if (kind == Kind::BATCH)
     return acts.numElements() / acts.dim(1);
@@ -115,22 +151,30 @@ normStatistics(poplar::Graph &graph, const NormLayout &layout, const poplar::Ten
   const poplar::Tensor v = layout.view(acts);
   const auto dims = layout.statDims();
   poplar::Tensor mean, invStdDev;
-  if (stableAlgo) {
+  if (stableAlgo && useRowVertices(acts)) {
+    // Σx, then Σ(x - mean)² over a centred copy: two fused reading passes and one writing pass.
+    const StatSums sums = statSums(graph, layout, acts, {}, prog, {dc, "sum"});
+    mean = popops::map(graph, _1 * invN, {sums.sumX}, prog, {dc, "mean"});
+    const auto mr = layout.statRows(mean, acts);
+    const poplar::Tensor centred =
+        rowAffine(graph, rowsView(acts), {},
+                  rowCoefficients(graph, _1 * 0.0f + 1.0f, {mr}, acts, prog, {dc, "one"}), {},
+                  rowCoefficients(graph, -_1, {mr}, acts, prog, {dc, "minusMean"}), prog,
+                  {dc, "centred"})
+            .reshape(acts.shape());
+    const StatSums sq = statSums(graph, layout, centred, {}, prog, {dc, "sumSquares"});
+    invStdDev = popops::map(graph, Rsqrt(_1 * (invN * correction) + eps), {sq.sumXY}, prog,
+                            {dc, "invStdDev"});
+  } else if (useRowVertices(acts)) {
+    // Σx and Σx² in one read, finished into mean and invStdDev by the reducing vertices (the
+    // variance E[x^2] - E[x]^2 clamped at 0 against rounding).
+    std::tie(mean, invStdDev) = rowMoments(graph, rowsView(acts), rowStats(layout, acts), invN, eps,
+                                           correction, prog, {dc, "moments"});
+  } else if (stableAlgo) {
     const poplar::Tensor sum = popops::reduce(graph, v, dims, Operation::ADD, prog, {dc, "sum"});
     mean = popops::map(graph, _1 * invN, {sum}, prog, {dc, "mean"});
-    poplar::Tensor centred;
-    if (useRowVertices(acts)) {
-      const auto mr = layout.statRows(mean.flatten(), acts);
-      centred = layout.view(
-          rowAffine(graph, rowsView(acts), {},
-                    rowCoefficients(graph, _1 * 0.0f + 1.0f, {mr}, acts, prog, {dc, "one"}), {},
-                    rowCoefficients(graph, -_1, {mr}, acts, prog, {dc, "minusMean"}), prog,
-                    {dc, "centred"})
-              .reshape(acts.shape()));
-    } else {
-      centred =
-          popops::map(graph, _1 - _2, {v, layout.broadcastStat(mean, acts)}, prog, {dc, "centred"});
-    }
+    const poplar::Tensor centred =
+        popops::map(graph, _1 - _2, {v, layout.broadcastStat(mean, acts)}, prog, {dc, "centred"});
     const poplar::Tensor sq =
         popops::reduce(graph, centred, dims, Operation::SQUARE_ADD, prog, {dc, "sumSquares"});
     invStdDev =
@@ -189,16 +233,21 @@ normalise(poplar::Graph &graph, const NormLayout &layout, const poplar::Tensor &
   requireShape(layout.fn, "beta", beta, {acts.dim(1)});
   requireSameType(layout.fn, "gamma", gamma, acts.elementType());
   requireSameType(layout.fn, "beta", beta, acts.elementType());
-  const poplar::Tensor w = normWhiten(graph, layout, acts, mean, invStdDev, prog, dc);
   if (useRowVertices(acts)) {
+    // whitened and gamma * whitened + beta from one read of acts.
+    const auto shape = layout.statShape(acts);
+    requireShape(layout.fn, "mean", mean, shape);
+    requireShape(layout.fn, "invStdDev", invStdDev, shape);
+    requireSameType(layout.fn, "mean", mean, acts.elementType());
+    requireSameType(layout.fn, "invStdDev", invStdDev, acts.elementType());
     const std::size_t b = acts.dim(0);
-    const poplar::Tensor y = rowAffine(
-        graph, rowsView(w), {},
-        rowCoefficients(graph, _1 + 0.0f, {channelRows(gamma, b)}, acts, prog, {dc, "gammaRows"}),
-        {}, rowCoefficients(graph, _1 + 0.0f, {channelRows(beta, b)}, acts, prog, {dc, "betaRows"}),
-        prog, {dc, "affine"});
-    return {y.reshape(acts.shape()), w};
+    auto [y, w] =
+        rowNormalise(graph, rowsView(acts), layout.statRows(mean, acts).flatten(),
+                     layout.statRows(invStdDev, acts).flatten(), channelRows(gamma, b).flatten(),
+                     channelRows(beta, b).flatten(), prog, {dc, "normalise"});
+    return {y.reshape(acts.shape()), w.reshape(acts.shape())};
   }
+  const poplar::Tensor w = normWhiten(graph, layout, acts, mean, invStdDev, prog, dc);
   const poplar::Tensor y = popops::map(
       graph, _1 * _2 + _3, {channelView(w), channelBroadcast(gamma), channelBroadcast(beta)}, prog,
       {dc, "affine"});
@@ -212,6 +261,11 @@ normParamGradients(poplar::Graph &graph, const NormLayout &layout, const poplar:
   layout.check(whitened, "actsWhitened");
   requireShape(layout.fn, "gradsIn", gradsIn, whitened.shape());
   requireSameType(layout.fn, "gradsIn", gradsIn, whitened.elementType());
+  if (useRowVertices(whitened)) {
+    // Σ gradsIn * whitened and Σ gradsIn per channel in one read, no product materialised.
+    const StatSums sums = channelSums(graph, gradsIn, whitened, prog, {dc, "paramGradients"});
+    return {sums.sumXY, sums.sumX};
+  }
   const poplar::Tensor g = channelView(gradsIn);
   const poplar::Tensor gw =
       popops::map(graph, _1 * _2, {g, channelView(whitened)}, prog, {dc, "gradsInTimesWhitened"});
@@ -235,6 +289,19 @@ poplar::Tensor normGradients(poplar::Graph &graph, const NormLayout &layout,
   // g = gradsIn * gamma; dx = invStdDev * (g - mean(g) - whitened * mean(g * whitened)).
   const bool rows = useRowVertices(whitened) && gradsIn.elementType() == poplar::FLOAT;
   const std::size_t batch = whitened.dim(0);
+  if (rows && layout.kind == NormLayout::Kind::BATCH && gamma.elementType() == poplar::FLOAT &&
+      invStdDev.elementType() == poplar::FLOAT) {
+    // Per channel, mean(g) = gamma * mean(gradsIn), so with s = gamma * invStdDev:
+    // dx = s * gradsIn - (s * Σ gradsIn·whitened / n) * whitened - s * Σ gradsIn / n. One fused
+    // reading pass for both sums, one pass for dx, no full-size temporaries.
+    const StatSums sums = channelSums(graph, gradsIn, whitened, prog, {dc, "gradientSums"});
+    return rowNormGradient(
+               graph, rowsView(gradsIn), rowsView(whitened), channelRows(gamma, batch).flatten(),
+               layout.statRows(invStdDev, whitened).flatten(),
+               layout.statRows(sums.sumX, whitened).flatten(),
+               layout.statRows(sums.sumXY, whitened).flatten(), invN, prog, {dc, "inputGradient"})
+        .reshape(whitened.shape());
+  }
   const poplar::Tensor g =
       rows ? rowAffine(graph, rowsView(gradsIn), {},
                        rowCoefficients(graph, _1 + 0.0f, {channelRows(gamma, batch)}, whitened,
@@ -247,19 +314,14 @@ poplar::Tensor normGradients(poplar::Graph &graph, const NormLayout &layout,
            : popops::map(graph, _1 * _2, {channelView(gradsIn), channelBroadcast(gamma)}, prog,
                          {dc, "gradsInTimesGamma"})
                  .reshape(whitened.shape());
-  const poplar::Tensor gv = layout.view(g), wv = layout.view(whitened);
-  const poplar::Tensor gw = popops::map(graph, _1 * _2, {gv, wv}, prog, {dc, "gTimesWhitened"});
-  std::vector<poplar::Tensor> sums;
-  const auto dims = layout.statDims();
-  popops::reduceMany(graph,
-                     {popops::SingleReduceOp(gv, dims, Operation::ADD, "sumG"),
-                      popops::SingleReduceOp(gw, dims, Operation::ADD, "sumGW")},
-                     sums, prog, {dc, "gradientSums"});
   if (rows) {
+    // Group statistics: gamma varies within a statistic, so g is formed first; its two sums
+    // per statistic still come from one fused read.
+    const StatSums sums = statSums(graph, layout, g, whitened, prog, {dc, "gradientSums"});
     // dx = invStd * g - (invStd * sumGW / n) * whitened - invStd * sumG / n, per row.
     const auto ir = layout.statRows(invStdDev, whitened);
-    const auto sg = layout.statRows(sums[0].flatten(), whitened);
-    const auto sgw = layout.statRows(sums[1].flatten(), whitened);
+    const auto sg = layout.statRows(sums.sumX, whitened);
+    const auto sgw = layout.statRows(sums.sumXY, whitened);
     return rowAffine(
                graph, rowsView(g), rowsView(whitened),
                rowCoefficients(graph, _1 + 0.0f, {ir}, whitened, prog, {dc, "gScale"}),
@@ -269,6 +331,14 @@ poplar::Tensor normGradients(poplar::Graph &graph, const NormLayout &layout,
                prog, {dc, "inputGradient"})
         .reshape(whitened.shape());
   }
+  const poplar::Tensor gv = layout.view(g), wv = layout.view(whitened);
+  const poplar::Tensor gw = popops::map(graph, _1 * _2, {gv, wv}, prog, {dc, "gTimesWhitened"});
+  std::vector<poplar::Tensor> sums;
+  const auto dims = layout.statDims();
+  popops::reduceMany(graph,
+                     {popops::SingleReduceOp(gv, dims, Operation::ADD, "sumG"),
+                      popops::SingleReduceOp(gw, dims, Operation::ADD, "sumGW")},
+                     sums, prog, {dc, "gradientSums"});
   const poplar::Tensor dx = popops::map(graph, _5 * (_1 - _3 * invN - _2 * (_4 * invN)),
                                         {gv, wv, layout.broadcastStat(sums[0].flatten(), whitened),
                                          layout.broadcastStat(sums[1].flatten(), whitened),

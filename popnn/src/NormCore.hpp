@@ -36,6 +36,8 @@ struct NormLayout {
   std::size_t statCount(const poplar::Tensor &acts) const;
   /// A statistic as a [B][C] view: the value for each (sample, channel) row of acts.
   poplar::Tensor statRows(const poplar::Tensor &stat, const poplar::Tensor &acts) const;
+  /// Which statistic row b * C + c of acts (sample b, channel c) belongs to.
+  std::size_t statOfRow(std::size_t row, const poplar::Tensor &acts) const;
 };
 
 std::pair<poplar::Tensor, poplar::Tensor>

@@ -3,6 +3,8 @@
 // broadcasting every coefficient element by element.
 #pragma once
 
+#include <utility>
+
 #include <poplar/DebugContext.hpp>
 #include <poplar/Graph.hpp>
 #include <poplar/Program.hpp>
@@ -16,5 +18,25 @@ namespace popnn::detail {
 poplar::Tensor rowAffine(poplar::Graph &graph, const poplar::Tensor &x, const poplar::Tensor &y,
                          const poplar::Tensor &a, const poplar::Tensor &b, const poplar::Tensor &k,
                          poplar::program::Sequence &prog, const poplar::DebugContext &dc);
+
+/// The norms' forward in one read of x: returns (out, whitened) with
+/// whitened = (x[r][i] - mean[r]) * invStdDev[r] and out = gamma[r] * whitened[r][i] + beta[r],
+/// both laid out like x. x: [rows][rowLength]; mean, invStdDev, gamma, beta: [rows] (views such
+/// as broadcasts of per-channel tensors are fine: nothing per row is materialised); all FLOAT.
+std::pair<poplar::Tensor, poplar::Tensor>
+rowNormalise(poplar::Graph &graph, const poplar::Tensor &x, const poplar::Tensor &mean,
+             const poplar::Tensor &invStdDev, const poplar::Tensor &gamma,
+             const poplar::Tensor &beta, poplar::program::Sequence &prog,
+             const poplar::DebugContext &dc);
+
+/// Batch norm's input gradient in one pass: with s = scale[r] * invStdDev[r],
+/// out = s * x - s * sumXY[r] * invN * y - s * sumX[r] * invN, laid out like x. x (gradsIn),
+/// y (whitened): [rows][rowLength]; scale (gamma), invStdDev, sumX (Σ gradsIn), sumXY
+/// (Σ gradsIn * whitened): [rows] views; all FLOAT.
+poplar::Tensor rowNormGradient(poplar::Graph &graph, const poplar::Tensor &x,
+                               const poplar::Tensor &y, const poplar::Tensor &scale,
+                               const poplar::Tensor &invStdDev, const poplar::Tensor &sumX,
+                               const poplar::Tensor &sumXY, float invN,
+                               poplar::program::Sequence &prog, const poplar::DebugContext &dc);
 
 } // namespace popnn::detail

@@ -81,6 +81,13 @@ public:
     return t;
   }
 
+  /// Registers `t`, a tensor (or view) the caller created and laid out, as an input holding
+  /// `values` in t's own element order.
+  void input(const poplar::Tensor &t, const std::vector<double> &values, const std::string &name) {
+    graph_.createHostWrite(name, t);
+    inputs_.push_back({name, t.elementType(), values});
+  }
+
   /// Marks `t` to be read back after run() under `name`.
   void output(const std::string &name, const poplar::Tensor &t) {
     graph_.createHostRead(name, t);

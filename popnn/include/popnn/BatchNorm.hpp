@@ -8,6 +8,13 @@
 // running mean and invStdDev to batchNormalise (or fold them into combinedMultiplicand/addend).
 // FLOAT and HALF activations; errors (rank < 2, mismatched shapes, other types) throw
 // poputil::poplibs_error naming the tensor.
+//
+// Cost with FLOAT activations (each pass is one compute set over the tiles holding the data;
+// sums then take a small fixed-order reduction across tiles): statistics read acts once
+// (stableAlgo: twice, plus a centred copy); batchNormalise reads acts once and writes both
+// results; batchNormParamGradients reads gradsIn and actsWhitened once; batchNormGradients does
+// that same read plus one pass writing the result. No full-size temporaries. Results are
+// bit-identical for any host-thread count.
 #pragma once
 
 #include <utility>
