@@ -72,6 +72,23 @@ TEST(ClassifierTrainer, MlpLearnsFashionMnistSubset) {
   EXPECT_GT(r.imagesPerSecond, 0.0);
 }
 
+TEST(ClassifierTrainer, StopAtTargetEndsAtTheFirstValidationThatReachesIt) {
+  TrainingOptions o = quickOptions();
+  o.epochs = 3;
+  o.trainSubset = 640; // 20 steps per epoch
+  o.validation = true;
+  o.targetAccuracy = 0.3; // an MLP passes this after one epoch of Fashion-MNIST
+  o.stopAtTarget = true;
+  std::ostringstream log;
+  ClassifierTrainer trainer(mlp(64, true), smallSpec(), o, log);
+  const TrainingResult r = trainer.run();
+  ASSERT_TRUE(r.timeToTargetSeconds.has_value()) << log.str();
+  EXPECT_TRUE(r.stoppedAtTarget);
+  EXPECT_EQ(r.epochs, 1u) << log.str();
+  EXPECT_EQ(r.steps, 20u);
+  EXPECT_GE(r.finalAccuracy, 0.3);
+}
+
 TEST(ClassifierTrainer, GradientsMatchFiniteDifferences) {
   TrainingOptions o = quickOptions();
   o.batchSize = 8;

@@ -110,6 +110,7 @@ TEST(TrainingOptions, EveryFlagParses) {
   EXPECT_TRUE(o.help);
   EXPECT_EQ(depth, 18);
   EXPECT_TRUE(parse({"--synthetic-data"}).syntheticData);
+  EXPECT_TRUE(parse({"--stop-at-target", "--target-accuracy", "0.5"}).stopAtTarget);
   EXPECT_EQ(parse({"--lr-schedule=constant"}).lrSchedule, LrSchedule::Constant);
   EXPECT_EQ(parse({"--precision", "16.16"}).precision, Precision::Half16Partials16);
 }
@@ -129,6 +130,8 @@ TEST(TrainingOptions, NonsenseValuesNameTheFlag) {
       {{"--warmup-epochs", "11"}, "--warmup-epochs"},
       {{"--resume"}, "--checkpoint-dir"},
       {{"--target-accuracy", "90"}, "fraction"},
+      {{"--stop-at-target"}, "--target-accuracy"},
+      {{"--stop-at-target", "--target-accuracy", "0.9", "--validation", "false"}, "--validation"},
       {{"--price-per-hour", "0"}, "--price-per-hour"},
       {{"--synthetic-data", "--dataset-dir", "/d"}, "--synthetic-data"},
   };

@@ -326,7 +326,7 @@ TrainingResult ClassifierTrainer::run() {
     for (const auto &[k, v] : describeTrainingOptions(o))
       if (k != "resume" && k != "epochs" && k != "record-file" && k != "host-threads" &&
           k != "checkpoint-dir" && k != "validation" && k != "target-accuracy" &&
-          k != "price-per-hour")
+          k != "stop-at-target" && k != "price-per-hour")
         expected.emplace(k, v);
     checkCheckpointMatches(state, *latest, im.spec.modelName, expected);
     restore(state, *latest);
@@ -400,6 +400,10 @@ TrainingResult ClassifierTrainer::run() {
     if (epochEnd || (im.spec.checkpointEverySteps && step % im.spec.checkpointEverySteps == 0) ||
         step == totalSteps)
       saveCheckpoint();
+    if (o.stopAtTarget && result.timeToTargetSeconds && step < totalSteps) {
+      result.stoppedAtTarget = true;
+      break; // the epoch's checkpoint is written
+    }
     if (im.spec.stopAfterSteps && step >= im.spec.stopAfterSteps && step < totalSteps) {
       result.stoppedEarly = true;
       if (!(epochEnd || (im.spec.checkpointEverySteps && step % im.spec.checkpointEverySteps == 0)))

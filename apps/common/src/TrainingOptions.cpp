@@ -129,6 +129,8 @@ void addTrainingOptions(po::options_description &description, TrainingOptions &o
      "Validate on the test set after each epoch (true | false)")
     ("target-accuracy", optionalDouble(o.targetAccuracy),
      "Validation accuracy (fraction, e.g. 0.9) whose first crossing is recorded as time to train")
+    ("stop-at-target", po::bool_switch(&o.stopAtTarget),
+     "End the run at the first validation that reaches --target-accuracy")
     ("record-file", po::value(&o.recordFile),
      "Write a benchmark record here (.json for JSON, else binary protobuf)")
     ("price-per-hour", optionalDouble(o.pricePerHour),
@@ -210,6 +212,9 @@ void validateTrainingOptions(const TrainingOptions &o) {
   if (o.targetAccuracy && !(*o.targetAccuracy > 0 && *o.targetAccuracy <= 1))
     throw cli_error("--target-accuracy " + number(*o.targetAccuracy) +
                     ": give a fraction in (0, 1], e.g. 0.9");
+  if (o.stopAtTarget && (!o.targetAccuracy || !o.validation))
+    throw cli_error("--stop-at-target needs --target-accuracy and --validation true: it stops at "
+                    "the first validation that reaches the target");
   if (o.pricePerHour && !(*o.pricePerHour > 0))
     throw cli_error("--price-per-hour " + number(*o.pricePerHour) + ": must be > 0 dollars");
   if (o.syntheticData && !o.datasetDir.empty())
@@ -235,6 +240,8 @@ std::map<std::string, std::string> describeTrainingOptions(const TrainingOptions
   };
   if (o.targetAccuracy)
     config["target-accuracy"] = number(*o.targetAccuracy);
+  if (o.stopAtTarget)
+    config["stop-at-target"] = "true";
   return config;
 }
 

@@ -6,7 +6,8 @@
 
 throughput: both train on synthetic data (Tessera: --synthetic-data for --steps steps; PyTorch:
 --synthetic-steps) and report images/s. train: both train on Fashion-MNIST with the same
-hyper-parameters to --target-accuracy, reporting time-to-target, final accuracy and images/s.
+hyper-parameters to --target-accuracy, reporting time-to-target, final accuracy and images/s;
+each stops at its first validation that reaches the target (--full-run: every epoch).
 The runs are sequential so they never share the cores. PyTorch runs with
 torch.set_num_threads(--threads) and OMP_WAIT_POLICY=PASSIVE; Tessera with
 --host-threads (--threads).
@@ -30,6 +31,8 @@ def run_tessera(a, model_args):
                     "--validation=false"]
         else:
             cmd += [f"--epochs={a.epochs}", f"--target-accuracy={a.target_accuracy}"]
+            if not a.full_run:
+                cmd += ["--stop-at-target"]
         print("tessera:", " ".join(cmd), flush=True)
         subprocess.run(cmd, check=True, stdout=sys.stderr if a.quiet else None)
         with open(record) as f:
@@ -46,6 +49,8 @@ def run_torch(a, model_args):
         cmd += [f"--synthetic-steps={a.steps}"]
     else:
         cmd += [f"--epochs={a.epochs}", f"--target-accuracy={a.target_accuracy}"]
+        if not a.full_run:
+            cmd += ["--stop-at-target"]
     print("pytorch:", " ".join(cmd), flush=True)
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     sys.stderr.write(out)
@@ -76,6 +81,8 @@ def main():
     p.add_argument("--weight-decay", type=float, default=5e-5)
     p.add_argument("--warmup-epochs", type=float, default=0.2)
     p.add_argument("--target-accuracy", type=float, default=0.90)
+    p.add_argument("--full-run", action="store_true",
+                   help="train mode: run every epoch instead of stopping at the target")
     p.add_argument("--quiet", action="store_true", help="send the trainers' progress to stderr")
     a = p.parse_args()
     model_args = [f"--depth={a.depth}", f"--width={a.width}", f"--stem={a.stem}",

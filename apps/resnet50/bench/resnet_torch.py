@@ -122,6 +122,8 @@ def main():
     p.add_argument("--weight-decay", type=float, default=5e-5)
     p.add_argument("--warmup-epochs", type=float, default=0.2)
     p.add_argument("--target-accuracy", type=float, default=0.90)
+    p.add_argument("--stop-at-target", action="store_true",
+                   help="end the run at the first validation that reaches --target-accuracy")
     p.add_argument("--train-subset", type=int, default=0)
     p.add_argument("--synthetic-steps", type=int, default=0,
                    help="throughput only: this many steps on random data, no validation")
@@ -195,6 +197,8 @@ def main():
               f"({images / step_seconds:.1f} img/s)", flush=True)
         if time_to_target is None and acc >= a.target_accuracy:
             time_to_target = time.perf_counter() - start
+            if a.stop_at_target:
+                break
     ttt = f"{time_to_target:.2f}" if time_to_target is not None else "none"
     print(f"result images_per_second={images / step_seconds:.2f} time_to_target_seconds={ttt} "
           f"final_accuracy={acc:.4f} final_loss={last_loss:.4f} steps={steps}", flush=True)

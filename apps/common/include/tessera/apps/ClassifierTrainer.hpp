@@ -51,9 +51,10 @@ struct TrainingResult {
   double trainingSeconds = 0; ///< wall time from the first step to the end
   double compileSeconds = 0;  ///< graph construction and Engine compilation
   std::optional<double> timeToTargetSeconds;
-  double finalAccuracy = 0;  ///< last validation accuracy (0 without validation)
-  double finalLoss = 0;      ///< mean training loss over the last epoch
-  bool stoppedEarly = false; ///< stopAfterSteps reached
+  double finalAccuracy = 0;     ///< last validation accuracy (0 without validation)
+  double finalLoss = 0;         ///< mean training loss over the last epoch
+  bool stoppedEarly = false;    ///< stopAfterSteps reached
+  bool stoppedAtTarget = false; ///< stopAtTarget: the target was reached before the last epoch
 };
 
 class ClassifierTrainer {

@@ -45,6 +45,8 @@ struct TrainingOptions {
   bool validation = true;
   /// Stop-and-record target as a fraction in (0, 1], e.g. 0.9.
   std::optional<double> targetAccuracy;
+  /// End the run at the first validation that reaches targetAccuracy (as MLPerf runs do).
+  bool stopAtTarget = false;
   /// Where to write a BenchmarkRecord (".json" → JSON); empty writes none.
   std::string recordFile;
   /// Dollars per hour of the machine, for performance-per-dollar figures.
