@@ -16,6 +16,7 @@
 #include "engine/EngineOptions.hpp"
 #include "engine/TensorFormatter.hpp"
 #include "engine/ThreadPool.hpp"
+#include "engine/TileFloatMode.hpp"
 #include "profile/ProfileSession.hpp"
 
 namespace poplar::detail {
@@ -511,6 +512,7 @@ void Engine::run(unsigned prog, const std::string &) {
     throw index_error("Engine::run: program " + std::to_string(prog) +
                       " does not exist; the engine was built with " +
                       std::to_string(im.plan.programStart.size()) + " program(s)");
+  const engine::ScopedTileFloatMode tileMode; // this thread runs tiles too
   im.run(im.plan.programStart[prog]);
   im.profiler->runFinished();
 }

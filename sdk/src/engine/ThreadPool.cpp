@@ -1,5 +1,7 @@
 #include "engine/ThreadPool.hpp"
 
+#include "engine/TileFloatMode.hpp"
+
 #include <algorithm>
 
 namespace poplar::engine {
@@ -14,7 +16,11 @@ inline void cpuRelax() {
 
 ThreadPool::ThreadPool(unsigned numThreads) {
   for (unsigned i = 1; i < numThreads; ++i)
-    workers_.emplace_back([this] { workerLoop(); });
+    workers_.emplace_back([this] {
+      // The workers only ever run tile code.
+      enterTileFloatMode();
+      workerLoop();
+    });
 }
 
 ThreadPool::~ThreadPool() {
