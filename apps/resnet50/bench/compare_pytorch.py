@@ -10,7 +10,9 @@ hyper-parameters to --target-accuracy, reporting time-to-target, final accuracy 
 each stops at its first validation that reaches the target (--full-run: every epoch).
 The runs are sequential so they never share the cores. PyTorch runs with
 torch.set_num_threads(--threads) and OMP_WAIT_POLICY=PASSIVE; Tessera with
---host-threads (--threads).
+--host-threads (--threads). On a virtual machine the hypervisor may take CPU time from either
+run ("steal"); the share stolen during each run is printed beside the figures, since a ratio
+between a run that lost a quarter of its CPU and one that lost none says little.
 """
 import argparse
 import json
@@ -20,6 +22,30 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def cpu_times():
+    """Aggregate /proc/stat CPU times (user … steal), or None where there is no /proc."""
+    try:
+        with open("/proc/stat") as f:
+            fields = f.readline().split()
+    except OSError:
+        return None
+    return [int(v) for v in fields[1:9]]
+
+
+def stolen_share(before, after):
+    """Fraction of all CPU time between two cpu_times() readings that the hypervisor stole."""
+    if before is None or after is None:
+        return None
+    delta = [b - a for a, b in zip(before, after)]
+    return delta[7] / sum(delta) if sum(delta) else 0.0
+
+
+def measured(run, *args):
+    before = cpu_times()
+    result = run(*args)
+    return result, stolen_share(before, cpu_times())
 
 
 def run_tessera(a, model_args):
@@ -69,7 +95,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--trainer", required=True)
     p.add_argument("--mode", choices=["throughput", "train"], default="throughput")
-    p.add_argument("--steps", type=int, default=20, help="throughput mode: steps per framework")
+    p.add_argument("--steps", type=int, default=60, help="throughput mode: steps per framework")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--depth", type=int, default=50)
     p.add_argument("--width", type=float, default=0.125)
@@ -89,8 +115,8 @@ def main():
                   f"--batch-size={a.batch_size}", f"--learning-rate={a.learning_rate}",
                   f"--momentum={a.momentum}", f"--weight-decay={a.weight_decay}",
                   f"--warmup-epochs={a.warmup_epochs}"]
-    tessera = run_tessera(a, model_args)
-    torch, settings = run_torch(a, model_args)
+    tessera, tessera_steal = measured(run_tessera, a, model_args)
+    (torch, settings), torch_steal = measured(run_torch, a, model_args)
     print()
     print(f"ResNet-{a.depth} width {a.width} stem {a.stem}, batch {a.batch_size}, mode {a.mode}")
     print(f"PyTorch {settings}")
@@ -108,6 +134,8 @@ def main():
         print(f"{'time to target (s)':24}{fmt(t_t):>12}{fmt(p_t):>12}{ratio:>10}")
         print(f"{'final accuracy':24}{tessera['final_accuracy']:12.4f}"
               f"{torch.get('final_accuracy', 0):12.4f}")
+    pct = lambda v: f"{100 * v:.1f}" if v is not None else "-"
+    print(f"{'CPU stolen (%)':24}{pct(tessera_steal):>12}{pct(torch_steal):>12}")
     print("(images/s ratio: Tessera / PyTorch, higher is better; time ratio: Tessera / PyTorch, "
           "lower is better)")
 
