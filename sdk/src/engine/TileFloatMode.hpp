@@ -1,14 +1,13 @@
 // The floating-point mode tile code runs in: subnormal floats flushed to zero.
 //
-// IPU tiles keep no fp32 subnormals, and on x86 every FMA that meets a subnormal operand or
-// result takes a microcode assist costing around a hundred cycles. Late in training, softmax
-// tails and the gradients that flow back from them fall below FLT_MIN, so without this mode a
-// step can slow down several times as the model grows confident. Flush-to-zero (results) and
-// denormals-are-zero (operands) are set on every thread that runs vertices: the pool's workers
-// for their lifetime, the thread calling Engine::run for the duration of the call (its own
-// mode is restored afterwards). Every thread computes in the same mode, so results stay
-// identical for any number of host threads. HALF values are unaffected: a half's subnormals
-// are normal floats.
+// IPU tiles keep no fp32 subnormals, and on x86 an FMA that meets a subnormal operand or result
+// can take a microcode assist costing around a hundred cycles, so tensors that drift below
+// FLT_MIN (softmax tails of a confident model, say) would make run time depend on the data.
+// Flush-to-zero (results) and denormals-are-zero (operands) are set on every thread that runs
+// vertices: the pool's workers for their lifetime, the thread calling Engine::run for the
+// duration of the call (its own mode is restored afterwards). Every thread computes in the same
+// mode, so results stay identical for any number of host threads. HALF values are unaffected:
+// a half's subnormals are normal floats.
 #pragma once
 
 #if defined(__x86_64__) || defined(__i386__)
