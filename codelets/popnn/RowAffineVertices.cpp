@@ -6,8 +6,11 @@
 // invStdDev[r]*x + (-mean[r]*invStdDev[r]), and out = gamma[r]*whitened + beta[r] from one read
 // of x; popnn::RowNormGradient<float> writes, with s = scale[r]*invStdDev[r],
 // out = s*x - s*(sumXY[r]*invN)*y - s*(sumX[r]*invN), batch norm's input gradient
-// (x = gradsIn, y = whitened, scale = gamma). Each worker takes a fixed contiguous share of the
-// stretch.
+// (x = gradsIn, y = whitened, scale = gamma).
+//
+// A tile's workers run one after another on one host thread, so a share per worker would only
+// cut the row-runs into shorter kernel calls: worker 0 takes the whole stretch and the others
+// return at once (every element is computed alone, so the result is the same).
 #include <poplar/Vertex.hpp>
 #include <tessera/VertexType.hpp>
 
@@ -44,9 +47,10 @@ public:
   unsigned offset;
 
   bool compute(unsigned workerId) {
-    const std::size_t n = out.size(), w = numWorkers();
-    applyRuns(x.data(), nullptr, out.data(), n * workerId / w, n * (workerId + 1) / w, offset,
-              rowLength, a.data(), nullptr, k.data());
+    if (workerId != 0)
+      return true;
+    applyRuns(x.data(), nullptr, out.data(), 0, out.size(), offset, rowLength, a.data(), nullptr,
+              k.data());
     return true;
   }
   std::uint64_t cycleEstimate() const { return 30 + out.size() / (2 * 6) + 6 * a.size(); }
@@ -61,9 +65,10 @@ public:
   unsigned offset;
 
   bool compute(unsigned workerId) {
-    const std::size_t n = out.size(), w = numWorkers();
-    applyRuns(x.data(), y.data(), out.data(), n * workerId / w, n * (workerId + 1) / w, offset,
-              rowLength, a.data(), b.data(), k.data());
+    if (workerId != 0)
+      return true;
+    applyRuns(x.data(), y.data(), out.data(), 0, out.size(), offset, rowLength, a.data(), b.data(),
+              k.data());
     return true;
   }
   std::uint64_t cycleEstimate() const { return 30 + out.size() / 6 + 6 * a.size(); }
@@ -80,8 +85,9 @@ public:
   bool compute(unsigned workerId) {
     // Block by block, so the second map reads `whitened` back from cache, not memory.
     constexpr std::size_t kBlock = 2048;
-    const std::size_t n = out.size(), w = numWorkers();
-    const std::size_t begin = n * workerId / w, end = n * (workerId + 1) / w;
+    if (workerId != 0)
+      return true;
+    const std::size_t begin = 0, end = out.size();
     for (std::size_t b0 = begin; b0 < end; b0 += kBlock) {
       const std::size_t b1 = std::min(end, b0 + kBlock);
       std::size_t i = b0;
@@ -110,9 +116,10 @@ public:
   unsigned offset;
 
   bool compute(unsigned workerId) {
-    const std::size_t n = out.size(), w = numWorkers();
-    const std::size_t end = n * (workerId + 1) / w;
-    std::size_t i = n * workerId / w;
+    if (workerId != 0)
+      return true;
+    const std::size_t end = out.size();
+    std::size_t i = 0;
     while (i < end) {
       const std::size_t row = (offset + i) / rowLength;
       const std::size_t rowEnd = std::min(end, (row + 1) * rowLength - offset);

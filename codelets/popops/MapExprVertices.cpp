@@ -56,11 +56,12 @@ public:
     const std::uint32_t *prologue = inputs + numInputs * kInputWords;
     const std::uint32_t *body = prologue + numPrologue * kPrologueWords;
 
-    // This worker's part of the run, on grain boundaries (depends on sizes only).
-    const std::size_t n = out.size(), workers = numWorkers();
-    const std::size_t grains = (n + kChunkGrain - 1) / kChunkGrain;
-    const std::size_t begin = std::min(n, grains * workerId / workers * kChunkGrain);
-    const std::size_t end = std::min(n, grains * (workerId + 1) / workers * kChunkGrain);
+    // A tile's workers run one after another on one host thread, so splitting the run between
+    // them buys nothing and repeats the set-up below: worker 0 maps the whole run (each element
+    // is computed alone, so the result is the same either way).
+    if (workerId != 0)
+      return true;
+    const std::size_t begin = 0, end = out.size();
     if (begin >= end)
       return true;
 
