@@ -5,7 +5,8 @@
                      [--depth 50 --width 0.125 --batch-size 32 --epochs 3 ...]
 
 throughput: both train on synthetic data (Tessera: --synthetic-data for --steps steps; PyTorch:
---synthetic-steps) and report images/s. train: both train on Fashion-MNIST with the same
+--synthetic-steps) and report images/s, in --rounds rounds
+that alternate which framework runs first (medians reported). train: both train on Fashion-MNIST with the same
 hyper-parameters to --target-accuracy, reporting time-to-target, final accuracy and images/s;
 each stops at its first validation that reaches the target (--full-run: every epoch).
 The runs are sequential so they never share the cores. PyTorch runs with
@@ -91,11 +92,46 @@ def run_torch(a, model_args):
             "final_accuracy": float(kv["final_accuracy"])}, settings
 
 
+def interleaved(a, model_args):
+    """Throughput rounds alternating which framework goes first (T P, P T, …), so a stretch of
+    heavy steal lands on both rather than one; reports each framework's median round, and the
+    median of the per-round ratios."""
+    rounds = []
+    for r in range(a.rounds):
+        order = ["tessera", "torch"] if r % 2 == 0 else ["torch", "tessera"]
+        got = {}
+        for name in order:
+            if name == "tessera":
+                got[name] = measured(run_tessera, a, model_args)
+            else:
+                (result, settings), steal = measured(run_torch, a, model_args)
+                got[name] = (result, steal)
+                got["settings"] = settings
+        rounds.append(got)
+        t, p_ = got["tessera"][0], got["torch"][0]
+        print(f"round {r + 1}: Tessera {t['images_per_second']:.1f} img/s, PyTorch "
+              f"{p_['images_per_second'] if p_ else float('nan'):.1f} img/s", flush=True)
+
+    def median_of(name):
+        ranked = sorted(rounds, key=lambda g: (g[name][0] or {}).get("images_per_second", 0))
+        return ranked[len(ranked) // 2][name]
+
+    (tessera, t_steal), (torch, p_steal) = median_of("tessera"), median_of("torch")
+    if torch is not None and a.rounds > 1:
+        ratios = sorted(g["tessera"][0]["images_per_second"] / g["torch"][0]["images_per_second"]
+                        for g in rounds)
+        print(f"per-round ratios: {', '.join(f'{r:.2f}x' for r in ratios)}; median "
+              f"{ratios[len(ratios) // 2]:.2f}x")
+    return tessera, t_steal, torch, p_steal, rounds[-1]["settings"]
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--trainer", required=True)
     p.add_argument("--mode", choices=["throughput", "train"], default="throughput")
     p.add_argument("--steps", type=int, default=60, help="throughput mode: steps per framework")
+    p.add_argument("--rounds", type=int, default=3,
+                   help="throughput mode: alternating rounds per framework (medians reported)")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--depth", type=int, default=50)
     p.add_argument("--width", type=float, default=0.125)
@@ -115,8 +151,11 @@ def main():
                   f"--batch-size={a.batch_size}", f"--learning-rate={a.learning_rate}",
                   f"--momentum={a.momentum}", f"--weight-decay={a.weight_decay}",
                   f"--warmup-epochs={a.warmup_epochs}"]
-    tessera, tessera_steal = measured(run_tessera, a, model_args)
-    (torch, settings), torch_steal = measured(run_torch, a, model_args)
+    if a.mode == "throughput":
+        tessera, tessera_steal, torch, torch_steal, settings = interleaved(a, model_args)
+    else:
+        tessera, tessera_steal = measured(run_tessera, a, model_args)
+        (torch, settings), torch_steal = measured(run_torch, a, model_args)
     print()
     print(f"ResNet-{a.depth} width {a.width} stem {a.stem}, batch {a.batch_size}, mode {a.mode}")
     print(f"PyTorch {settings}")
