@@ -15,6 +15,10 @@
 // Stride-1 blocks (ConvPlane.hpp) skip the panel when that pays: their im2col rows are shifted
 // views of a zero-padded copy of `in`, multiplied in place (kernels/ConvKernels.hpp).
 //
+// Blocks with one output channel per group (depthwise convolutions) have nothing for a GEMM to
+// reuse: their plane rows go to a per-line stencil (forward, input gradient) or a per-kernel-row
+// dot product (weight gradient) over the real outputs only.
+//
 // Every element is one fixed-order FMA chain (the GEMM kernel's contract), so the worker split
 // and the host thread count never change results. HALF is widened to fp32 in scratch and a
 // HALF output is rounded once.
@@ -46,6 +50,8 @@ using conv::buildPanel;
 GemmFloatFn gGemm = nullptr;
 IndirectGemmFn gIndirectGemm = nullptr;
 DotGemmFn gDotGemm = nullptr;
+StencilFn gStencil = nullptr;
+StencilDotFn gStencilDot = nullptr;
 
 /// Columns of the im2col panel built and multiplied at a time (the planner counts
 /// inputChannels × kernelElements × this many floats of scratch per tile, or the padded plane
@@ -55,7 +61,17 @@ constexpr std::size_t kConvPanelColumns = 64;
 struct ConvScratch {
   std::vector<float> col, weights, out, packed, plane, zPadded, result, phaseWeights;
   std::vector<const float *> rows, zRows;
+  std::vector<std::size_t> columns;
 };
+
+/// The plane column of every output line, in output order (line l's outputs start at l · len).
+const std::vector<std::size_t> &lineColumns(const std::vector<conv::PlaneLine> &lines,
+                                            ConvScratch &s) {
+  s.columns.resize(lines.size());
+  for (std::size_t l = 0; l < lines.size(); ++l)
+    s.columns[l] = lines[l].column;
+  return s.columns;
+}
 ConvScratch &convScratch() {
   thread_local ConvScratch s;
   return s;
@@ -256,6 +272,11 @@ public:
                     std::size_t n, float *dst, std::size_t ldDst, ConvScratch &s) {
     const std::vector<conv::PlaneLine> lines = plane.lines();
     const std::size_t length = plane.lineLength();
+    if (outChans == 1) {
+      // The same FMA chain per element as the GEMM's single row, over real outputs only.
+      gStencil(lines.size(), length, lineColumns(lines, s).data(), kRows, a, s.rows.data(), dst);
+      return;
+    }
     s.packed.resize(std::max(kRows * kIndirectColumnUnit, gemmScratchFloats(kRows)));
     if (!multiplyInPlace(plane, outChans)) {
       s.col.resize(kRows * std::min(kConvPanelColumns, n));
@@ -351,6 +372,8 @@ public:
       return;
     }
     const std::vector<conv::PlaneLine> lines = plane.lines();
+    if (outChans == 1)
+      return fromStencil(plane, lines, n, kCols, inGroupSize);
     if (!multiplyInPlace(plane, outChans)) {
       fromPanels(n, kCols, [&](unsigned g, std::size_t c0, std::size_t c1) {
         if (c0 == 0) {
@@ -384,6 +407,25 @@ public:
       }
       gDotGemm(outChans, kCols, columns, s.zRows.data(), s.rows.data(),
                out.data() + std::size_t(g) * outChans * kCols, kCols);
+    }
+  }
+
+  /// One output channel per group: dW[k] = Σ_j z[j] · row k [output j] over the real outputs,
+  /// line by line from the plane.
+  void fromStencil(const conv::PaddedPlane &plane, const std::vector<conv::PlaneLine> &lines,
+                   std::size_t n, std::size_t kCols, std::size_t inGroupSize) {
+    ConvScratch &s = convScratch();
+    const std::vector<std::size_t> &columns = lineColumns(lines, s);
+    s.zPadded.resize(n + kIndirectColumnUnit);
+    std::fill(s.zPadded.begin() + std::ptrdiff_t(n), s.zPadded.end(), 0.0f);
+    for (unsigned g = 0; g < groups; ++g) {
+      plane.fill(in.data() + g * inGroupSize, inChans, s.plane, kIndirectColumnUnit);
+      plane.rows(s.plane.data(), inChans, s.rows);
+      const In *z = zDeltas.data() + std::size_t(g) * n;
+      for (std::size_t j = 0; j < n; ++j)
+        s.zPadded[j] = static_cast<float>(z[j]);
+      gStencilDot(lines.size(), plane.lineLength(), columns.data(), kCols, s.zPadded.data(),
+                  s.rows.data(), out.data() + std::size_t(g) * kCols);
     }
   }
 
@@ -461,6 +503,8 @@ void registerConvVertices() {
   gGemm = gemmFloatKernel();
   gIndirectGemm = indirectGemmKernel();
   gDotGemm = dotGemmKernel();
+  gStencil = stencilKernel();
+  gStencilDot = stencilDotKernel();
   registerConvBlock<float, float>("poplin::ConvBlock<float,float>");
   registerConvBlock<float, poplar::half>("poplin::ConvBlock<float,half>");
   registerConvBlock<poplar::half, float>("poplin::ConvBlock<half,float>");

@@ -6,6 +6,9 @@
 // syncs), reported by reportPlanInfo, and a host-time estimate, which chooses the plan: the host
 // runs every tile's vertices on a few threads, so thousands of tiny blocks (each re-gathering
 // its weights and input halo) cost more than they save — units get a useful minimum size.
+// A training step keeps its three passes' blocks on the same tiles (every plan spreads unit u
+// to tile u·tiles/units, and operands and results outlive their pass), so plans whose tile
+// share stays within a third of the budget are preferred to those that merely fit it.
 #include "ConvPlanner.hpp"
 
 #include <algorithm>
@@ -50,6 +53,17 @@ constexpr double kNsPerMac = 0.07, kPanelNsPerElement = 0.5, kGatherNsPerByte = 
                  kVertexNs = 4000, kReduceNsPerElement = 0.6, kHostThreads = 2;
 
 std::size_t ceilDiv(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
+
+/// The passes of one layer that may share a tile (forward, input gradient, weight gradient).
+constexpr std::size_t kPassesSharingTiles = 3;
+
+/// 2: within a share of the budget that leaves room for the layer's other passes; 1: within
+/// the budget; 0: over it.
+int memoryTier(const ConvPlan &p) {
+  if (!p.fitsBudget)
+    return 0;
+  return p.bytesPerTile * kPassesSharingTiles <= p.bytesBudget ? 2 : 1;
+}
 
 /// Distinct block sizes for a dimension of `size`: ceil(size / c) for c = 1, 2, 3, 4, 6, 8, …
 std::vector<std::size_t> blockSizes(std::size_t size) {
@@ -194,9 +208,10 @@ ConvPlan plan(const poplar::Target &target, const ConvParams &params, ConvPass p
                                   kGatherNsPerByte * double(operandElems * inBytes) + kVertexNs;
             p.hostNanoseconds = std::uint64_t(
                 double(ceilDiv(units, std::size_t(kHostThreads))) * unitNs + reduceNs);
-            const bool better = !haveBest || (p.fitsBudget && !best.fitsBudget) ||
-                                (p.fitsBudget == best.fitsBudget &&
-                                 (p.fitsBudget ? p.hostNanoseconds < best.hostNanoseconds
+            const int tier = memoryTier(p), bestTier = haveBest ? memoryTier(best) : -1;
+            const bool better =
+                tier > bestTier ||
+                (tier == bestTier && (tier > 0 ? p.hostNanoseconds < best.hostNanoseconds
                                                : p.bytesPerTile < best.bytesPerTile));
             if (better) {
               best = p;

@@ -4,7 +4,9 @@ weight-gradient passes (conv2d forward + backward with respect to input and weig
 
 Prints a `settings` line, then one line per case: `case <name> <milliseconds per iteration>`.
 Usage: conv_torch.py [--min-time SECONDS] CASE... where CASE is
-  conv:B,C,O,H,K,S   batch B, C -> O channels, H x H input, K x K kernel, stride S, padding K//2
+  conv:B,C,O,H,K,S[,G]   batch B, C -> O channels in G groups (default 1; G = C = O is
+                         depthwise), H x H input, K x K kernel, stride S, padding K//2
+The cases come from conv_bench's table (tests/benchmarks/ConvBench.cpp, kConvCases).
 Runs with torch.set_num_threads(2) and OMP_WAIT_POLICY=PASSIVE (set before torch is imported).
 """
 import os
@@ -33,12 +35,13 @@ def time_it(fn, min_time):
 
 
 def conv_case(shape, min_time):
-    b, c, o, h, k, s = shape
+    b, c, o, h, k, s = shape[:6]
+    g = shape[6] if len(shape) > 6 else 1
     x = torch.randn(b, c, h, h, requires_grad=True)
-    w = torch.randn(o, c, k, k, requires_grad=True)
+    w = torch.randn(o, c // g, k, k, requires_grad=True)
 
     def step():
-        y = F.conv2d(x, w, stride=s, padding=k // 2)
+        y = F.conv2d(x, w, stride=s, padding=k // 2, groups=g)
         y.backward(torch.ones_like(y))
 
     return time_it(step, min_time)

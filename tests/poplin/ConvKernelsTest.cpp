@@ -101,4 +101,75 @@ INSTANTIATE_TEST_SUITE_P(Shapes, DotGemm,
                                            std::make_tuple(16, 144, 1000),
                                            std::make_tuple(5, 7, 0)));
 
+class Stencil : public ::testing::TestWithParam<std::tuple<int, int, int>> {};
+
+/// Plane-like buffer, line columns at an uneven spacing, and k shifted rows into it.
+struct StencilInput {
+  std::vector<float> buffer;
+  std::vector<const float *> rows;
+  std::vector<std::size_t> columns;
+};
+
+StencilInput stencilInput(std::size_t lines, std::size_t len, std::size_t k) {
+  StencilInput s;
+  for (std::size_t l = 0; l < lines; ++l)
+    s.columns.push_back(l * (len + 3) + l % 2);
+  const std::size_t span = lines * (len + 3) + 2;
+  s.buffer = randomValues(k * 11 + span + kIndirectColumnUnit + 8, 10);
+  s.rows = shiftedRows(s.buffer, k, 11);
+  return s;
+}
+
+TEST_P(Stencil, MatchesTheOneRowIndirectGemmBitForBit) {
+  const auto [linesI, lenI, kI] = GetParam();
+  const std::size_t lines = linesI, len = lenI, k = kI;
+  const StencilInput in = stencilInput(lines, len, k);
+  const auto w = randomValues(k, 11);
+  std::vector<float> out(lines * len + 5, 9.0f), scratch(k * kIndirectColumnUnit);
+  stencilKernel()(lines, len, in.columns.data(), k, w.data(), in.rows.data(), out.data());
+  std::vector<float> line(len + kIndirectColumnUnit);
+  for (std::size_t l = 0; l < lines; ++l) {
+    indirectGemmKernel()(1, len, k, w.data(), k, in.rows.data(), in.columns[l], line.data(),
+                         line.size(), scratch.data());
+    for (std::size_t x = 0; x < len; ++x) {
+      double exact = 0.0;
+      for (std::size_t p = 0; p < k; ++p)
+        exact += double(w[p]) * double(in.rows[p][in.columns[l] + x]);
+      EXPECT_EQ(out[l * len + x], line[x]) << "line " << l << " column " << x;
+      EXPECT_NEAR(out[l * len + x], exact, 1e-5 * (1.0 + double(k))) << l << "," << x;
+    }
+  }
+  for (std::size_t i = lines * len; i < out.size(); ++i)
+    EXPECT_EQ(out[i], 9.0f) << "wrote past the lines at " << i;
+}
+
+TEST_P(Stencil, DotMatchesDoublePrecisionSums) {
+  const auto [linesI, lenI, kI] = GetParam();
+  const std::size_t lines = linesI, len = lenI, k = kI;
+  const StencilInput in = stencilInput(lines, len, k);
+  auto z = randomValues(lines * len + kIndirectColumnUnit, 12);
+  std::vector<float> out(k + 3, 9.0f), again(k + 3, 9.0f);
+  stencilDotKernel()(lines, len, in.columns.data(), k, z.data(), in.rows.data(), out.data());
+  stencilDotKernel()(lines, len, in.columns.data(), k, z.data(), in.rows.data(), again.data());
+  for (std::size_t p = 0; p < k; ++p) {
+    double exact = 0.0, magnitude = 0.0;
+    for (std::size_t l = 0; l < lines; ++l)
+      for (std::size_t x = 0; x < len; ++x) {
+        const double t = double(z[l * len + x]) * double(in.rows[p][in.columns[l] + x]);
+        exact += t;
+        magnitude += std::abs(t);
+      }
+    EXPECT_NEAR(out[p], exact, 1e-6 * (1.0 + magnitude)) << "kernel row " << p;
+    EXPECT_EQ(out[p], again[p]) << "not repeatable at " << p;
+  }
+  for (std::size_t p = k; p < out.size(); ++p)
+    EXPECT_EQ(out[p], 9.0f) << "wrote past the kernel rows at " << p;
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, Stencil,
+                         ::testing::Values(std::make_tuple(1, 1, 1), std::make_tuple(7, 4, 9),
+                                           std::make_tuple(3, 16, 9), std::make_tuple(5, 37, 25),
+                                           std::make_tuple(2, 8, 17), std::make_tuple(4, 3, 8),
+                                           std::make_tuple(6, 33, 3)));
+
 } // namespace

@@ -7,6 +7,10 @@
 //
 // DotGemm: an MR×NR tile of dot products, each accumulated in one vector over the shared inner
 // dimension (MR + NR loads per MR·NR FMAs), then summed across lanes.
+//
+// Stencil / StencilDot: one output channel (depthwise convolutions): no GEMM blocking to gain,
+// so each output line is computed straight from the in-place rows, two vectors of columns per
+// step, and the weight gradient keeps one accumulator vector per kernel row across all lines.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "poplin/kernels/ConvKernels.cpp"
 #include <hwy/foreach_target.h> // IWYU pragma: keep
@@ -172,6 +176,86 @@ void DotGemm(std::size_t m, std::size_t n, std::size_t k, const float *const *aR
   }
 }
 
+void Stencil(std::size_t lines, std::size_t len, const std::size_t *columns, std::size_t k,
+             const float *HWY_RESTRICT w, const float *const *rows, float *HWY_RESTRICT out) {
+  const D d;
+  const std::size_t lanes = hn::Lanes(d);
+  for (std::size_t l = 0; l < lines; ++l) {
+    const std::size_t column = columns[l];
+    float *dst = out + l * len;
+    std::size_t x = 0;
+    for (; x + 2 * lanes <= len; x += 2 * lanes) {
+      V acc0 = hn::Zero(d), acc1 = hn::Zero(d);
+      for (std::size_t p = 0; p < k; ++p) {
+        const V wv = hn::Set(d, w[p]);
+        const float *row = rows[p] + column + x;
+        acc0 = hn::MulAdd(wv, hn::LoadU(d, row), acc0);
+        acc1 = hn::MulAdd(wv, hn::LoadU(d, row + lanes), acc1);
+      }
+      hn::StoreU(acc0, d, dst + x);
+      hn::StoreU(acc1, d, dst + x + lanes);
+    }
+    for (; x < len; x += lanes) {
+      V acc = hn::Zero(d);
+      for (std::size_t p = 0; p < k; ++p)
+        acc = hn::MulAdd(hn::Set(d, w[p]), hn::LoadU(d, rows[p] + column + x), acc);
+      if (x + lanes <= len) {
+        hn::StoreU(acc, d, dst + x);
+      } else {
+        HWY_ALIGN float tail[hn::MaxLanes(D())];
+        hn::Store(acc, d, tail);
+        std::copy(tail, tail + (len - x), dst + x);
+      }
+    }
+  }
+}
+
+/// Kernel rows [p0, p0 + R) of StencilDot, R accumulators held in registers.
+template <std::size_t R>
+HWY_INLINE void StencilDotRows(std::size_t lines, std::size_t len, const std::size_t *columns,
+                               const float *HWY_RESTRICT z, const float *const *rows,
+                               float *HWY_RESTRICT out) {
+  const D d;
+  const std::size_t lanes = hn::Lanes(d);
+  V acc[R];
+  for (std::size_t r = 0; r < R; ++r)
+    acc[r] = hn::Zero(d);
+  for (std::size_t l = 0; l < lines; ++l) {
+    const std::size_t column = columns[l];
+    for (std::size_t x = 0; x < len; x += lanes) {
+      const auto real = hn::FirstN(d, len - x);
+      const V zv = hn::IfThenElseZero(real, hn::LoadU(d, z + l * len + x));
+      for (std::size_t r = 0; r < R; ++r)
+        acc[r] =
+            hn::MulAdd(zv, hn::IfThenElseZero(real, hn::LoadU(d, rows[r] + column + x)), acc[r]);
+    }
+  }
+  for (std::size_t r = 0; r < R; ++r)
+    out[r] = hn::GetLane(hn::SumOfLanes(d, acc[r]));
+}
+
+constexpr std::size_t kStencilDotRows = 8;
+
+template <std::size_t R>
+HWY_INLINE void StencilDotEdge(std::size_t rowsLeft, std::size_t lines, std::size_t len,
+                               const std::size_t *columns, const float *z, const float *const *rows,
+                               float *out) {
+  if constexpr (R > 0) {
+    if (rowsLeft == R)
+      return StencilDotRows<R>(lines, len, columns, z, rows, out);
+    StencilDotEdge<R - 1>(rowsLeft, lines, len, columns, z, rows, out);
+  }
+}
+
+void StencilDot(std::size_t lines, std::size_t len, const std::size_t *columns, std::size_t k,
+                const float *HWY_RESTRICT z, const float *const *rows, float *HWY_RESTRICT out) {
+  std::size_t p = 0;
+  for (; p + kStencilDotRows <= k; p += kStencilDotRows)
+    StencilDotRows<kStencilDotRows>(lines, len, columns, z, rows + p, out + p);
+  if (p < k)
+    StencilDotEdge<kStencilDotRows - 1>(k - p, lines, len, columns, z, rows + p, out + p);
+}
+
 } // namespace HWY_NAMESPACE
 } // namespace tessera::codelets::poplin
 HWY_AFTER_NAMESPACE();
@@ -180,7 +264,11 @@ HWY_AFTER_NAMESPACE();
 namespace tessera::codelets::poplin {
 HWY_EXPORT(IndirectGemm);
 HWY_EXPORT(DotGemm);
+HWY_EXPORT(Stencil);
+HWY_EXPORT(StencilDot);
 IndirectGemmFn indirectGemmKernel() { return TESSERA_DYNAMIC_POINTER(IndirectGemm); }
 DotGemmFn dotGemmKernel() { return TESSERA_DYNAMIC_POINTER(DotGemm); }
+StencilFn stencilKernel() { return TESSERA_DYNAMIC_POINTER(Stencil); }
+StencilDotFn stencilDotKernel() { return TESSERA_DYNAMIC_POINTER(StencilDot); }
 } // namespace tessera::codelets::poplin
 #endif

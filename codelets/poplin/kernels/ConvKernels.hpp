@@ -27,8 +27,26 @@ using IndirectGemmFn = void (*)(std::size_t m, std::size_t n, std::size_t k, con
 using DotGemmFn = void (*)(std::size_t m, std::size_t n, std::size_t k, const float *const *aRows,
                            const float *const *bRows, float *c, std::size_t ldc);
 
+/// A one-output-channel convolution (a depthwise channel) over rows read in place, one output
+/// line at a time: out[l · len + x] = Σ_p w[p] · rows[p][columns[l] + x] for l < lines, x < len.
+/// Each element is one FMA chain over p in increasing order from zero — IndirectGemm's chain for
+/// one row of A, so the two give identical results. Rows must stay readable for
+/// kIndirectColumnUnit floats past columns[l] + len; out is written only at its lines · len
+/// elements.
+using StencilFn = void (*)(std::size_t lines, std::size_t len, const std::size_t *columns,
+                           std::size_t k, const float *w, const float *const *rows, float *out);
+
+/// The weight gradient of such a convolution: out[p] = Σ_l Σ_x z[l · len + x] ·
+/// rows[p][columns[l] + x] for p < k. Each element is summed in SIMD lanes (line by line, x in
+/// vector steps), then across them, in an order fixed by (lines, len) alone. z and the rows must
+/// stay readable for kIndirectColumnUnit floats past each line's end.
+using StencilDotFn = void (*)(std::size_t lines, std::size_t len, const std::size_t *columns,
+                              std::size_t k, const float *z, const float *const *rows, float *out);
+
 /// The best Highway variants for this CPU, resolved once.
 IndirectGemmFn indirectGemmKernel();
 DotGemmFn dotGemmKernel();
+StencilFn stencilKernel();
+StencilDotFn stencilDotKernel();
 
 } // namespace tessera::codelets::poplin
