@@ -281,9 +281,13 @@ public:
     for (const Run &run : runs) {
       if (run.run_type != Run::RT_Iteration || run.error_occurred)
         continue;
+      // By the layer label: instance indices count only the cases a filter lets through.
       const auto ms = run.counters.find("tessera_ms");
-      if (ms != run.counters.end())
-        tesseraMs[std::size_t(run.per_family_instance_index)].push_back(ms->second.value);
+      for (std::size_t i = 0; i < kNumCases && ms != run.counters.end(); ++i)
+        if (run.report_label == kConvCases[i].layer) {
+          tesseraMs[i].push_back(ms->second.value);
+          break;
+        }
     }
     ConsoleReporter::ReportRuns(runs);
   }
