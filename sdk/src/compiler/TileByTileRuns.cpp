@@ -9,6 +9,7 @@
 // the host this keeps a tile's data hot in one core's cache across the run (a matrix multiply's
 // serial inner steps accumulate into the same output block) and saves a thread-pool phase per
 // compute set.
+#include <algorithm>
 #include <cstddef>
 #include <vector>
 
@@ -27,6 +28,7 @@ bool runnable(const ComputeSetPlan &cs) {
   return cs.exchangeOut.empty() && (cs.exchangeIn.empty() || cs.exchangeInPerTile);
 }
 
+/// The memory a compute set's exchange-in reads, sorted.
 std::vector<TileSpan> exchangeReads(const ComputeSetPlan &cs) {
   std::vector<TileSpan> reads;
   reads.reserve(cs.exchangeIn.ops.size());
@@ -34,11 +36,20 @@ std::vector<TileSpan> exchangeReads(const ComputeSetPlan &cs) {
     const auto [first, end] = op.sourceSpan();
     reads.push_back({op.src.tile, first, end});
   }
+  std::sort(reads.begin(), reads.end());
   return reads;
 }
 
-void append(std::vector<TileSpan> &to, const std::vector<TileSpan> &from) {
+std::vector<TileSpan> sorted(std::vector<TileSpan> spans) {
+  std::sort(spans.begin(), spans.end());
+  return spans;
+}
+
+/// Merges sorted `from` into sorted `to` (linear: runs stay cheap to check as they grow).
+void mergeInto(std::vector<TileSpan> &to, const std::vector<TileSpan> &from) {
+  const std::size_t mid = to.size();
   to.insert(to.end(), from.begin(), from.end());
+  std::inplace_merge(to.begin(), to.begin() + static_cast<std::ptrdiff_t>(mid), to.end());
 }
 
 } // namespace
@@ -55,17 +66,17 @@ void planTileByTileRuns(CompilerContext &ctx) {
     std::size_t end = i + 1;
     if (runnable(sets[steps[i].index])) {
       std::vector<TileSpan> reads = exchangeReads(sets[steps[i].index]);
-      std::vector<TileSpan> writes = ctx.directWrites[steps[i].index];
+      std::vector<TileSpan> writes = sorted(ctx.directWrites[steps[i].index]);
       while (end < steps.size() && end - i < kMaxRun && steps[end].kind == StepKind::Execute &&
              runnable(sets[steps[end].index])) {
         const unsigned cs = steps[end].index;
         const std::vector<TileSpan> r = exchangeReads(sets[cs]);
-        const std::vector<TileSpan> &w = ctx.directWrites[cs];
+        const std::vector<TileSpan> w = sorted(ctx.directWrites[cs]);
         // Within one compute set exchangeInPerTile already excludes the hazard.
-        if (overlaps(r, writes) || overlaps(reads, w))
+        if (overlapsSorted(r, writes) || overlapsSorted(reads, w))
           break;
-        append(reads, r);
-        append(writes, w);
+        mergeInto(reads, r);
+        mergeInto(writes, w);
         ++end;
       }
     }

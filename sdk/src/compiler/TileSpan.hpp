@@ -16,10 +16,8 @@ struct TileSpan {
   }
 };
 
-/// True when some span of `a` overlaps some span of `b`.
-inline bool overlaps(std::vector<TileSpan> a, std::vector<TileSpan> b) {
-  std::sort(a.begin(), a.end());
-  std::sort(b.begin(), b.end());
+/// True when some span of `a` overlaps some span of `b`; both sorted.
+inline bool overlapsSorted(const std::vector<TileSpan> &a, const std::vector<TileSpan> &b) {
   std::size_t j = 0;
   for (const auto &x : a) {
     while (j < b.size() && (b[j].tile < x.tile || (b[j].tile == x.tile && b[j].end <= x.begin)))
@@ -30,6 +28,13 @@ inline bool overlaps(std::vector<TileSpan> a, std::vector<TileSpan> b) {
         return true;
   }
   return false;
+}
+
+/// True when some span of `a` overlaps some span of `b`.
+inline bool overlaps(std::vector<TileSpan> a, std::vector<TileSpan> b) {
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  return overlapsSorted(a, b);
 }
 
 } // namespace poplar::compiler
