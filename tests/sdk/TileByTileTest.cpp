@@ -1,10 +1,12 @@
 // Runs of compute sets the engine executes tile by tile (each tile all of its compute sets in
-// turn): results must equal separate supersteps — also when a later set reads, through the
-// exchange, what an earlier set wrote on another tile (the run must then be split), when a
-// branch jumps into the middle of a run, and when vertices fail.
+// turn, when every set of the run works on the same tiles): results must equal separate
+// supersteps — also when a later set reads, through the exchange, what an earlier set wrote on
+// another tile (the run must then be split), when a branch jumps into the middle of a run, and
+// when vertices fail.
 #include <gtest/gtest.h>
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <poplar/Engine.hpp>
@@ -144,10 +146,13 @@ TEST(TileByTile, FailureInTheEarliestComputeSetIsReported) {
   Fixture f(8);
   Tensor in = f.spread(8, 0, "in");
   ComputeSet first = f.graph.addComputeSet("first"), second = f.graph.addComputeSet("second");
-  auto a = f.graph.addVertex(first, "Fails", {{"in", in[5]}});
-  f.graph.setTileMapping(a, 5);
-  auto b = f.graph.addVertex(second, "Fails", {{"in", in[2]}});
-  f.graph.setTileMapping(b, 2);
+  // Both sets work on tiles 2 and 5 (a run needs the same tiles in every set).
+  for (auto [cs, failing, passing] : {std::tuple{first, 5u, 2u}, std::tuple{second, 2u, 5u}}) {
+    auto bad = f.graph.addVertex(cs, "Fails", {{"in", in[failing]}});
+    f.graph.setTileMapping(bad, failing);
+    auto good = f.graph.addVertex(cs, "Empty");
+    f.graph.setTileMapping(good, passing);
+  }
   Engine e(f.graph, Sequence{Execute(first), Execute(second)}, {{"target.hostThreads", "2"}});
   e.load(f.device);
   enginetest::expectThrowWithMessage<application_runtime_error>([&] { e.run(); },

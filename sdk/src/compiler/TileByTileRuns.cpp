@@ -8,7 +8,7 @@
 // after the other tiles, and every byte ends up as it would after the separate supersteps. On
 // the host this keeps a tile's data hot in one core's cache across the run (a matrix multiply's
 // serial inner steps accumulate into the same output block) and saves a thread-pool phase per
-// compute set.
+// compute set. Only sets over the same tiles are joined (see sameTiles).
 #include <algorithm>
 #include <cstddef>
 #include <vector>
@@ -40,6 +40,15 @@ std::vector<TileSpan> exchangeReads(const ComputeSetPlan &cs) {
   return reads;
 }
 
+/// Whether two compute sets have work on exactly the same tiles: then each tile's memory (its
+/// output blocks, its exchange buffers) is what the next set works on again, so running a tile's
+/// sets back to back keeps it in cache. Sets over different tiles gain nothing from it and lose
+/// the per-set balance of work over the host threads.
+bool sameTiles(const ComputeSetPlan &a, const ComputeSetPlan &b) {
+  return std::equal(a.tiles.begin(), a.tiles.end(), b.tiles.begin(), b.tiles.end(),
+                    [](const TileWork &x, const TileWork &y) { return x.tile == y.tile; });
+}
+
 std::vector<TileSpan> sorted(std::vector<TileSpan> spans) {
   std::sort(spans.begin(), spans.end());
   return spans;
@@ -68,7 +77,8 @@ void planTileByTileRuns(CompilerContext &ctx) {
       std::vector<TileSpan> reads = exchangeReads(sets[steps[i].index]);
       std::vector<TileSpan> writes = sorted(ctx.directWrites[steps[i].index]);
       while (end < steps.size() && end - i < kMaxRun && steps[end].kind == StepKind::Execute &&
-             runnable(sets[steps[end].index])) {
+             runnable(sets[steps[end].index]) &&
+             sameTiles(sets[steps[i].index], sets[steps[end].index])) {
         const unsigned cs = steps[end].index;
         const std::vector<TileSpan> r = exchangeReads(sets[cs]);
         const std::vector<TileSpan> w = sorted(ctx.directWrites[cs]);
