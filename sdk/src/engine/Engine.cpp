@@ -5,7 +5,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
-#include <map>
 #include <mutex>
 #include <sstream>
 
@@ -17,6 +16,7 @@
 #include "engine/EngineOptions.hpp"
 #include "engine/TensorFormatter.hpp"
 #include "engine/ThreadPool.hpp"
+#include "engine/TileByTileRuns.hpp"
 #include "profile/ProfileSession.hpp"
 
 namespace poplar::detail {
@@ -59,18 +59,6 @@ struct RuntimeComputeSet {
   std::vector<std::size_t> tileBegin; ///< Per TileWork, into calls; plus calls.size().
 };
 
-/// Execute steps run tile by tile (see Step::count): the tiles in ascending order and, per tile,
-/// its TileWork in each step of the run (entries [entryBegin[u], entryBegin[u + 1])).
-struct TileByTileRun {
-  struct Entry {
-    std::size_t position; ///< Step within the run.
-    std::size_t work;     ///< Index into that compute set's tiles.
-  };
-  std::vector<unsigned> tiles;
-  std::vector<std::size_t> entryBegin;
-  std::vector<Entry> entries;
-};
-
 } // namespace
 
 struct Engine::Impl {
@@ -83,9 +71,7 @@ struct Engine::Impl {
   std::vector<unsigned char *> tileBase;
   bool loaded = false;
   std::vector<RuntimeComputeSet> computeSets;
-  std::vector<TileByTileRun> runs;
-  /// Per step: its run in `runs` and position in it (meaningful when Step::count > 1).
-  std::vector<std::pair<std::size_t, std::size_t>> stepRun;
+  engine::TileByTileRuns tileByTile;
   /// Per vertex object, its type's cycleEstimate() evaluated at load.
   std::vector<std::optional<std::uint64_t>> typeCycleEstimates;
   std::vector<StreamBinding> streams;
@@ -219,8 +205,8 @@ struct Engine::Impl {
   /// Steps pc … pc + count - 1 (Execute steps the compiler found may run tile by tile): each
   /// tile does its part of every one of them in turn, so its data stays in one core's cache.
   void executeTileByTile(std::size_t pc, std::size_t count) {
-    const auto [runIndex, offset] = stepRun[pc];
-    const TileByTileRun &run = runs[runIndex];
+    const auto [runIndex, offset] = tileByTile.stepRun[pc];
+    const engine::TileByTileRun &run = tileByTile.runs[runIndex];
     // Reported: the failure in the earliest compute set of the run, then the lowest tile.
     std::mutex failMutex;
     std::pair<std::size_t, unsigned> failAt{~std::size_t(0), ~0u};
@@ -247,36 +233,6 @@ struct Engine::Impl {
     });
     if (!failMessage.empty())
       throw application_runtime_error(failMessage);
-  }
-
-  /// For every maximal run of Execute steps marked by the compiler (Step::count > 1): the tiles
-  /// any of its compute sets uses and, per tile, its work in each of them in step order.
-  void planTileByTileRuns() {
-    stepRun.assign(plan.steps.size(), {0, 0});
-    for (std::size_t i = 0; i < plan.steps.size();) {
-      const auto &s = plan.steps[i];
-      if (s.kind != StepKind::Execute || s.count <= 1) {
-        ++i;
-        continue;
-      }
-      const std::size_t length = s.count;
-      std::map<unsigned, std::vector<TileByTileRun::Entry>> perTile;
-      for (std::size_t p = 0; p < length; ++p) {
-        stepRun[i + p] = {runs.size(), p};
-        const auto &cs = plan.computeSets[plan.steps[i + p].index];
-        for (std::size_t t = 0; t < cs.tiles.size(); ++t)
-          perTile[cs.tiles[t].tile].push_back({p, t});
-      }
-      TileByTileRun run;
-      for (auto &[tile, entries] : perTile) {
-        run.tiles.push_back(tile);
-        run.entryBegin.push_back(run.entries.size());
-        run.entries.insert(run.entries.end(), entries.begin(), entries.end());
-      }
-      run.entryBegin.push_back(run.entries.size());
-      runs.push_back(std::move(run));
-      i += length;
-    }
   }
 
   void runTensorCopy(unsigned index) {
@@ -380,14 +336,14 @@ struct Engine::Impl {
   }
 
   /// Executes the step at `pc` and moves `pc` on; false once the program has ended. With
-  /// `tileByTile`, a run of Execute steps marked by the compiler runs as one (profiling runs
+  /// `joinRuns`, a run of Execute steps marked by the compiler runs as one (profiling runs
   /// step by step, so every compute set keeps its own record).
-  bool step(std::size_t &pc, bool tileByTile) {
+  bool step(std::size_t &pc, bool joinRuns) {
     {
       const auto &s = plan.steps[pc];
       switch (s.kind) {
       case StepKind::Execute:
-        if (tileByTile && s.count > 1) {
+        if (joinRuns && s.count > 1) {
           executeTileByTile(pc, s.count);
           pc += s.count;
         } else {
@@ -516,7 +472,7 @@ Engine::Engine(const Graph &graph, ArrayRef<program::Program> programs, const Op
     throw;
   }
   impl_->pool = std::make_unique<engine::ThreadPool>(impl_->options.hostThreads);
-  impl_->planTileByTileRuns();
+  impl_->tileByTile = engine::buildTileByTileRuns(impl_->plan);
   impl_->streams.resize(impl_->plan.streams.size());
 }
 
