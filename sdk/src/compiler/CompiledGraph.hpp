@@ -140,7 +140,7 @@ struct SwitchPlan {
 };
 
 enum class StepKind : std::uint8_t {
-  Execute,       ///< index: computeSets
+  Execute,       ///< index: computeSets; count: see Step::count
   Copy,          ///< index: copies
   StreamIn,      ///< index: streamCopies
   StreamOut,     ///< index: streamCopies
@@ -162,6 +162,9 @@ struct Step {
   StepKind kind;
   unsigned index = 0;
   std::size_t target = 0;
+  /// LoopInit: iterations. Execute: how many consecutive Execute steps from this one (itself
+  /// included) may run tile by tile — each tile doing its part of every one of them in turn on
+  /// one host thread — with the same result as one superstep after another (0 or 1: alone).
   std::uint64_t count = 0;
 };
 

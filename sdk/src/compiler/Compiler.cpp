@@ -95,6 +95,7 @@ CompiledGraph compile(const core::GraphData &graph, const std::vector<program::P
   planExchange(ctx);
   progress(3);
   flattenPrograms(ctx, programs, use);
+  planTileByTileRuns(ctx);
   progress(4);
 
   for (const auto &s : graph.streams)

@@ -8,6 +8,7 @@
 #include "compiler/CompiledGraph.hpp"
 #include "compiler/Compiler.hpp"
 #include "compiler/MemoryLayout.hpp"
+#include "compiler/TileSpan.hpp"
 #include "core/ProgramNode.hpp"
 
 namespace poplar::compiler {
@@ -37,6 +38,9 @@ struct CompilerContext {
   };
   /// Per compute set plan: its pending bindings, in vertex order.
   std::vector<std::vector<PendingBinding>> bindings;
+  /// Per compute set plan (filled by planExchange): the tile memory its vertices write in
+  /// place (not through exchange buffers).
+  std::vector<std::vector<TileSpan>> directWrites;
 };
 
 /// Pass 1: walks the programs, checks every object they name belongs to the graph, and lists
@@ -57,5 +61,7 @@ void planExchange(CompilerContext &ctx);
 /// Pass 4: the flat step list.
 void flattenPrograms(CompilerContext &ctx, const std::vector<program::Program> &programs,
                      const ProgramUse &use);
+/// Pass 5: marks runs of consecutive Execute steps that may run tile by tile (Step::count).
+void planTileByTileRuns(CompilerContext &ctx);
 
 } // namespace poplar::compiler

@@ -6,6 +6,7 @@
 
 #include "compiler/CompilerContext.hpp"
 #include "compiler/CopyListBuilder.hpp"
+#include "compiler/TileSpan.hpp"
 
 namespace poplar::compiler {
 
@@ -20,31 +21,6 @@ static_assert(sizeof(poplar::detail::Span<float>) == 2 * sizeof(void *));
 static_assert(offsetof(poplar::detail::Span<float>, size_) == sizeof(void *));
 static_assert(sizeof(poplar::detail::SpanList<float>) == 2 * sizeof(void *));
 constexpr std::uint64_t kSpanBytes = sizeof(poplar::detail::Span<float>);
-
-/// A byte range of one tile's memory.
-struct TileSpan {
-  unsigned tile;
-  std::uint64_t begin, end;
-  bool operator<(const TileSpan &o) const {
-    return tile != o.tile ? tile < o.tile : begin < o.begin;
-  }
-};
-
-/// True when some span of `a` overlaps some span of `b`.
-bool overlaps(std::vector<TileSpan> a, std::vector<TileSpan> b) {
-  std::sort(a.begin(), a.end());
-  std::sort(b.begin(), b.end());
-  std::size_t j = 0;
-  for (const auto &x : a) {
-    while (j < b.size() && (b[j].tile < x.tile || (b[j].tile == x.tile && b[j].end <= x.begin)))
-      ++j;
-    // b is sorted by begin; any b[k >= j] on this tile starting before x.end overlaps.
-    for (std::size_t k = j; k < b.size() && b[k].tile == x.tile && b[k].begin < x.end; ++k)
-      if (b[k].end > x.begin)
-        return true;
-  }
-  return false;
-}
 
 /// Lets each tile run its own exchange-in just before its vertices, when that is provably
 /// equivalent: no vertex writes directly to memory any exchange-in copy reads.
@@ -226,6 +202,7 @@ void planExchange(CompilerContext &ctx) {
     plan.exchangeIn = in.build();
     plan.exchangeOut = out.build();
     decideExchangeInPerTile(plan, directWrites);
+    ctx.directWrites.push_back(std::move(directWrites));
     for (const auto &[tile, bytes] : used)
       if (bytes > area[tile]) {
         area[tile] = bytes;

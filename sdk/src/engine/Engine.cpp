@@ -16,6 +16,7 @@
 #include "engine/EngineOptions.hpp"
 #include "engine/TensorFormatter.hpp"
 #include "engine/ThreadPool.hpp"
+#include "engine/TileByTileRuns.hpp"
 #include "engine/TileFloatMode.hpp"
 #include "profile/ProfileSession.hpp"
 
@@ -71,6 +72,7 @@ struct Engine::Impl {
   std::vector<unsigned char *> tileBase;
   bool loaded = false;
   std::vector<RuntimeComputeSet> computeSets;
+  engine::TileByTileRuns tileByTile;
   /// Per vertex object, its type's cycleEstimate() evaluated at load.
   std::vector<std::optional<std::uint64_t>> typeCycleEstimates;
   std::vector<StreamBinding> streams;
@@ -132,9 +134,51 @@ struct Engine::Impl {
     return core::elementAsDouble(img.type, buf, 0) != 0.0;
   }
 
-  void executeComputeSet(unsigned index) {
+  /// Tile `t` of compute set `index` (its position in the set's tile list): its own exchange-in
+  /// when the set does that tile by tile, then its vertices. Returns "" or what failed.
+  std::string runTile(unsigned index, std::size_t t) const {
     const auto &cs = plan.computeSets[index];
     const auto &rt = computeSets[index];
+    if (cs.exchangeInPerTile) {
+      if (const std::size_t g = cs.tileExchangeInGroup[t]; g != cs.kNoGroup)
+        for (std::size_t i = cs.exchangeIn.groupBegin[g]; i < cs.exchangeIn.groupBegin[g + 1]; ++i)
+          copy(cs.exchangeIn.ops[i]);
+    }
+    const RuntimeCall *end = rt.calls.data() + rt.tileBegin[t + 1];
+    for (const RuntimeCall *call = rt.calls.data() + rt.tileBegin[t]; call != end; ++call) {
+      unsigned worker = 0;
+      bool ok = true;
+      std::string problem;
+      try {
+        for (; worker < call->workers; ++worker)
+          if (!call->compute(call->object, worker)) {
+            ok = false;
+            problem = "returned false";
+            if (const auto *type = plan.vertexObjects[call->objectIndex].type.get();
+                type->failureReason)
+              problem += std::string(": ") + type->failureReason(call->object);
+            break;
+          }
+      } catch (const std::exception &e) {
+        ok = false;
+        problem = std::string("threw: ") + e.what();
+      } catch (...) {
+        ok = false;
+        problem = "threw a non-standard exception";
+      }
+      if (ok)
+        continue;
+      // Cold path.
+      if (call->workers > 1)
+        problem = "worker " + std::to_string(worker) + " " + problem;
+      return plan.vertexObjects[call->objectIndex].description + " on tile " +
+             std::to_string(cs.tiles[t].tile) + " " + problem;
+    }
+    return {};
+  }
+
+  void executeComputeSet(unsigned index) {
+    const auto &cs = plan.computeSets[index];
     if (!cs.exchangeInPerTile)
       runCopies(cs.exchangeIn);
     // The first failure on the lowest-numbered tile is reported, whatever the thread count.
@@ -143,56 +187,53 @@ struct Engine::Impl {
     std::string failMessage;
     const unsigned workers = plan.numWorkerContexts;
     const bool verify = options.runtimeVerify;
-    const RuntimeCall *calls = rt.calls.data();
-    const std::size_t *tileBegin = rt.tileBegin.data();
-    pool->parallelFor(cs.tiles.size(), [&, calls, tileBegin](std::size_t t) {
+    pool->parallelFor(cs.tiles.size(), [&](std::size_t t) {
       detail::setVertexContext(workers, verify);
-      if (cs.exchangeInPerTile) {
-        if (const std::size_t g = cs.tileExchangeInGroup[t]; g != cs.kNoGroup)
-          for (std::size_t i = cs.exchangeIn.groupBegin[g]; i < cs.exchangeIn.groupBegin[g + 1];
-               ++i) {
-            copy(cs.exchangeIn.ops[i]);
-          }
+      std::string problem = runTile(index, t);
+      if (problem.empty())
+        return;
+      std::lock_guard lock(failMutex);
+      if (t < failTile) {
+        failTile = t;
+        failMessage = std::move(problem);
       }
-      const RuntimeCall *end = calls + tileBegin[t + 1];
-      for (const RuntimeCall *call = calls + tileBegin[t]; call != end; ++call) {
-        unsigned worker = 0;
-        bool ok = true;
-        std::string problem;
-        try {
-          for (; worker < call->workers; ++worker)
-            if (!call->compute(call->object, worker)) {
-              ok = false;
-              problem = "returned false";
-              if (const auto *type = plan.vertexObjects[call->objectIndex].type.get();
-                  type->failureReason)
-                problem += std::string(": ") + type->failureReason(call->object);
-              break;
-            }
-        } catch (const std::exception &e) {
-          ok = false;
-          problem = std::string("threw: ") + e.what();
-        } catch (...) {
-          ok = false;
-          problem = "threw a non-standard exception";
-        }
-        if (ok)
+    });
+    if (!failMessage.empty())
+      throw application_runtime_error(failMessage);
+    runCopies(cs.exchangeOut);
+  }
+
+  /// Steps pc … pc + count - 1 (Execute steps the compiler found may run tile by tile): each
+  /// tile does its part of every one of them in turn, so its data stays in one core's cache.
+  void executeTileByTile(std::size_t pc, std::size_t count) {
+    const auto [runIndex, offset] = tileByTile.stepRun[pc];
+    const engine::TileByTileRun &run = tileByTile.runs[runIndex];
+    // Reported: the failure in the earliest compute set of the run, then the lowest tile.
+    std::mutex failMutex;
+    std::pair<std::size_t, unsigned> failAt{~std::size_t(0), ~0u};
+    std::string failMessage;
+    const unsigned workers = plan.numWorkerContexts;
+    const bool verify = options.runtimeVerify;
+    pool->parallelFor(run.tiles.size(), [&](std::size_t u) {
+      detail::setVertexContext(workers, verify);
+      for (std::size_t e = run.entryBegin[u]; e < run.entryBegin[u + 1]; ++e) {
+        const auto &entry = run.entries[e];
+        if (entry.position < offset || entry.position >= offset + count)
           continue;
-        // Cold path: keep only the lowest tile's failure.
-        if (call->workers > 1)
-          problem = "worker " + std::to_string(worker) + " " + problem;
+        std::string problem = runTile(plan.steps[pc - offset + entry.position].index, entry.work);
+        if (problem.empty())
+          continue;
         std::lock_guard lock(failMutex);
-        if (t < failTile) {
-          failTile = t;
-          failMessage = plan.vertexObjects[call->objectIndex].description + " on tile " +
-                        std::to_string(cs.tiles[t].tile) + " " + problem;
+        const std::pair<std::size_t, unsigned> at{entry.position, run.tiles[u]};
+        if (at < failAt) {
+          failAt = at;
+          failMessage = std::move(problem);
         }
         return;
       }
     });
     if (!failMessage.empty())
       throw application_runtime_error(failMessage);
-    runCopies(cs.exchangeOut);
   }
 
   void runTensorCopy(unsigned index) {
@@ -274,7 +315,7 @@ struct Engine::Impl {
     callStack.clear();
     profile::ExecutionRecorder *recorder = profiler->recorder();
     if (!recorder) {
-      while (step(pc)) {
+      while (step(pc, true)) {
       }
       return;
     }
@@ -286,7 +327,7 @@ struct Engine::Impl {
       const auto kind = plan.steps[at].kind;
       const auto begin = timed ? profile::ExecutionRecorder::Clock::now()
                                : profile::ExecutionRecorder::Clock::time_point{};
-      const bool more = step(pc);
+      const bool more = step(pc, false);
       if (kind == StepKind::Execute || kind == StepKind::Copy || kind == StepKind::StreamIn ||
           kind == StepKind::StreamOut)
         recorder->record(at, begin, timed ? profile::ExecutionRecorder::Clock::now() : begin);
@@ -295,14 +336,21 @@ struct Engine::Impl {
     }
   }
 
-  /// Executes the step at `pc` and moves `pc` on; false once the program has ended.
-  bool step(std::size_t &pc) {
+  /// Executes the step at `pc` and moves `pc` on; false once the program has ended. With
+  /// `joinRuns`, a run of Execute steps marked by the compiler runs as one (profiling runs
+  /// step by step, so every compute set keeps its own record).
+  bool step(std::size_t &pc, bool joinRuns) {
     {
       const auto &s = plan.steps[pc];
       switch (s.kind) {
       case StepKind::Execute:
-        executeComputeSet(s.index);
-        ++pc;
+        if (joinRuns && s.count > 1) {
+          executeTileByTile(pc, s.count);
+          pc += s.count;
+        } else {
+          executeComputeSet(s.index);
+          ++pc;
+        }
         break;
       case StepKind::Copy:
         runTensorCopy(s.index);
@@ -425,6 +473,7 @@ Engine::Engine(const Graph &graph, ArrayRef<program::Program> programs, const Op
     throw;
   }
   impl_->pool = std::make_unique<engine::ThreadPool>(impl_->options.hostThreads);
+  impl_->tileByTile = engine::buildTileByTileRuns(impl_->plan);
   impl_->streams.resize(impl_->plan.streams.size());
 }
 
