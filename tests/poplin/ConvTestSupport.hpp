@@ -4,8 +4,11 @@
 // Models.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -22,6 +25,14 @@
 #include "MatMulTestSupport.hpp"
 
 namespace poplin::testing {
+
+/// Every element of `got` within tol, relative to 1 + |want|, of the reference `want`.
+inline void expectClose(const std::vector<float> &got, const std::vector<double> &want, double tol,
+                        const std::string &what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (std::size_t i = 0; i < got.size(); ++i)
+    ASSERT_NEAR(got[i], want[i], tol * (1.0 + std::abs(want[i]))) << what << " element " << i;
+}
 
 /// One axis after an input transform: the source index of each element, or -1 for a zero.
 inline std::vector<long> transformedAxis(std::size_t size, const ConvParams::InputTransform &t,

@@ -17,13 +17,6 @@ using poplin::ConvParams;
 
 namespace {
 
-void expectClose(const std::vector<float> &got, const std::vector<double> &want, double tol,
-                 const std::string &what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (std::size_t i = 0; i < got.size(); ++i)
-    ASSERT_NEAR(got[i], want[i], tol * (1.0 + std::abs(want[i]))) << what << " element " << i;
-}
-
 /// batch, channels (= groups), height, width, kernel, stride; padding kernel / 2.
 struct DepthwiseCase {
   const char *name;
