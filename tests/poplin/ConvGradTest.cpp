@@ -19,12 +19,6 @@ using poplin::ConvParams;
 
 namespace {
 
-std::string describe(const ConvParams &p) {
-  std::ostringstream os;
-  os << p;
-  return os.str();
-}
-
 struct GradCase {
   const char *name;
   ConvParams params;

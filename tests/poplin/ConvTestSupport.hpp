@@ -10,6 +10,7 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,13 @@ inline void expectClose(const std::vector<float> &got, const std::vector<double>
   ASSERT_EQ(got.size(), want.size()) << what;
   for (std::size_t i = 0; i < got.size(); ++i)
     ASSERT_NEAR(got[i], want[i], tol * (1.0 + std::abs(want[i]))) << what << " element " << i;
+}
+
+/// The parameters as `operator<<` prints them, for failure messages.
+inline std::string describe(const ConvParams &p) {
+  std::ostringstream os;
+  os << p;
+  return os.str();
 }
 
 /// One axis after an input transform: the source index of each element, or -1 for a zero.

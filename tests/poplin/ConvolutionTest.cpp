@@ -30,12 +30,6 @@ ConvParams params2D(const Case2D &c, poplar::Type type = FLOAT) {
   return p;
 }
 
-std::string describe(const ConvParams &p) {
-  std::ostringstream os;
-  os << p;
-  return os.str();
-}
-
 void checkForward(const ConvParams &p, const ConvRun &run, double tol) {
   auto in = randomValues(inputElements(p), 1), w = randomValues(weightElements(p), 2);
   if (p.inputType == HALF) {

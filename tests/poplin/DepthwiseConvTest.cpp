@@ -32,12 +32,6 @@ ConvParams depthwise(const DepthwiseCase &c, poplar::Type type) {
   return p;
 }
 
-std::string describe(const ConvParams &p) {
-  std::ostringstream os;
-  os << p;
-  return os.str();
-}
-
 /// Values as the device holds them for `type`.
 std::vector<float> values(std::size_t n, int seed, poplar::Type type) {
   auto v = randomValues(n, seed);
