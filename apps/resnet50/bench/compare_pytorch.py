@@ -117,9 +117,9 @@ def interleaved(a, model_args):
         return ranked[len(ranked) // 2][name]
 
     (tessera, t_steal), (torch, p_steal) = median_of("tessera"), median_of("torch")
-    if torch is not None and a.rounds > 1:
-        ratios = sorted(g["tessera"][0]["images_per_second"] / g["torch"][0]["images_per_second"]
-                        for g in rounds)
+    ratios = sorted(g["tessera"][0]["images_per_second"] / g["torch"][0]["images_per_second"]
+                    for g in rounds if g["torch"][0])
+    if len(ratios) > 1:
         print(f"per-round ratios: {', '.join(f'{r:.2f}x' for r in ratios)}; median "
               f"{ratios[len(ratios) // 2]:.2f}x")
     return tessera, t_steal, torch, p_steal, rounds[-1]["settings"]
