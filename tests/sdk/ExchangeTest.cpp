@@ -302,6 +302,58 @@ TEST(Exchange, ReadsSeeValuesFromBeforeTheComputeSet) {
   EXPECT_EQ(f.read(e, "x", 1)[0], 2.0f);
 }
 
+TEST(Exchange, RemoteReadSeesOldValueWhileItsOwnTileOverwritesIt) {
+  // The writer sits on x's tile and writes x in place, so the host must not let the reader on
+  // another tile read x where it lies: with one thread tile 0 runs first and would overwrite it.
+  for (unsigned threads : {1u, 2u, 3u}) {
+    Fixture f(4);
+    Tensor x = f.var(FLOAT, {}, "x");
+    Tensor y = f.var(FLOAT, {}, "y");
+    Tensor src = f.var(FLOAT, {}, "src");
+    f.graph.setTileMapping(x, 0);
+    f.graph.setTileMapping(src, 0);
+    f.graph.setTileMapping(y, 1);
+    ComputeSet cs = f.graph.addComputeSet("race");
+    VertexRef writer = f.graph.addVertex(cs, "CopyScalar", {{"in", src}, {"out", x}});
+    VertexRef reader = f.graph.addVertex(cs, "CopyScalar", {{"in", x}, {"out", y}});
+    f.graph.setTileMapping(writer, 0);
+    f.graph.setTileMapping(reader, 1);
+    Engine e(f.graph, Execute(cs), {{"target.hostThreads", std::to_string(threads)}});
+    e.load(f.device);
+    f.write(e, "x", {1});
+    f.write(e, "src", {2});
+    e.run();
+    EXPECT_EQ(f.read(e, "y", 1)[0], 1.0f) << threads << " threads";
+    EXPECT_EQ(f.read(e, "x", 1)[0], 2.0f) << threads << " threads";
+  }
+}
+
+TEST(Exchange, RemoteInputsArriveEightByteAligned) {
+  // A remote input lands in an 8-byte-aligned exchange buffer; read in place instead, it must
+  // keep that alignment, so a slice starting 4 bytes into a variable is still copied.
+  Fixture f(4);
+  Tensor data = f.var(FLOAT, {9}, "data");
+  f.graph.setTileMapping(data, 0);
+  ComputeSet cs = f.graph.addComputeSet("align");
+  for (unsigned begin : {0u, 1u, 2u, 3u}) {
+    Tensor out = f.graph.addVariable(UNSIGNED_INT, {}, "out" + std::to_string(begin));
+    f.graph.setTileMapping(out, 1 + begin % 3);
+    f.graph.createHostRead("out" + std::to_string(begin), out);
+    VertexRef v =
+        f.graph.addVertex(cs, "AddressMod8", {{"in", data.slice(begin, begin + 4)}, {"out", out}});
+    f.graph.setTileMapping(v, 1 + begin % 3);
+  }
+  Engine e(f.graph, Execute(cs));
+  e.load(f.device);
+  f.write(e, "data", ramp(9));
+  e.run();
+  for (unsigned begin : {0u, 1u, 2u, 3u}) {
+    unsigned mod = 99;
+    e.readTensor("out" + std::to_string(begin), &mod, &mod + 1);
+    EXPECT_EQ(mod, 0u) << "slice from element " << begin;
+  }
+}
+
 TEST(Exchange, ResultOfOneComputeSetFeedsTheNext) {
   Fixture f(4);
   Tensor a = f.var(FLOAT, {8}, "a");

@@ -2,6 +2,7 @@
 // Call `registerTestVertices()` before building graphs that use them.
 #pragma once
 
+#include <cstdint>
 #include <stdexcept>
 
 #include <poplar/Vertex.hpp>
@@ -139,6 +140,17 @@ public:
   Output<float> out;
   bool compute() {
     *out = *in;
+    return true;
+  }
+};
+
+/// out = the address of in's first element modulo 8 (the alignment a remote input arrives with).
+class AddressMod8 : public Vertex {
+public:
+  Input<Vector<float>> in;
+  Output<unsigned> out;
+  bool compute() {
+    *out = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(&in[0]) % 8);
     return true;
   }
 };
@@ -282,6 +294,10 @@ inline void registerTestVertices() {
     tessera::VertexTypeBuilder<CopyScalar>("CopyScalar")
         .field("in", &CopyScalar::in)
         .field("out", &CopyScalar::out)
+        .add();
+    tessera::VertexTypeBuilder<AddressMod8>("AddressMod8")
+        .field("in", &AddressMod8::in)
+        .field("out", &AddressMod8::out)
         .add();
     tessera::VertexTypeBuilder<AccumulateScalar>("AccumulateScalar")
         .field("in", &AccumulateScalar::in)

@@ -1,8 +1,8 @@
 // Runs of compute sets the engine executes tile by tile (each tile all of its compute sets in
 // turn, when every set of the run works on the same tiles): results must equal separate
 // supersteps — also when a later set reads, through the exchange, what an earlier set wrote on
-// another tile (the run must then be split), when a branch jumps into the middle of a run, and
-// when vertices fail.
+// another tile, or an earlier set reads what a later one overwrites (the run must then be
+// split), when a branch jumps into the middle of a run, and when vertices fail.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -82,6 +82,36 @@ TEST(TileByTile, LaterSetReadingAnEarlierSetsRemoteWriteSeesTheNewValue) {
     const auto got = f.read(e, "y", kTiles);
     for (unsigned t = 0; t < kTiles; ++t)
       ASSERT_EQ(got[t], x0[(t + 1) % kTiles] + 1.0f) << "tile " << t << ", threads " << threads;
+  }
+}
+
+TEST(TileByTile, EarlierSetReadingWhatALaterSetOverwritesSeesTheOldValue) {
+  // The reverse order: set 1 copies x[t+1] (read where it lies on tile t+1) into y[t], set 2
+  // adds 1 to x[t] in place. Tile by tile, tile 31 would read x[0] after tile 0 had updated it.
+  constexpr unsigned kTiles = 32;
+  for (unsigned threads : {1u, 3u}) {
+    Fixture f(kTiles);
+    Tensor x = f.spread(kTiles, 0, "x"), y = f.spread(kTiles, 0, "y"),
+           one = f.spread(kTiles, 0, "one");
+    ComputeSet shift = f.graph.addComputeSet("shift"), add = f.graph.addComputeSet("add");
+    for (unsigned t = 0; t < kTiles; ++t) {
+      auto c = f.graph.addVertex(shift, "CopyScalar", {{"in", x[(t + 1) % kTiles]}, {"out", y[t]}});
+      auto a = f.graph.addVertex(add, "AccumulateScalar", {{"in", one[t]}, {"acc", x[t]}});
+      f.graph.setTileMapping(c, t);
+      f.graph.setTileMapping(a, t);
+    }
+    Engine e(f.graph, Sequence{Execute(shift), Execute(add)},
+             {{"target.hostThreads", std::to_string(threads)}});
+    e.load(f.device);
+    const auto x0 = values(kTiles, 1.0f);
+    f.write(e, "x", x0);
+    f.write(e, "one", std::vector<float>(kTiles, 1.0f));
+    e.run();
+    const auto got = f.read(e, "y", kTiles), x1 = f.read(e, "x", kTiles);
+    for (unsigned t = 0; t < kTiles; ++t) {
+      ASSERT_EQ(got[t], x0[(t + 1) % kTiles]) << "tile " << t << ", threads " << threads;
+      ASSERT_EQ(x1[t], x0[t] + 1.0f) << "tile " << t << ", threads " << threads;
+    }
   }
 }
 

@@ -106,7 +106,11 @@ struct TileWork {
 struct ComputeSetPlan {
   unsigned computeSet = 0;
   std::string name;
+  /// The copies the exchange-in makes on the IPU: what costs, profiles and hazard checks see.
   CopyList exchangeIn;
+  /// The copies the host makes: exchangeIn less the inputs that vertices read in place (only
+  /// when exchangeInPerTile, whose condition makes that give the same bytes).
+  CopyList hostExchangeIn;
   std::vector<TileWork> tiles;
   CopyList exchangeOut;
   std::uint64_t numVertices = 0;
@@ -114,7 +118,7 @@ struct ComputeSetPlan {
   /// fetch its own inputs right before its compute (while they are hot in cache) with the same
   /// result as a separate exchange phase.
   bool exchangeInPerTile = false;
-  /// With exchangeInPerTile: per TileWork, its group in exchangeIn (or kNoGroup).
+  /// With exchangeInPerTile: per TileWork, its group in hostExchangeIn (or kNoGroup).
   std::vector<std::size_t> tileExchangeInGroup;
   static constexpr std::size_t kNoGroup = ~std::size_t(0);
 };

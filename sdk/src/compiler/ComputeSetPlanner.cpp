@@ -22,32 +22,42 @@ static_assert(offsetof(poplar::detail::Span<float>, size_) == sizeof(void *));
 static_assert(sizeof(poplar::detail::SpanList<float>) == 2 * sizeof(void *));
 constexpr std::uint64_t kSpanBytes = sizeof(poplar::detail::Span<float>);
 
-/// Lets each tile run its own exchange-in just before its vertices, when that is provably
-/// equivalent: no vertex writes directly to memory any exchange-in copy reads.
-void decideExchangeInPerTile(ComputeSetPlan &plan, const std::vector<TileSpan> &directWrites) {
-  if (plan.exchangeIn.empty())
-    return;
+/// Whether no vertex of the set writes directly to memory that an exchange-in copy reads. Then
+/// each tile may run its own exchange-in just before its vertices, and a vertex may even read an
+/// input where it lies: either gives the bytes a separate exchange phase would.
+bool exchangeReadsUnwritten(const CopyList &exchangeIn, const std::vector<TileSpan> &directWrites) {
   std::vector<TileSpan> reads;
-  reads.reserve(plan.exchangeIn.ops.size());
-  for (const auto &op : plan.exchangeIn.ops) {
+  reads.reserve(exchangeIn.ops.size());
+  for (const auto &op : exchangeIn.ops) {
     const auto [first, end] = op.sourceSpan();
     reads.push_back({op.src.tile, first, end});
   }
-  if (overlaps(reads, directWrites))
-    return;
-  plan.exchangeInPerTile = true;
+  return !overlaps(reads, directWrites);
+}
+
+/// Per TileWork of the plan, its group in the host's exchange-in (or kNoGroup).
+void assignTileExchangeInGroups(ComputeSetPlan &plan) {
+  const CopyList &in = plan.hostExchangeIn;
   plan.tileExchangeInGroup.assign(plan.tiles.size(), ComputeSetPlan::kNoGroup);
   std::size_t g = 0;
   for (std::size_t t = 0; t < plan.tiles.size(); ++t) {
     // Groups and tile work are both sorted by tile; a group's tile is its copies' destination.
-    while (g < plan.exchangeIn.numGroups() &&
-           plan.exchangeIn.ops[plan.exchangeIn.groupBegin[g]].dst.tile < plan.tiles[t].tile)
+    while (g < in.numGroups() && in.ops[in.groupBegin[g]].dst.tile < plan.tiles[t].tile)
       ++g;
-    if (g < plan.exchangeIn.numGroups() &&
-        plan.exchangeIn.ops[plan.exchangeIn.groupBegin[g]].dst.tile == plan.tiles[t].tile)
+    if (g < in.numGroups() && in.ops[in.groupBegin[g]].dst.tile == plan.tiles[t].tile)
       plan.tileExchangeInGroup[t] = g;
   }
 }
+
+/// An input field whose data is one contiguous piece on another tile: the exchange would copy
+/// it whole into the field's buffer, and the host may let the vertex read it in place instead.
+struct ReadInPlaceCandidate {
+  unsigned objectIndex = 0;
+  std::size_t pointer = 0; ///< Into the object's pointers; it points at the buffer until decided.
+  TileAddress source;
+  TileAddress buffer;
+  std::uint64_t bytes = 0;
+};
 
 std::string fieldOf(const core::GraphData &g, unsigned vertexId, const std::string &field) {
   return "field '" + field + "' of " + core::describeVertex(g, vertexId);
@@ -167,8 +177,9 @@ void planExchange(CompilerContext &ctx) {
   for (std::size_t p = 0; p < ctx.result.computeSets.size(); ++p) {
     auto &plan = ctx.result.computeSets[p];
     std::map<unsigned, std::uint64_t> used; // per tile, bytes of this compute set's buffers
-    CopyListBuilder in, out;
+    CopyListBuilder all, host, out;         // exchange-in as the IPU does it, as the host does it
     std::vector<TileSpan> directWrites;
+    std::vector<ReadInPlaceCandidate> candidates;
     for (const auto &b : ctx.bindings[p]) {
       auto &obj = ctx.result.vertexObjects[b.objectIndex];
       const unsigned tile = obj.at.tile;
@@ -191,17 +202,40 @@ void planExchange(CompilerContext &ctx) {
       const TileAddress buffer{tile, base[tile] + top};
       top += img.bytes;
       obj.pointers.push_back({b.slot, buffer, b.hasSize, n, false});
+      if (b.direction == FieldDirection::In && img.pieces.size() == 1 &&
+          img.pieces[0].at.offset % kTileAlign == 0) {
+        // As aligned as the buffer, so the vertex cannot tell the two apart.
+        candidates.push_back(
+            {b.objectIndex, obj.pointers.size() - 1, img.pieces[0].at, buffer, img.bytes});
+        all.add(img.pieces[0].at, buffer, img.bytes);
+        continue;
+      }
       for (const auto &piece : img.pieces) {
         const TileAddress local{tile, buffer.offset + piece.hostOffset};
-        if (b.direction != FieldDirection::Out)
-          in.add(piece.at, local, piece.bytes);
+        if (b.direction != FieldDirection::Out) {
+          all.add(piece.at, local, piece.bytes);
+          host.add(piece.at, local, piece.bytes);
+        }
         if (b.direction != FieldDirection::In)
           out.add(local, piece.at, piece.bytes);
       }
     }
-    plan.exchangeIn = in.build();
+    // The IPU copies every input into its buffer (exchangeIn, which the cost model and the
+    // hazard checks see). On the host, when no vertex of the set writes what the exchange reads,
+    // a whole-piece input is read where it lies: the same bytes, without the copy.
+    plan.exchangeIn = all.build();
     plan.exchangeOut = out.build();
-    decideExchangeInPerTile(plan, directWrites);
+    plan.exchangeInPerTile =
+        !plan.exchangeIn.empty() && exchangeReadsUnwritten(plan.exchangeIn, directWrites);
+    for (const auto &c : candidates) {
+      if (plan.exchangeInPerTile)
+        ctx.result.vertexObjects[c.objectIndex].pointers[c.pointer].target = c.source;
+      else
+        host.add(c.source, c.buffer, c.bytes);
+    }
+    plan.hostExchangeIn = host.build();
+    if (plan.exchangeInPerTile)
+      assignTileExchangeInGroups(plan);
     ctx.directWrites.push_back(std::move(directWrites));
     for (const auto &[tile, bytes] : used)
       if (bytes > area[tile]) {

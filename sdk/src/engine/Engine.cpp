@@ -141,8 +141,9 @@ struct Engine::Impl {
     const auto &rt = computeSets[index];
     if (cs.exchangeInPerTile) {
       if (const std::size_t g = cs.tileExchangeInGroup[t]; g != cs.kNoGroup)
-        for (std::size_t i = cs.exchangeIn.groupBegin[g]; i < cs.exchangeIn.groupBegin[g + 1]; ++i)
-          copy(cs.exchangeIn.ops[i]);
+        for (std::size_t i = cs.hostExchangeIn.groupBegin[g];
+             i < cs.hostExchangeIn.groupBegin[g + 1]; ++i)
+          copy(cs.hostExchangeIn.ops[i]);
     }
     const RuntimeCall *end = rt.calls.data() + rt.tileBegin[t + 1];
     for (const RuntimeCall *call = rt.calls.data() + rt.tileBegin[t]; call != end; ++call) {
@@ -180,7 +181,7 @@ struct Engine::Impl {
   void executeComputeSet(unsigned index) {
     const auto &cs = plan.computeSets[index];
     if (!cs.exchangeInPerTile)
-      runCopies(cs.exchangeIn);
+      runCopies(cs.hostExchangeIn);
     // The first failure on the lowest-numbered tile is reported, whatever the thread count.
     std::mutex failMutex;
     std::size_t failTile = ~std::size_t(0);
