@@ -330,4 +330,11 @@ void reportPlanInfo(std::ostream &out, const poplar::Graph &graph, const ConvPar
   out << params << plan;
 }
 
+void reportWeightUpdatePlanInfo(std::ostream &out, const poplar::Graph &graph,
+                                const ConvParams &params, const poplar::OptionFlags &options,
+                                PlanningCache *cache) {
+  const auto plan = planFor(graph, params, ConvPass::WEIGHT_GRADIENT, options, cache);
+  out << params << plan;
+}
+
 } // namespace poplin

@@ -203,6 +203,8 @@ Bench &convBench(std::size_t index) {
     poplin::reportPlanInfo(os, graph, p, {}, &cache);
     os << "input gradient ";
     poplin::reportPlanInfo(os, graph, bwd, {}, &cache);
+    os << "weight update ";
+    poplin::reportWeightUpdatePlanInfo(os, graph, p, {}, &cache);
     std::printf("%s", os.str().c_str());
   }
   poplar::program::Sequence fwdProg, bwdProg, wuProg;

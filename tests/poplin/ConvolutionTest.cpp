@@ -137,6 +137,16 @@ TEST(Forward, ReportPlanInfoDescribesTheSplit) {
   EXPECT_NE(os.str().find("memory per tile"), std::string::npos) << os.str();
 }
 
+TEST(Forward, ReportWeightUpdatePlanInfoDescribesTheWeightGradientPlan) {
+  ConvParams p = params2D({2, 8, 8, 1, 8, 8, 3, 1, 1, 1});
+  poplar::Device d = convDevice(8);
+  poplar::Graph graph(d.getTarget());
+  std::ostringstream os;
+  poplin::reportWeightUpdatePlanInfo(os, graph, p);
+  EXPECT_NE(os.str().find("convolution plan (weight gradient)"), std::string::npos) << os.str();
+  EXPECT_NE(os.str().find("partials summed over"), std::string::npos) << os.str();
+}
+
 TEST(Forward, FlopsCountOnlyRealProducts) {
   ConvParams p(FLOAT, 2, {5}, {3}, 3, 4, 1);
   EXPECT_EQ(poplin::getFwdFlops(p), 2u * 2 * 3 * 4 * 3 * 3);

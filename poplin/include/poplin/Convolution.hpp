@@ -117,4 +117,10 @@ std::uint64_t getWuFlops(const ConvParams &params);
 void reportPlanInfo(std::ostream &out, const poplar::Graph &graph, const ConvParams &params,
                     const poplar::OptionFlags &options = {}, PlanningCache *cache = nullptr);
 
+/// Prints the plan calculateWeightDeltas / convolutionWeightUpdate would use for the forward
+/// convolution `params`.
+void reportWeightUpdatePlanInfo(std::ostream &out, const poplar::Graph &graph,
+                                const ConvParams &params, const poplar::OptionFlags &options = {},
+                                PlanningCache *cache = nullptr);
+
 } // namespace poplin
