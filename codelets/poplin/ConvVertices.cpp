@@ -49,7 +49,7 @@ using conv::buildPanel;
 
 GemmFloatFn gGemm = nullptr;
 IndirectGemmFn gIndirectGemm = nullptr;
-DotGemmFn gDotGemm = nullptr;
+GemmRowsPackedFn gRowsGemm = nullptr;
 StencilFn gStencil = nullptr;
 StencilDotFn gStencilDot = nullptr;
 
@@ -98,6 +98,29 @@ void forEachChunk(const std::vector<conv::PlaneLine> &lines, std::size_t length,
     const std::size_t first = lines[l0].column;
     f(l0, l1, first, lines[l1 - 1].column + length - first);
     l0 = l1;
+  }
+}
+
+/// dst[j][i] = row(i)[j] for i < rows, j < cols (dst row stride ldd), in 8 × 8 blocks so both
+/// sides stay within a few cache lines. Out of line, so the compiler keeps the loop in
+/// registers (inlined into a vertex's compute it spilled every index).
+template <class Row>
+[[gnu::noinline]] void transpose(Row row, std::size_t rows, std::size_t cols, float *__restrict dst,
+                                 std::size_t ldd) {
+  constexpr std::size_t kBlock = 8;
+  std::size_t i0 = 0;
+  for (; i0 + kBlock <= rows; i0 += kBlock) {
+    decltype(row(0)) src[kBlock];
+    for (std::size_t i = 0; i < kBlock; ++i)
+      src[i] = row(i0 + i);
+    for (std::size_t j = 0; j < cols; ++j)
+      for (std::size_t i = 0; i < kBlock; ++i)
+        dst[j * ldd + i0 + i] = static_cast<float>(src[i][j]);
+  }
+  for (std::size_t i = i0; i < rows; ++i) {
+    const auto *src = row(i);
+    for (std::size_t j = 0; j < cols; ++j)
+      dst[j * ldd + i] = static_cast<float>(src[j]);
   }
 }
 
@@ -384,15 +407,38 @@ public:
       });
       return;
     }
-    // dW[oc][k] = Σ_q zPadded[oc][q] · row k [q] over the plane's columns, with zDeltas spread
-    // into plane columns and zeros between real outputs.
+    // dW[oc][k] = Σ_q zPadded[oc][q] · row k [q] over the plane's columns, zDeltas spread into
+    // plane columns with zeros between real outputs: one GEMM whose A rows are read in place
+    // and whose B is the other operand transposed into the kernel's packed panels. Which
+    // operand is transposed is chosen to transpose the least per multiply-add: zDeltas (then
+    // A is the plane rows and the small result comes out transposed) when the block has more
+    // kernel columns than output channels, else the plane rows. Both give every element the
+    // same chain over q, so the choice never changes a bit.
     const std::size_t columns = plane.columns(), length = plane.lineLength();
-    s.zRows.resize(outChans);
+    const bool transposeZ = kCols >= outChans;
     for (unsigned g = 0; g < groups; ++g) {
       plane.fill(in.data() + g * inGroupSize, inChans, s.plane, 0);
       plane.rows(s.plane.data(), inChans, s.rows);
       const In *z = zDeltas.data() + std::size_t(g) * outChans * n;
+      float *dW = out.data() + std::size_t(g) * outChans * kCols;
+      if (transposeZ) {
+        packTransposed(
+            outChans, columns,
+            [&](std::size_t oc0, std::size_t lanes, float *panel) {
+              for (const conv::PlaneLine &line : lines)
+                transpose([&](std::size_t i) { return z + (oc0 + i) * n + line.output; }, lanes,
+                          length, panel + line.column * kGemmColumnUnit, kGemmColumnUnit);
+            },
+            s.zPadded);
+        s.result.resize(kCols * outChans);
+        gRowsGemm(kCols, outChans, columns, s.rows.data(), s.zPadded.data(), s.result.data(),
+                  outChans, false);
+        transpose([&](std::size_t k) { return s.result.data() + k * outChans; }, kCols, outChans,
+                  dW, kCols);
+        continue;
+      }
       s.zPadded.assign(std::size_t(outChans) * columns, 0.0f);
+      s.zRows.resize(outChans);
       for (unsigned oc = 0; oc < outChans; ++oc) {
         float *row = s.zPadded.data() + oc * columns;
         s.zRows[oc] = row;
@@ -405,8 +451,28 @@ public:
               row[line.column + x] = static_cast<float>(from[x]);
         }
       }
-      gDotGemm(outChans, kCols, columns, s.zRows.data(), s.rows.data(),
-               out.data() + std::size_t(g) * outChans * kCols, kCols);
+      packTransposed(
+          kCols, columns,
+          [&](std::size_t k0, std::size_t lanes, float *panel) {
+            transpose([&](std::size_t i) { return s.rows[k0 + i]; }, lanes, columns, panel,
+                      kGemmColumnUnit);
+          },
+          s.col);
+      gRowsGemm(outChans, kCols, columns, s.zRows.data(), s.col.data(), dW, kCols, false);
+    }
+  }
+
+  /// Fills `packed` with the GEMM kernel's panels of B[q][j] for q < depth, j < width (zero
+  /// past width or where fill leaves it): fill(j0, count, panel) writes columns [j0, j0 +
+  /// count) into a panel of depth rows of kGemmColumnUnit floats.
+  template <class Fill>
+  static void packTransposed(std::size_t width, std::size_t depth, Fill &&fill,
+                             std::vector<float> &packed) {
+    const std::size_t panels = (width + kGemmColumnUnit - 1) / kGemmColumnUnit;
+    packed.assign(panels * depth * kGemmColumnUnit, 0.0f);
+    for (std::size_t p = 0; p < panels; ++p) {
+      const std::size_t j0 = p * kGemmColumnUnit;
+      fill(j0, std::min(kGemmColumnUnit, width - j0), packed.data() + p * depth * kGemmColumnUnit);
     }
   }
 
@@ -502,7 +568,7 @@ template <class In> void registerWeightGrad(const char *name) {
 void registerConvVertices() {
   gGemm = gemmFloatKernel();
   gIndirectGemm = indirectGemmKernel();
-  gDotGemm = dotGemmKernel();
+  gRowsGemm = gemmRowsPackedKernel();
   gStencil = stencilKernel();
   gStencilDot = stencilDotKernel();
   registerConvBlock<float, float>("poplin::ConvBlock<float,float>");

@@ -49,6 +49,10 @@ std::vector<GradCase> gradCases() {
       // padded plane rather than multiply the plane's padding columns.
       {"wideOnSmallField", conv2D(4, 8, 96, 1, 4, 4, 3, 1, 1)},
       {"wideStrided", conv2D(3, 4, 64, 1, 8, 7, 3, 2, 1)},
+      // Weight gradients over several 32-column GEMM panels, transposing the plane rows (fewer
+      // kernel columns than output channels) and the output gradient (more).
+      {"k1ManyChannels", conv2D(2, 40, 70, 1, 6, 5, 1, 1, 0)},
+      {"k3ManyOutputs", conv2D(2, 8, 40, 1, 6, 6, 3, 1, 1)},
   };
   ConvParams oneD(FLOAT, 2, {12}, {3}, 3, 2, 1);
   oneD.outputTransform.stride = {3};

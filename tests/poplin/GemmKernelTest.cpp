@@ -76,4 +76,53 @@ TEST(GemmKernel, AccumulatingStepsEqualOneCall) {
     }
 }
 
+class GemmRowsPacked : public ::testing::TestWithParam<std::tuple<int, int, int>> {};
+
+TEST_P(GemmRowsPacked, EqualsTheStridedKernelBitForBit) {
+  // Rows of A scattered through a buffer, B packed into 32-column panels (zero past n): every
+  // element must be the strided kernel's FMA chain exactly, with or without accumulation.
+  const auto [mi, ni, ki] = GetParam();
+  const std::size_t m = mi, n = ni, k = ki, ldc = n + 3;
+  const auto a = randomValues(m * (k + 5), 5), b = randomValues(k * n, 6);
+  std::vector<const float *> aRows(m);
+  for (std::size_t i = 0; i < m; ++i)
+    aRows[(i * 7) % m] = a.data() + i * (k + 5); // not in address order
+  std::vector<float> aDense(m * k);
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t p = 0; p < k; ++p)
+      aDense[i * k + p] = aRows[i][p];
+  const std::size_t panels = (n + kGemmColumnUnit - 1) / kGemmColumnUnit;
+  std::vector<float> packed(panels * k * kGemmColumnUnit, 0.0f);
+  for (std::size_t p = 0; p < k; ++p)
+    for (std::size_t j = 0; j < n; ++j)
+      packed[(j / kGemmColumnUnit) * k * kGemmColumnUnit + p * kGemmColumnUnit +
+             j % kGemmColumnUnit] = b[p * n + j];
+  std::vector<float> scratch(gemmScratchFloats(k));
+  for (bool accumulate : {false, true}) {
+    std::vector<float> c(m * ldc, 0.25f), want(m * ldc, 0.25f);
+    gemmRowsPackedKernel()(m, n, k, aRows.data(), packed.data(), c.data(), ldc, accumulate);
+    gemmFloatKernel()(m, n, k, aDense.data(), k, b.data(), n, want.data(), ldc, accumulate,
+                      scratch.data());
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t j = 0; j < ldc; ++j) {
+        if (j >= n) {
+          EXPECT_EQ(c[i * ldc + j], 0.25f) << "wrote outside the block at row " << i;
+          continue;
+        }
+        double exact = accumulate ? 0.25 : 0.0;
+        for (std::size_t p = 0; p < k; ++p)
+          exact += double(aRows[i][p]) * double(b[p * n + j]);
+        EXPECT_EQ(c[i * ldc + j], want[i * ldc + j])
+            << i << "," << j << " accumulate " << accumulate;
+        EXPECT_NEAR(c[i * ldc + j], exact, 1e-5 * (1.0 + double(k))) << i << "," << j;
+      }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, GemmRowsPacked,
+                         ::testing::Values(std::make_tuple(1, 1, 1), std::make_tuple(8, 32, 16),
+                                           std::make_tuple(9, 33, 7), std::make_tuple(17, 70, 40),
+                                           std::make_tuple(64, 64, 129),
+                                           std::make_tuple(5, 100, 3)));
+
 } // namespace

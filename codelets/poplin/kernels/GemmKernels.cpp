@@ -51,11 +51,26 @@ HWY_INLINE void PackFullPanel(std::size_t k, const float *HWY_RESTRICT b, std::s
   }
 }
 
+/// Rows of A lda floats apart.
+struct StridedRows {
+  const float *a;
+  std::size_t lda;
+  HWY_INLINE float at(std::size_t r, std::size_t p) const { return a[r * lda + p]; }
+  HWY_INLINE StridedRows from(std::size_t i) const { return {a + i * lda, lda}; }
+};
+
+/// Rows of A anywhere: row r is the k floats at rows[r] (a convolution's plane rows in place).
+struct PointerRows {
+  const float *const *rows;
+  HWY_INLINE float at(std::size_t r, std::size_t p) const { return rows[r][p]; }
+  HWY_INLINE PointerRows from(std::size_t i) const { return {rows + i}; }
+};
+
 // C[R×cols] = A[R×k] · panel, R ≤ kRowsPerTile rows.
-template <std::size_t R>
-HWY_INLINE void MicroTile(std::size_t k, const float *HWY_RESTRICT a, std::size_t lda,
-                          const float *HWY_RESTRICT panel, std::size_t ldp, float *HWY_RESTRICT c,
-                          std::size_t ldc, std::size_t cols, bool accumulate) {
+template <std::size_t R, class ARows>
+HWY_INLINE void MicroTile(std::size_t k, ARows a, const float *HWY_RESTRICT panel, std::size_t ldp,
+                          float *HWY_RESTRICT c, std::size_t ldc, std::size_t cols,
+                          bool accumulate) {
   const D d;
   const std::size_t lanes = hn::Lanes(d), nr = 2 * lanes;
   using V = hn::Vec<D>;
@@ -79,7 +94,7 @@ HWY_INLINE void MicroTile(std::size_t k, const float *HWY_RESTRICT a, std::size_
     const V b0 = hn::LoadU(d, panel + p * ldp);
     const V b1 = hn::LoadU(d, panel + p * ldp + lanes);
     for (std::size_t r = 0; r < R; ++r) {
-      const V av = hn::Set(d, a[r * lda + p]);
+      const V av = hn::Set(d, a.at(r, p));
       acc0[r] = hn::MulAdd(av, b0, acc0[r]);
       acc1[r] = hn::MulAdd(av, b1, acc1[r]);
     }
@@ -98,15 +113,28 @@ HWY_INLINE void MicroTile(std::size_t k, const float *HWY_RESTRICT a, std::size_
   }
 }
 
-template <std::size_t R>
-HWY_INLINE void EdgeRows(std::size_t rows, std::size_t k, const float *a, std::size_t lda,
-                         const float *panel, std::size_t ldp, float *c, std::size_t ldc,
-                         std::size_t cols, bool accumulate) {
+template <std::size_t R, class ARows>
+HWY_INLINE void EdgeRows(std::size_t rows, std::size_t k, ARows a, const float *panel,
+                         std::size_t ldp, float *c, std::size_t ldc, std::size_t cols,
+                         bool accumulate) {
   if constexpr (R > 0) {
     if (rows == R)
-      return MicroTile<R>(k, a, lda, panel, ldp, c, ldc, cols, accumulate);
-    EdgeRows<R - 1>(rows, k, a, lda, panel, ldp, c, ldc, cols, accumulate);
+      return MicroTile<R>(k, a, panel, ldp, c, ldc, cols, accumulate);
+    EdgeRows<R - 1>(rows, k, a, panel, ldp, c, ldc, cols, accumulate);
   }
+}
+
+/// Every row block of A against one panel of columns [j0, j0 + cols) of C.
+template <class ARows>
+HWY_INLINE void PanelColumn(std::size_t m, std::size_t k, ARows a, const float *panel,
+                            std::size_t ldp, float *c, std::size_t ldc, std::size_t j0,
+                            std::size_t cols, bool accumulate) {
+  std::size_t i = 0;
+  for (; i + kRowsPerTile <= m; i += kRowsPerTile)
+    MicroTile<kRowsPerTile>(k, a.from(i), panel, ldp, c + i * ldc + j0, ldc, cols, accumulate);
+  if (i < m)
+    EdgeRows<kRowsPerTile - 1>(m - i, k, a.from(i), panel, ldp, c + i * ldc + j0, ldc, cols,
+                               accumulate);
 }
 
 void GemmFloat(std::size_t m, std::size_t n, std::size_t k, const float *HWY_RESTRICT a,
@@ -137,13 +165,21 @@ void GemmFloat(std::size_t m, std::size_t n, std::size_t k, const float *HWY_RES
       panel = scratch;
       ldp = nr;
     }
-    std::size_t i = 0;
-    for (; i + kRowsPerTile <= m; i += kRowsPerTile)
-      MicroTile<kRowsPerTile>(k, a + i * lda, lda, panel, ldp, c + i * ldc + j0, ldc, cols,
-                              accumulate);
-    if (i < m)
-      EdgeRows<kRowsPerTile - 1>(m - i, k, a + i * lda, lda, panel, ldp, c + i * ldc + j0, ldc,
-                                 cols, accumulate);
+    PanelColumn(m, k, StridedRows{a, lda}, panel, ldp, c, ldc, j0, cols, accumulate);
+  }
+}
+
+void GemmRowsPacked(std::size_t m, std::size_t n, std::size_t k, const float *const *aRows,
+                    const float *HWY_RESTRICT bPacked, float *HWY_RESTRICT c, std::size_t ldc,
+                    bool accumulate) {
+  const D d;
+  const std::size_t nr = 2 * hn::Lanes(d);
+  for (std::size_t j0 = 0; j0 < n; j0 += nr) {
+    // Panel j0 / kGemmColumnUnit holds these columns; NR divides the unit.
+    const float *panel =
+        bPacked + (j0 / kGemmColumnUnit) * k * kGemmColumnUnit + j0 % kGemmColumnUnit;
+    PanelColumn(m, k, PointerRows{aRows}, panel, kGemmColumnUnit, c, ldc, j0, std::min(nr, n - j0),
+                accumulate);
   }
 }
 
@@ -154,6 +190,8 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace tessera::codelets::poplin {
 HWY_EXPORT(GemmFloat);
+HWY_EXPORT(GemmRowsPacked);
 GemmFloatFn gemmFloatKernel() { return TESSERA_DYNAMIC_POINTER(GemmFloat); }
+GemmRowsPackedFn gemmRowsPackedKernel() { return TESSERA_DYNAMIC_POINTER(GemmRowsPacked); }
 } // namespace tessera::codelets::poplin
 #endif

@@ -23,8 +23,17 @@ using GemmFloatFn = void (*)(std::size_t m, std::size_t n, std::size_t k, const 
                              std::size_t lda, const float *b, std::size_t ldb, float *c,
                              std::size_t ldc, bool accumulate, float *scratch);
 
-/// The best Highway variant for this CPU, resolved once.
+/// C[m×n] = A[m×k] · B, or C += A · B when `accumulate`, with the same per-element FMA chain as
+/// GemmFloatFn. Row i of A is the k floats at aRows[i] (rows anywhere: a convolution's plane
+/// rows read in place). B comes packed: columns [32j, 32j + 32) are panel j, k rows of
+/// kGemmColumnUnit floats at bPacked + j · k · kGemmColumnUnit, zero past column n.
+using GemmRowsPackedFn = void (*)(std::size_t m, std::size_t n, std::size_t k,
+                                  const float *const *aRows, const float *bPacked, float *c,
+                                  std::size_t ldc, bool accumulate);
+
+/// The best Highway variants for this CPU, resolved once.
 GemmFloatFn gemmFloatKernel();
+GemmRowsPackedFn gemmRowsPackedKernel();
 
 /// Scalar reference the tests compare the kernel with (same FMA order).
 inline void gemmFloatReference(std::size_t m, std::size_t n, std::size_t k, const float *a,
