@@ -3,7 +3,8 @@
 // Blocking: B is walked one panel of NR = 2 vectors of columns at a time (packed into k rows of
 // NR floats, zero-padded, unless only one micro-tile row uses it); each panel is swept by
 // an MR×NR accumulator tile held in registers (MR = 8 with 32 vector registers, 6 otherwise), one
-// broadcast of A and two FMAs per row and k step.
+// broadcast of A and two FMAs per row and k step. GemmRowsPacked is the same tile over rows of A
+// given by pointer and a B its caller packed (a convolution's weight gradient).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "poplin/kernels/GemmKernels.cpp"
 #include <hwy/foreach_target.h> // IWYU pragma: keep
