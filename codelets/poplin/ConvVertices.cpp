@@ -512,16 +512,13 @@ public:
       for (std::size_t c0 = 0; c0 < n; c0 += chunk) {
         const std::size_t c1 = std::min(n, c0 + chunk), cols = c1 - c0;
         build(g, c0, c1);
-        for (unsigned oc = 0; oc < outChans; ++oc)
-          for (std::size_t j = 0; j < cols; ++j)
-            s.weights[j * outChans + oc] = static_cast<float>(z[oc * n + c0 + j]);
+        transpose([&](std::size_t oc) { return z + oc * n + c0; }, outChans, cols, s.weights.data(),
+                  outChans);
         gGemm(kCols, outChans, cols, s.col.data(), cols, s.weights.data(), outChans, s.out.data(),
               outChans, c0 > 0, s.packed.data());
       }
-      float *dst = out.data() + std::size_t(g) * outChans * kCols;
-      for (unsigned oc = 0; oc < outChans; ++oc)
-        for (std::size_t k = 0; k < kCols; ++k)
-          dst[oc * kCols + k] = s.out[k * outChans + oc];
+      transpose([&](std::size_t k) { return s.out.data() + k * outChans; }, kCols, outChans,
+                out.data() + std::size_t(g) * outChans * kCols, kCols);
     }
   }
 
