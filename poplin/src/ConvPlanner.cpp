@@ -50,7 +50,8 @@ constexpr std::uint64_t kPanelColumns = 64, kGemmPanel = 32;
 /// Host cost model, measured on the development machine: fp32 GEMM, panel building, gathering
 /// a vertex's operands, per-vertex dispatch, partials reduction; units share this many threads.
 constexpr double kNsPerMac = 0.07, kPanelNsPerElement = 0.5, kGatherNsPerByte = 0.15,
-                 kVertexNs = 4000, kReduceNsPerElement = 0.6, kHostThreads = 2;
+                 kGatherNsPerPiece = 10, kVertexNs = 4000, kReduceNsPerElement = 0.6,
+                 kHostThreads = 2;
 
 std::size_t ceilDiv(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
@@ -175,6 +176,17 @@ ConvPlan plan(const poplar::Target &target, const ConvParams &params, ConvPass p
                                                   : outElems * (4 + outBytes);
             const std::uint64_t operandElems =
                 pass == ConvPass::FORWARD ? inElems + wElems : inElems + gB * oB * n;
+            // Each contiguous piece of an operand is one copy of the exchange. Activations are
+            // channel-major ([C][B][rows][…]), so a block keeps a channel's images and rows in
+            // one piece unless it splits the rows; a weight block is one piece per output
+            // channel unless it takes every input channel, and is spread over the tiles of the
+            // (batch, rows) units sharing it.
+            const std::uint64_t activationPieces = rB < base.rows ? bB : 1;
+            const std::uint64_t weightPieces = std::max<std::uint64_t>(
+                iB < base.inChans ? gB * oB : gB, p.batchBlocks * p.rowBlocks);
+            const std::uint64_t operandPieces = pass == ConvPass::FORWARD
+                                                    ? gB * iB * activationPieces + weightPieces
+                                                    : gB * (iB + oB) * activationPieces;
             const std::uint64_t transposeElems =
                 pass == ConvPass::FORWARD ? 0
                                           : gB * (oB * std::min<std::uint64_t>(n, panel) + oB * k);
@@ -205,7 +217,8 @@ ConvPlan plan(const poplar::Target &target, const ConvParams &params, ConvPass p
                                   kPanelNsPerElement * double(gB * k * n) +
                                   kPanelNsPerElement * double(gB * (oB * n + oB * k)) *
                                       (pass == ConvPass::FORWARD ? 0 : 1) +
-                                  kGatherNsPerByte * double(operandElems * inBytes) + kVertexNs;
+                                  kGatherNsPerByte * double(operandElems * inBytes) +
+                                  kGatherNsPerPiece * double(operandPieces) + kVertexNs;
             p.hostNanoseconds = std::uint64_t(
                 double(ceilDiv(units, std::size_t(kHostThreads))) * unitNs + reduceNs);
             const int tier = memoryTier(p), bestTier = haveBest ? memoryTier(best) : -1;
