@@ -2,6 +2,12 @@
 // (row-major), or c += a · b when Accumulate (one step of an inner dimension processed in
 // serial steps), computed in fp32 by the Highway GEMM kernel.
 //
+// An operand may arrive transposed (`aTransposed`: a holds the block as [k][m]; `bTransposed`:
+// b as [n][k]) when it is a transposed view of a tensor whose rows are contiguous (a
+// convolution's weights in the input gradient, its activations in the weight gradient): the
+// exchange then copies whole rows, and the vertex transposes its share into host scratch
+// (m·k or k·n copies against m·n·k multiply-adds) before the same kernel runs.
+//
 // Workers split the block into column ranges of kGemmColumnUnit columns (some workers may get
 // none), or into ranges of 8 rows when the block is only one column unit wide. Every element is one
 // fixed-order FMA chain, so the split never changes the result. HALF operands are widened to fp32
@@ -16,6 +22,7 @@
 #include <tessera/VertexType.hpp>
 
 #include "poplin/PoplinCodelets.hpp"
+#include "poplin/Transpose.hpp"
 #include "poplin/kernels/GemmKernels.hpp"
 
 namespace tessera::codelets::poplin {
@@ -64,6 +71,9 @@ public:
   unsigned m;
   unsigned n;
   unsigned k;
+  /// Nonzero: a holds [k][m] (b holds [n][k]), the transpose of the operand's block.
+  unsigned aTransposed;
+  unsigned bTransposed;
 
   void compute(unsigned workerId) {
     const WorkerRange w = workerRange(m, n, workerId, numWorkers());
@@ -75,19 +85,33 @@ public:
     const float *fa;
     const float *fb;
     std::size_t lda = k, ldb = n;
-    if constexpr (std::is_same_v<In, float>) {
+    if (aTransposed) {
+      s.a.resize(rows * k);
+      transpose([&](std::size_t p) { return a.data() + p * m + w.rowBegin; }, k, rows, s.a.data(),
+                k);
+      fa = s.a.data();
+    } else if constexpr (std::is_same_v<In, float>) {
       fa = a.data() + w.rowBegin * k;
-      fb = b.data() + w.colBegin;
     } else {
       // Inputs are widened to fp32 while being gathered (FLOAT partials).
       s.a.resize(rows * k);
       for (std::size_t i = 0; i < rows * k; ++i)
         s.a[i] = static_cast<float>(a[w.rowBegin * k + i]);
+      fa = s.a.data();
+    }
+    if (bTransposed) {
+      s.b.resize(k * cols);
+      transpose([&](std::size_t j) { return b.data() + (w.colBegin + j) * k; }, cols, k, s.b.data(),
+                cols);
+      fb = s.b.data();
+      ldb = cols;
+    } else if constexpr (std::is_same_v<In, float>) {
+      fb = b.data() + w.colBegin;
+    } else {
       s.b.resize(k * cols);
       for (std::size_t p = 0; p < k; ++p)
         for (std::size_t j = 0; j < cols; ++j)
           s.b[p * cols + j] = static_cast<float>(b[p * n + w.colBegin + j]);
-      fa = s.a.data();
       fb = s.b.data();
       ldb = cols;
     }
@@ -109,7 +133,10 @@ public:
     const std::uint64_t workers = 6;
     const std::uint64_t perWorker =
         (std::uint64_t(m) * n * k + workers - 1) / workers / 2 + std::uint64_t(k) * n / workers;
-    return 50 + perWorker * workers;
+    // Each worker transposes its rows of a (all of them) or its columns of b.
+    const std::uint64_t transposes = (aTransposed ? std::uint64_t(m) * k : 0) +
+                                     (bTransposed ? std::uint64_t(k) * n / workers : 0);
+    return 50 + (perWorker + transposes) * workers;
   }
 };
 
@@ -122,6 +149,8 @@ template <class In, class Out, bool Accumulate> void registerBlock(const char *n
       .field("m", &V::m)
       .field("n", &V::n)
       .field("k", &V::k)
+      .field("aTransposed", &V::aTransposed)
+      .field("bTransposed", &V::bTransposed)
       .add();
 }
 

@@ -6,6 +6,7 @@
 
 #include <poputil/VertexTemplates.hpp>
 
+#include "ConvAsMatMul.hpp"
 #include "ConvIndexing.hpp"
 
 namespace poplin::detail {
@@ -183,6 +184,8 @@ void assignPieces(std::vector<unsigned> &tile, const std::vector<std::size_t> &o
 poplar::Tensor createConvTensor(poplar::Graph &graph, const ConvPlan &p, const ConvParams &params,
                                 ConvOperand which, const poplar::Type &type,
                                 const std::string &name) {
+  if (p.matMul)
+    return createPointwiseTensor(graph, p, params, which, type, name);
   const Blocks bl{p};
   if (which == ConvOperand::Weights) {
     std::vector<std::size_t> shape = {p.groups, p.outChans, p.inChans};
@@ -261,6 +264,8 @@ void buildConvolution(poplar::Graph &graph, const ConvPlan &p, const ConvParams 
                       const poplar::Tensor &in, const poplar::Tensor &weights,
                       const poplar::Tensor &out, poplar::program::Sequence &prog,
                       const std::string &name) {
+  if (p.matMul)
+    return buildPointwiseConvolution(graph, p, params, in, weights, false, out, prog, name);
   const Blocks bl{p};
   const poplar::Tensor inG = groupMajor(in, p.groups), outG = groupMajor(out, p.groups);
   const bool partials = p.inChanBlocks > 1;
@@ -332,6 +337,9 @@ void buildWeightGradient(poplar::Graph &graph, const ConvPlan &p, const ConvPara
                          const poplar::Tensor &zDeltas, const poplar::Tensor &activations,
                          const poplar::Tensor &dW, std::optional<float> scale,
                          poplar::program::Sequence &prog, const std::string &name) {
+  if (p.matMul)
+    return buildPointwiseWeightGradient(graph, p, params, zDeltas, activations, dW, scale, prog,
+                                        name);
   const Blocks bl{p};
   const poplar::Tensor inG = groupMajor(activations, p.groups);
   const poplar::Tensor zG = groupMajor(zDeltas, p.groups);

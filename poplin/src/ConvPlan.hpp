@@ -10,9 +10,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
+#include <optional>
 #include <string>
 
 #include <poplin/ConvParams.hpp>
+#include <poplin/MatMulPlan.hpp>
 
 namespace poplin::detail {
 
@@ -30,6 +32,9 @@ struct ConvPlan {
   std::uint64_t computeCycles = 0, exchangeCycles = 0, reduceCycles = 0, totalCycles = 0;
   /// The host-time estimate the plan was chosen by (the IPU cycles above are reported).
   std::uint64_t hostNanoseconds = 0;
+  /// Set for a pointwise convolution (ConvAsMatMul.hpp): the pass is this matrix product, and
+  /// the block fields above are unused.
+  std::optional<MatMulPlan> matMul;
 
   std::size_t units() const {
     return groupBlocks * outChanBlocks * inChanBlocks * batchBlocks * rowBlocks;

@@ -18,12 +18,20 @@
 #include <sstream>
 #include <vector>
 
+#include "ConvAsMatMul.hpp"
 #include "ConvIndexing.hpp"
 #include "PlanningCacheImpl.hpp"
 
 namespace poplin::detail {
 
 std::ostream &operator<<(std::ostream &os, const ConvPlan &p) {
+  if (p.matMul)
+    return os << "convolution plan ("
+              << (p.pass == ConvPass::FORWARD ? "forward" : "weight gradient")
+              << "): pointwise, computed as the matrix product "
+              << (p.pass == ConvPass::FORWARD ? "W[OC][IC] x in[IC][B*field]"
+                                              : "dOut[OC][B*field] x in[B*field][IC]")
+              << " per group\n  " << *p.matMul;
   os << "convolution plan (" << (p.pass == ConvPass::FORWARD ? "forward" : "weight gradient")
      << "): groups " << p.groups << ", output channels " << p.outChans << ", input channels "
      << p.inChans << ", batch " << p.batch << ", output rows " << p.rows << "\n"
@@ -99,6 +107,20 @@ ConvPlan plan(const poplar::Target &target, const ConvParams &params, ConvPass p
   base.numTiles = target.getNumTiles();
   base.bytesBudget = static_cast<std::size_t>(double(target.getBytesPerTile()) *
                                               options.availableMemoryProportion);
+  if (isPointwise(params)) {
+    MatMulPlan mm = planPointwise(target, params, pass, options);
+    base.tilesUsed = mm.tilesUsed;
+    base.bytesPerTile = mm.bytesPerTile;
+    base.bytesBudget = mm.bytesBudget;
+    base.fitsBudget = mm.fitsBudget;
+    base.computeCycles = mm.computeCycles;
+    base.exchangeCycles = mm.exchangeCycles;
+    base.reduceCycles = mm.reduceCycles;
+    base.totalCycles = mm.totalCycles;
+    base.hostNanoseconds = mm.hostNanoseconds;
+    base.matMul = std::move(mm);
+    return base;
+  }
   const std::size_t dims = params.getNumFieldDims();
   std::size_t kernelElems = 1, outRest = 1, inRest = 1, planeRest = 1;
   for (unsigned d = 0; d < dims; ++d) {

@@ -12,6 +12,7 @@
 #include <poputil/TileMapping.hpp>
 #include <poputil/exceptions.hpp>
 
+#include "ConvAsMatMul.hpp"
 #include "ConvBuild.hpp"
 #include "ConvIndexing.hpp"
 #include "ConvOptions.hpp"
@@ -157,6 +158,15 @@ poplar::Tensor convolution(poplar::Graph &graph, const poplar::Tensor &in,
       w = w.reverse(d);
   }
   const std::string name = nameOf(debugContext, "conv");
+  if (plan.matMul) {
+    // Pointwise: transposed weights go in as they are stored (the product reads whole rows and
+    // transposes per unit); flipping one element changes nothing.
+    poplar::Tensor out = detail::createConvTensor(graph, plan, params, ConvOperand::Output,
+                                                  params.outputType, name + "/output");
+    detail::buildPointwiseConvolution(graph, plan, params, in, weights, transposeAndFlipWeights,
+                                      out, prog, name);
+    return out;
+  }
   if (transposeAndFlipWeights) {
     // One copy into the plan's layout beats every unit gathering a reversed, transposed view
     // element by element.

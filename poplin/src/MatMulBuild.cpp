@@ -93,7 +93,8 @@ poplar::Tensor createBlockedTensor(poplar::Graph &graph, const MatMulPlan &p, Op
 
 void buildMatMul(poplar::Graph &graph, const MatMulPlan &p, const poplar::Tensor &A,
                  const poplar::Tensor &B, const poplar::Tensor &out, std::optional<float> scale,
-                 poplar::program::Sequence &prog, const std::string &name) {
+                 poplar::program::Sequence &prog, const std::string &name, bool aTransposed,
+                 bool bTransposed) {
   // Without a K split each unit writes its output block itself: in one go, or (fp32 outputs)
   // accumulating step after step — no partials, no reduction compute set.
   const bool direct =
@@ -138,14 +139,18 @@ void buildMatMul(poplar::Graph &graph, const MatMulPlan &p, const poplar::Tensor
               const std::size_t group = gr.begin + gg;
               poplar::Tensor c =
                   direct ? out[group].slice({ir.begin, jr.begin}, {ir.end, jr.end}) : partial[gg];
+              const poplar::Tensor a = aTransposed ? A[group].slice({k0, ir.begin}, {k1, ir.end})
+                                                   : A[group].slice({ir.begin, k0}, {ir.end, k1});
+              const poplar::Tensor b = bTransposed ? B[group].slice({jr.begin, k0}, {jr.end, k1})
+                                                   : B[group].slice({k0, jr.begin}, {k1, jr.end});
               auto v =
                   graph.addVertex(steps[s], blockType(s > 0),
-                                  {{"a", A[group].slice({ir.begin, k0}, {ir.end, k1}).flatten()},
-                                   {"b", B[group].slice({k0, jr.begin}, {k1, jr.end}).flatten()},
-                                   {"c", c.flatten()}});
+                                  {{"a", a.flatten()}, {"b", b.flatten()}, {"c", c.flatten()}});
               graph.setInitialValue(v["m"], static_cast<unsigned>(ir.size()));
               graph.setInitialValue(v["n"], static_cast<unsigned>(jr.size()));
               graph.setInitialValue(v["k"], static_cast<unsigned>(k1 - k0));
+              graph.setInitialValue(v["aTransposed"], unsigned(aTransposed));
+              graph.setInitialValue(v["bTransposed"], unsigned(bTransposed));
               graph.setTileMapping(v, tile);
             }
           }

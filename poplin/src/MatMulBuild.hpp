@@ -20,8 +20,12 @@ poplar::Tensor createBlockedTensor(poplar::Graph &graph, const MatMulPlan &plan,
                                    const poplar::Type &type, const std::string &name);
 
 /// out[g] = A[g] · B[g] (or, with `scale`, out[g] += scale · A[g] · B[g]) for 3-D views.
+/// With `aTransposed`, A is given as its transpose [G][K][M] (with `bTransposed`, B as
+/// [G][N][K]): for operands stored that way with contiguous rows, so units receive whole rows
+/// and transpose them themselves instead of gathering element by element.
 void buildMatMul(poplar::Graph &graph, const MatMulPlan &plan, const poplar::Tensor &A,
                  const poplar::Tensor &B, const poplar::Tensor &out, std::optional<float> scale,
-                 poplar::program::Sequence &prog, const std::string &name);
+                 poplar::program::Sequence &prog, const std::string &name, bool aTransposed = false,
+                 bool bTransposed = false);
 
 } // namespace poplin::detail

@@ -1,0 +1,57 @@
+// Pointwise convolutions (every kernel dimension 1, stride 1, no padding or dilation) as
+// matrix products over the batch × field positions: out[g] (OC × P) = W[g] (OC × IC) ·
+// in[g] (IC × P). They then get matMul's planner (serial accumulating steps, no halo) instead
+// of the convolution blocks, whose tiny channel blocks cost 2-3× at ResNet's late stages.
+//
+// Activation tensors keep their logical shape [B][G·C][fields…]; underneath they are views of
+// a [G][C][P] matrix laid out for the product (P enumerates batch, then field positions).
+//   forward           out = W · in                 A = weights,     B = in
+//   input gradient    dIn = Wᵀ · dOut              A given transposed (the stored weights)
+//   weight gradient   dW  = dOut · inᵀ             B given transposed (the stored activations)
+// so no pass gathers an operand element by element.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <poplar/Graph.hpp>
+#include <poplar/Program.hpp>
+#include <poplar/Tensor.hpp>
+#include <poplin/ConvParams.hpp>
+#include <poplin/MatMulPlan.hpp>
+
+#include "ConvBuild.hpp"
+#include "ConvOptions.hpp"
+#include "ConvPlan.hpp"
+
+namespace poplin::detail {
+
+/// Whether `params` is a pointwise convolution: each output position reads exactly the input
+/// position with the same index, through a kernel of one element.
+bool isPointwise(const ConvParams &params);
+
+/// The matMul plan of a pointwise pass: forward (and input gradient) M = OC, K = IC, N = P;
+/// weight gradient M = OC, K = P, N = IC.
+MatMulPlan planPointwise(const poplar::Target &target, const ConvParams &params, ConvPass pass,
+                         const ConvOptions &options);
+
+/// createConvTensor for a pointwise plan (same logical shapes).
+poplar::Tensor createPointwiseTensor(poplar::Graph &graph, const ConvPlan &plan,
+                                     const ConvParams &params, ConvOperand which,
+                                     const poplar::Type &type, const std::string &name);
+
+/// out = conv(in, weights). With `weightsTransposed`, `weights` is [G][IC][OC][1…] (the
+/// convolution's transposeAndFlipWeights form: a flip of one element is the identity).
+void buildPointwiseConvolution(poplar::Graph &graph, const ConvPlan &plan, const ConvParams &params,
+                               const poplar::Tensor &in, const poplar::Tensor &weights,
+                               bool weightsTransposed, const poplar::Tensor &out,
+                               poplar::program::Sequence &prog, const std::string &name);
+
+/// buildWeightGradient for a pointwise plan.
+void buildPointwiseWeightGradient(poplar::Graph &graph, const ConvPlan &plan,
+                                  const ConvParams &params, const poplar::Tensor &zDeltas,
+                                  const poplar::Tensor &activations, const poplar::Tensor &dW,
+                                  std::optional<float> scale, poplar::program::Sequence &prog,
+                                  const std::string &name);
+
+} // namespace poplin::detail

@@ -1,0 +1,126 @@
+// Pointwise convolutions (1x1 kernels, stride 1, no padding), which poplin computes as matrix
+// products (poplin/src/ConvAsMatMul.hpp): all three passes against the naive double reference
+// for grouped, 1-D and 3-D fields, HALF, K-split products on many tiles and user layouts, and
+// bit-identical results for any host thread count.
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ConvTestSupport.hpp"
+
+using namespace poplin::testing;
+using poplar::FLOAT;
+using poplar::HALF;
+using poplin::ConvParams;
+
+namespace {
+
+ConvParams pointwise(std::size_t batch, std::vector<std::size_t> field, std::size_t ic,
+                     std::size_t oc, std::size_t groups = 1, poplar::Type type = FLOAT) {
+  std::vector<std::size_t> kernel(field.size(), 1);
+  return ConvParams(type, batch, std::move(field), std::move(kernel), ic / groups, oc / groups,
+                    groups);
+}
+
+std::string planOf(const ConvParams &p, bool weightUpdate) {
+  poplar::Device d = convDevice(8);
+  poplar::Graph graph(d.getTarget());
+  std::ostringstream os;
+  if (weightUpdate)
+    poplin::reportWeightUpdatePlanInfo(os, graph, p);
+  else
+    poplin::reportPlanInfo(os, graph, p);
+  return os.str();
+}
+
+/// Forward, input gradient and weight gradient of `p` against the reference.
+void checkAllPasses(const ConvParams &p, const ConvRun &run, double tol) {
+  auto in = randomValues(inputElements(p), 1), w = randomValues(weightElements(p), 2);
+  auto dOut = randomValues(outputElements(p), 3);
+  if (p.inputType == HALF) {
+    in = halfRounded(in);
+    w = halfRounded(w);
+    dOut = halfRounded(dOut);
+  }
+  const std::string what = describe(p);
+  expectClose(runForward(p, in, w, run), referenceForward(p, in, w), tol, "forward " + what);
+  expectClose(runInputGrad(p, dOut, w, run), referenceInputGrad(p, dOut, w), tol,
+              "input gradient " + what);
+  expectClose(runWeightGrad(p, dOut, in, WeightGradMode::DELTAS, {}, 1.0f, run),
+              referenceWeightGrad(p, dOut, in), tol, "weight gradient " + what);
+}
+
+TEST(Pointwise, PlansAreMatrixProductsOnlyForPointwiseConvolutions) {
+  EXPECT_NE(planOf(pointwise(2, {4, 4}, 8, 8), false).find("pointwise"), std::string::npos);
+  EXPECT_NE(planOf(pointwise(2, {4, 4}, 8, 8), true).find("pointwise"), std::string::npos);
+  ConvParams strided = pointwise(2, {4, 4}, 8, 8);
+  strided.outputTransform.stride = {2, 2};
+  EXPECT_EQ(planOf(strided, false).find("pointwise"), std::string::npos);
+  ConvParams padded = pointwise(2, {4, 4}, 8, 8);
+  padded.inputTransform.paddingLower = {1, 0};
+  EXPECT_EQ(planOf(padded, false).find("pointwise"), std::string::npos);
+  ConvParams k3(FLOAT, 2, {4, 4}, {3, 3}, 8, 8, 1);
+  EXPECT_EQ(planOf(k3, false).find("pointwise"), std::string::npos);
+}
+
+TEST(Pointwise, EveryPassMatchesReferenceOnFieldsOfEachRank) {
+  checkAllPasses(pointwise(3, {7}, 5, 6), {}, 1e-5);
+  checkAllPasses(pointwise(2, {5, 6}, 12, 20), {}, 1e-5);
+  checkAllPasses(pointwise(1, {3, 4, 5}, 4, 3), {}, 1e-5);
+}
+
+TEST(Pointwise, GroupedConvolutionsAreGroupedProducts) {
+  checkAllPasses(pointwise(2, {5, 4}, 12, 9, 3), {}, 1e-5);
+  ConvRun user;
+  user.create = false; // linearly mapped [B][C][F] tensors: the products gather them
+  user.tiles = 3;
+  checkAllPasses(pointwise(2, {5, 4}, 12, 9, 3), user, 1e-5);
+}
+
+TEST(Pointwise, HalfInputsWithHalfAndFloatOutputs) {
+  ConvParams p = pointwise(2, {6, 5}, 24, 40, 1, HALF);
+  checkAllPasses(p, {}, 3e-3);
+  // FLOAT results of HALF operands (forward only: the other passes would take FLOAT dOut).
+  p.outputType = FLOAT;
+  const auto in = halfRounded(randomValues(inputElements(p), 4));
+  const auto w = halfRounded(randomValues(weightElements(p), 5));
+  expectClose(runForward(p, in, w), referenceForward(p, in, w), 1e-5, "forward to FLOAT");
+}
+
+TEST(Pointwise, ProductsSplitOverManyTilesSumTheirPartials) {
+  // Enough positions that the weight gradient splits its inner dimension (batch × field)
+  // over tiles and steps, and enough channels that the other passes split theirs.
+  ConvRun run;
+  run.tiles = 64;
+  checkAllPasses(pointwise(8, {16, 16}, 96, 80), run, 1e-4);
+}
+
+TEST(Pointwise, WeightUpdateAddsScaledDeltas) {
+  const ConvParams p = pointwise(4, {6, 6}, 16, 24);
+  const auto dOut = randomValues(outputElements(p), 7), in = randomValues(inputElements(p), 8);
+  const auto w0 = randomValues(weightElements(p), 9);
+  const auto dW = referenceWeightGrad(p, dOut, in);
+  std::vector<double> want(dW.size());
+  for (std::size_t i = 0; i < dW.size(); ++i)
+    want[i] = w0[i] - 0.5 * dW[i];
+  for (auto mode : {WeightGradMode::UPDATE_FLOAT_SCALE, WeightGradMode::UPDATE_TENSOR_SCALE})
+    expectClose(runWeightGrad(p, dOut, in, mode, w0, -0.5f), want, 1e-5, "update");
+}
+
+TEST(Pointwise, BitIdenticalForOneAndTwoHostThreads) {
+  const ConvParams p = pointwise(8, {12, 12}, 48, 40);
+  const auto in = randomValues(inputElements(p), 10), w = randomValues(weightElements(p), 11);
+  const auto dOut = randomValues(outputElements(p), 12);
+  ConvRun one, two;
+  one.tiles = two.tiles = 32;
+  one.hostThreads = 1;
+  two.hostThreads = 2;
+  EXPECT_EQ(runForward(p, in, w, one), runForward(p, in, w, two));
+  EXPECT_EQ(runInputGrad(p, dOut, w, one), runInputGrad(p, dOut, w, two));
+  EXPECT_EQ(runWeightGrad(p, dOut, in, WeightGradMode::DELTAS, {}, 1.0f, one),
+            runWeightGrad(p, dOut, in, WeightGradMode::DELTAS, {}, 1.0f, two));
+}
+
+} // namespace
