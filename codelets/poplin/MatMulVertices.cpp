@@ -5,8 +5,9 @@
 // An operand may arrive transposed (`aTransposed`: a holds the block as [k][m]; `bTransposed`:
 // b as [n][k]) when it is a transposed view of a tensor whose rows are contiguous (a
 // convolution's weights in the input gradient, its activations in the weight gradient): the
-// exchange then copies whole rows, and the vertex transposes its share into host scratch
-// (m·k or k·n copies against m·n·k multiply-adds) before the same kernel runs.
+// exchange then copies whole rows. The kernel reads a transposed fp32 a in place (column-major
+// A); other transposed operands are transposed into host scratch (m·k or k·n copies against
+// m·n·k multiply-adds) before the usual kernel runs.
 //
 // Workers split the block into column ranges of kGemmColumnUnit columns (some workers may get
 // none), or into ranges of 8 rows when the block is only one column unit wide. Every element is one
@@ -29,7 +30,7 @@ namespace tessera::codelets::poplin {
 namespace {
 
 /// The kernel pointer is taken once, when the types register (never looked up per call).
-GemmFloatFn gGemmFloat = nullptr;
+GemmFloatFn gGemmFloat = nullptr, gGemmTransposedA = nullptr;
 
 constexpr std::size_t kRowUnit = 8;
 
@@ -85,11 +86,19 @@ public:
     const float *fa;
     const float *fb;
     std::size_t lda = k, ldb = n;
+    GemmFloatFn gemm = gGemmFloat;
     if (aTransposed) {
-      s.a.resize(rows * k);
-      transpose([&](std::size_t p) { return a.data() + p * m + w.rowBegin; }, k, rows, s.a.data(),
-                k);
-      fa = s.a.data();
+      if constexpr (std::is_same_v<In, float>) {
+        // Read in place: the kernel takes A column-major.
+        fa = a.data() + w.rowBegin;
+        lda = m;
+        gemm = gGemmTransposedA;
+      } else {
+        s.a.resize(rows * k);
+        transpose([&](std::size_t p) { return a.data() + p * m + w.rowBegin; }, k, rows, s.a.data(),
+                  k);
+        fa = s.a.data();
+      }
     } else if constexpr (std::is_same_v<In, float>) {
       fa = a.data() + w.rowBegin * k;
     } else {
@@ -116,11 +125,11 @@ public:
       ldb = cols;
     }
     if constexpr (std::is_same_v<Out, float>) {
-      gGemmFloat(rows, cols, k, fa, lda, fb, ldb, c.data() + w.rowBegin * n + w.colBegin, n,
-                 Accumulate, s.packed.data());
+      gemm(rows, cols, k, fa, lda, fb, ldb, c.data() + w.rowBegin * n + w.colBegin, n, Accumulate,
+           s.packed.data());
     } else {
       s.c.resize(rows * cols);
-      gGemmFloat(rows, cols, k, fa, lda, fb, ldb, s.c.data(), cols, false, s.packed.data());
+      gemm(rows, cols, k, fa, lda, fb, ldb, s.c.data(), cols, false, s.packed.data());
       for (std::size_t i = 0; i < rows; ++i)
         for (std::size_t j = 0; j < cols; ++j)
           c[(w.rowBegin + i) * n + w.colBegin + j] = static_cast<Out>(s.c[i * cols + j]);
@@ -158,6 +167,7 @@ template <class In, class Out, bool Accumulate> void registerBlock(const char *n
 
 void registerMatMulVertices() {
   gGemmFloat = gemmFloatKernel();
+  gGemmTransposedA = gemmTransposedAKernel();
   registerBlock<float, float, false>("poplin::MatMulBlock<float,float,false>");
   registerBlock<poplar::half, float, false>("poplin::MatMulBlock<half,float,false>");
   registerBlock<poplar::half, poplar::half, false>("poplin::MatMulBlock<half,half,false>");

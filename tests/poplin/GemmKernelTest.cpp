@@ -125,4 +125,43 @@ INSTANTIATE_TEST_SUITE_P(Shapes, GemmRowsPacked,
                                            std::make_tuple(64, 64, 129),
                                            std::make_tuple(5, 100, 3)));
 
+class GemmTransposedA : public ::testing::TestWithParam<std::tuple<int, int, int>> {};
+
+TEST_P(GemmTransposedA, EqualsTheStridedKernelBitForBit) {
+  // A stored [k][m] with a row stride past m: the same FMA chains as the row-major kernel.
+  const auto [mi, ni, ki] = GetParam();
+  const std::size_t m = mi, n = ni, k = ki, lda = m + 3, ldc = n + 2;
+  const auto aT = randomValues(k * lda, 7), b = randomValues(k * n, 8);
+  std::vector<float> aDense(m * k);
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t p = 0; p < k; ++p)
+      aDense[i * k + p] = aT[p * lda + i];
+  std::vector<float> scratch(gemmScratchFloats(k));
+  for (bool accumulate : {false, true}) {
+    std::vector<float> c(m * ldc, 0.5f), want(m * ldc, 0.5f);
+    gemmTransposedAKernel()(m, n, k, aT.data(), lda, b.data(), n, c.data(), ldc, accumulate,
+                            scratch.data());
+    gemmFloatKernel()(m, n, k, aDense.data(), k, b.data(), n, want.data(), ldc, accumulate,
+                      scratch.data());
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t j = 0; j < ldc; ++j) {
+        if (j >= n) {
+          EXPECT_EQ(c[i * ldc + j], 0.5f) << "wrote outside the block at row " << i;
+          continue;
+        }
+        double exact = accumulate ? 0.5 : 0.0;
+        for (std::size_t p = 0; p < k; ++p)
+          exact += double(aDense[i * k + p]) * double(b[p * n + j]);
+        EXPECT_EQ(c[i * ldc + j], want[i * ldc + j])
+            << i << "," << j << " accumulate " << accumulate;
+        EXPECT_NEAR(c[i * ldc + j], exact, 1e-5 * (1.0 + double(k))) << i << "," << j;
+      }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, GemmTransposedA,
+                         ::testing::Values(std::make_tuple(1, 1, 1), std::make_tuple(8, 32, 16),
+                                           std::make_tuple(9, 33, 7), std::make_tuple(40, 70, 17),
+                                           std::make_tuple(64, 64, 129)));
+
 } // namespace

@@ -60,6 +60,15 @@ struct StridedRows {
   HWY_INLINE StridedRows from(std::size_t i) const { return {a + i * lda, lda}; }
 };
 
+/// A stored transposed ([k][m], lda floats between its k rows): row r of A is column r there.
+/// The micro-tile's R values for one p are then adjacent.
+struct TransposedRows {
+  const float *a;
+  std::size_t lda;
+  HWY_INLINE float at(std::size_t r, std::size_t p) const { return a[p * lda + r]; }
+  HWY_INLINE TransposedRows from(std::size_t i) const { return {a + i, lda}; }
+};
+
 /// Rows of A anywhere: row r is the k floats at rows[r] (a convolution's plane rows in place).
 struct PointerRows {
   const float *const *rows;
@@ -138,9 +147,10 @@ HWY_INLINE void PanelColumn(std::size_t m, std::size_t k, ARows a, const float *
                                accumulate);
 }
 
-void GemmFloat(std::size_t m, std::size_t n, std::size_t k, const float *HWY_RESTRICT a,
-               std::size_t lda, const float *HWY_RESTRICT b, std::size_t ldb, float *HWY_RESTRICT c,
-               std::size_t ldc, bool accumulate, float *HWY_RESTRICT scratch) {
+template <class ARows>
+HWY_INLINE void GemmWith(std::size_t m, std::size_t n, std::size_t k, ARows a,
+                         const float *HWY_RESTRICT b, std::size_t ldb, float *HWY_RESTRICT c,
+                         std::size_t ldc, bool accumulate, float *HWY_RESTRICT scratch) {
   const D d;
   const std::size_t nr = 2 * hn::Lanes(d);
   if (k == 0) {
@@ -166,8 +176,21 @@ void GemmFloat(std::size_t m, std::size_t n, std::size_t k, const float *HWY_RES
       panel = scratch;
       ldp = nr;
     }
-    PanelColumn(m, k, StridedRows{a, lda}, panel, ldp, c, ldc, j0, cols, accumulate);
+    PanelColumn(m, k, a, panel, ldp, c, ldc, j0, cols, accumulate);
   }
+}
+
+void GemmFloat(std::size_t m, std::size_t n, std::size_t k, const float *HWY_RESTRICT a,
+               std::size_t lda, const float *HWY_RESTRICT b, std::size_t ldb, float *HWY_RESTRICT c,
+               std::size_t ldc, bool accumulate, float *HWY_RESTRICT scratch) {
+  GemmWith(m, n, k, StridedRows{a, lda}, b, ldb, c, ldc, accumulate, scratch);
+}
+
+void GemmTransposedA(std::size_t m, std::size_t n, std::size_t k, const float *HWY_RESTRICT a,
+                     std::size_t lda, const float *HWY_RESTRICT b, std::size_t ldb,
+                     float *HWY_RESTRICT c, std::size_t ldc, bool accumulate,
+                     float *HWY_RESTRICT scratch) {
+  GemmWith(m, n, k, TransposedRows{a, lda}, b, ldb, c, ldc, accumulate, scratch);
 }
 
 void GemmRowsPacked(std::size_t m, std::size_t n, std::size_t k, const float *const *aRows,
@@ -192,7 +215,9 @@ HWY_AFTER_NAMESPACE();
 namespace tessera::codelets::poplin {
 HWY_EXPORT(GemmFloat);
 HWY_EXPORT(GemmRowsPacked);
+HWY_EXPORT(GemmTransposedA);
 GemmFloatFn gemmFloatKernel() { return TESSERA_DYNAMIC_POINTER(GemmFloat); }
+GemmFloatFn gemmTransposedAKernel() { return TESSERA_DYNAMIC_POINTER(GemmTransposedA); }
 GemmRowsPackedFn gemmRowsPackedKernel() { return TESSERA_DYNAMIC_POINTER(GemmRowsPacked); }
 } // namespace tessera::codelets::poplin
 #endif

@@ -33,6 +33,8 @@ using GemmRowsPackedFn = void (*)(std::size_t m, std::size_t n, std::size_t k,
 
 /// The best Highway variants for this CPU, resolved once.
 GemmFloatFn gemmFloatKernel();
+/// GemmFloatFn with A given transposed: element (i, p) of A is a[p · lda + i] (A stored [k][m]).
+GemmFloatFn gemmTransposedAKernel();
 GemmRowsPackedFn gemmRowsPackedKernel();
 
 /// Scalar reference the tests compare the kernel with (same FMA order).
