@@ -1,4 +1,4 @@
-// Pointwise convolutions (every kernel dimension 1, no padding; strides that divide the field) as
+// Pointwise convolutions (every kernel dimension 1, stride 1, no padding or dilation) as
 // matrix products over the batch × field positions: out[g] (OC × P) = W[g] (OC × IC) ·
 // in[g] (IC × P). They then get matMul's planner (serial accumulating steps, no halo) instead
 // of the convolution blocks, whose tiny channel blocks cost 2-3× at ResNet's late stages.
@@ -8,9 +8,7 @@
 //   forward           out = W · in                 A = weights,     B = in
 //   input gradient    dIn = Wᵀ · dOut              A given transposed (the stored weights)
 //   weight gradient   dW  = dOut · inᵀ             B given transposed (the stored activations)
-// so no pass gathers an operand element by element. A strided 1x1 convolution multiplies over
-// the sampled input positions (its input is laid out phase by phase, phase 0 for the product),
-// and its input gradient writes phase 0 of its output and zeros the other phases.
+// so no pass gathers an operand element by element.
 #pragma once
 
 #include <optional>
@@ -28,10 +26,8 @@
 
 namespace poplin::detail {
 
-/// Whether `params` is a pointwise convolution: through a kernel of one element, each output
-/// position reads the input position with the same index, or (strided) its index times the
-/// stride, or (the input gradient of a strided one) its index over the stride when the stride
-/// divides it and nothing otherwise — with field sizes the stride divides.
+/// Whether `params` is a pointwise convolution: each output position reads exactly the input
+/// position with the same index, through a kernel of one element.
 bool isPointwise(const ConvParams &params);
 
 /// The matMul plan of a pointwise pass: forward (and input gradient) M = OC, K = IC, N = P;

@@ -12,11 +12,11 @@
 namespace poplin::detail {
 namespace {
 
-constexpr std::array<std::string_view, 10> kOptionNames = {
+constexpr std::array<std::string_view, 11> kOptionNames = {
     "availableMemoryProportion", "partialsType",           "pass",
     "use128BitConvUnitLoad",     "enableMultiStageReduce", "enableFastReduce",
     "planConstraints",           "remapOutputTensor",      "enableConvDithering",
-    "disableSRForAMPConvs"};
+    "disableSRForAMPConvs",      "pointwiseAsMatMul"};
 
 constexpr std::array<std::string_view, 9> kPassNames = {
     "NONE",          "INFERENCE_FWD",    "TRAINING_FWD",    "TRAINING_BWD",
@@ -26,7 +26,8 @@ constexpr std::array<std::string_view, 9> kPassNames = {
 } // namespace
 
 std::string ConvOptions::key() const {
-  return std::to_string(availableMemoryProportion) + "/" + partialsType.toString() + "/" + pass;
+  return std::to_string(availableMemoryProportion) + "/" + partialsType.toString() + "/" + pass +
+         "/" + pointwiseAsMatMul;
 }
 
 ConvOptions parseConvOptions(const poplar::OptionFlags &options) {
@@ -50,6 +51,12 @@ ConvOptions parseConvOptions(const poplar::OptionFlags &options) {
         throw poplar::invalid_option("convolution option pass: unknown pass '" + value + "'" +
                                      didYouMean(value, kPassNames));
       result.pass = value;
+    } else if (name == "pointwiseAsMatMul") {
+      if (value != "auto" && value != "true" && value != "false")
+        throw poplar::invalid_option(
+            "convolution option pointwiseAsMatMul must be 'auto', 'true' or 'false', not '" +
+            value + "'");
+      result.pointwiseAsMatMul = value;
     }
   }
   return result;

@@ -12,6 +12,9 @@ struct ConvOptions {
   double availableMemoryProportion = 0.6;
   poplar::Type partialsType = poplar::FLOAT;
   std::string pass = "NONE";
+  /// Tessera: "auto" (a pointwise convolution is a matrix product when the host-cost models
+  /// expect that to be faster), "true" (whenever it is pointwise) or "false" (never).
+  std::string pointwiseAsMatMul = "auto";
   /// A canonical rendering used in planning-cache keys.
   std::string key() const;
 };

@@ -95,8 +95,8 @@ std::string cacheKey(const ConvParams &params, ConvPass pass, const ConvOptions 
   return os.str();
 }
 
-ConvPlan plan(const poplar::Target &target, const ConvParams &params, ConvPass pass,
-              const ConvOptions &options) {
+ConvPlan planBlocks(const poplar::Target &target, const ConvParams &params, ConvPass pass,
+                    const ConvOptions &options) {
   ConvPlan base;
   base.pass = pass;
   base.groups = params.numConvGroups;
@@ -107,20 +107,6 @@ ConvPlan plan(const poplar::Target &target, const ConvParams &params, ConvPass p
   base.numTiles = target.getNumTiles();
   base.bytesBudget = static_cast<std::size_t>(double(target.getBytesPerTile()) *
                                               options.availableMemoryProportion);
-  if (isPointwise(params)) {
-    MatMulPlan mm = planPointwise(target, params, pass, options);
-    base.tilesUsed = mm.tilesUsed;
-    base.bytesPerTile = mm.bytesPerTile;
-    base.bytesBudget = mm.bytesBudget;
-    base.fitsBudget = mm.fitsBudget;
-    base.computeCycles = mm.computeCycles;
-    base.exchangeCycles = mm.exchangeCycles;
-    base.reduceCycles = mm.reduceCycles;
-    base.totalCycles = mm.totalCycles;
-    base.hostNanoseconds = mm.hostNanoseconds;
-    base.matMul = std::move(mm);
-    return base;
-  }
   const std::size_t dims = params.getNumFieldDims();
   std::size_t kernelElems = 1, outRest = 1, inRest = 1, planeRest = 1;
   for (unsigned d = 0; d < dims; ++d) {
@@ -257,6 +243,31 @@ ConvPlan plan(const poplar::Target &target, const ConvParams &params, ConvPass p
 }
 
 } // namespace
+
+/// The block plan, or for a pointwise convolution the matrix product when the host-cost models
+/// expect it to be faster (it wins once channels are wide enough to keep the GEMM kernel busy;
+/// with a handful of channels the blocks' fused im2col-free path does less work).
+ConvPlan plan(const poplar::Target &target, const ConvParams &params, ConvPass pass,
+              const ConvOptions &options) {
+  ConvPlan blocks = planBlocks(target, params, pass, options);
+  if (options.pointwiseAsMatMul == "false" || !isPointwise(params))
+    return blocks;
+  MatMulPlan mm = planPointwise(target, params, pass, options);
+  if (options.pointwiseAsMatMul == "auto" && mm.hostNanoseconds >= blocks.hostNanoseconds)
+    return blocks;
+  ConvPlan base = blocks;
+  base.tilesUsed = mm.tilesUsed;
+  base.bytesPerTile = mm.bytesPerTile;
+  base.bytesBudget = mm.bytesBudget;
+  base.fitsBudget = mm.fitsBudget;
+  base.computeCycles = mm.computeCycles;
+  base.exchangeCycles = mm.exchangeCycles;
+  base.reduceCycles = mm.reduceCycles;
+  base.totalCycles = mm.totalCycles;
+  base.hostNanoseconds = mm.hostNanoseconds;
+  base.matMul = std::move(mm);
+  return base;
+}
 
 ConvPlan planConvolution(const poplar::Target &target, const ConvParams &params, ConvPass pass,
                          const ConvOptions &options, PlanningCache *cache) {

@@ -14,8 +14,11 @@
 // FC_TRAINING_FWD, FC_TRAINING_BWD, FC_TRAINING_WU; PopLibs' tuning options
 // (`use128BitConvUnitLoad`, `enableMultiStageReduce`, `enableFastReduce`, `planConstraints`,
 // `remapOutputTensor`, `enableConvDithering`, `disableSRForAMPConvs`) are accepted without
-// effect. An unknown option or bad value throws poplar::invalid_option naming it and suggesting
-// the nearest valid name. Shape and type errors throw poputil::poplibs_error naming the operand.
+// effect. Tessera's `pointwiseAsMatMul`: "auto" (default: a 1x1, stride-1, unpadded convolution
+// is computed as a matMul over batch × field positions when the cost model expects that to be
+// faster, as it is once channels are wide), "true" (always) or "false" (never). An unknown option
+// or bad value throws poplar::invalid_option naming it and suggesting the nearest valid name. Shape
+// and type errors throw poputil::poplibs_error naming the operand.
 #pragma once
 
 #include <cstdint>
