@@ -10,6 +10,7 @@ void registerPoplinCodelets() {
     registerMatMulVertices();
     registerPartialsVertices();
     registerConvVertices();
+    registerStridedRowVertices();
   });
 }
 

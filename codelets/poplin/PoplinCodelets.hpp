@@ -7,8 +7,9 @@ namespace tessera::codelets::poplin {
 void registerPoplinCodelets();
 
 // One function per vertex family (each defined in its own file).
-void registerMatMulVertices();   // MatMulVertices.cpp
-void registerPartialsVertices(); // PartialsVertices.cpp
-void registerConvVertices();     // ConvVertices.cpp
+void registerMatMulVertices();     // MatMulVertices.cpp
+void registerPartialsVertices();   // PartialsVertices.cpp
+void registerConvVertices();       // ConvVertices.cpp
+void registerStridedRowVertices(); // StridedRowVertices.cpp
 
 } // namespace tessera::codelets::poplin

@@ -65,9 +65,15 @@ void checkAllPasses(const ConvParams &p, const ConvRun &given, double tol) {
 TEST(Pointwise, PlansAreMatrixProductsOnlyForPointwiseConvolutions) {
   EXPECT_NE(planOf(pointwise(2, {4, 4}, 8, 8), false).find("pointwise"), std::string::npos);
   EXPECT_NE(planOf(pointwise(2, {4, 4}, 8, 8), true).find("pointwise"), std::string::npos);
-  ConvParams strided = pointwise(2, {4, 4}, 8, 8);
-  strided.outputTransform.stride = {2, 2};
-  EXPECT_EQ(planOf(strided, false).find("pointwise"), std::string::npos);
+  // Strided: a product over the sampled positions when the stride divides the field.
+  ConvParams strided = pointwise(2, {4, 6}, 8, 8);
+  strided.outputTransform.stride = {2, 3};
+  EXPECT_NE(planOf(strided, false).find("pointwise"), std::string::npos);
+  EXPECT_NE(planOf(poplin::getGradientParams(strided), false).find("pointwise"),
+            std::string::npos);
+  ConvParams ragged = pointwise(2, {5, 4}, 8, 8);
+  ragged.outputTransform.stride = {2, 2};
+  EXPECT_EQ(planOf(ragged, false).find("pointwise"), std::string::npos);
   ConvParams padded = pointwise(2, {4, 4}, 8, 8);
   padded.inputTransform.paddingLower = {1, 0};
   EXPECT_EQ(planOf(padded, false).find("pointwise"), std::string::npos);
@@ -103,6 +109,26 @@ TEST(Pointwise, EveryPassMatchesReferenceOnFieldsOfEachRank) {
   checkAllPasses(pointwise(3, {7}, 5, 6), {}, 1e-5);
   checkAllPasses(pointwise(2, {5, 6}, 12, 20), {}, 1e-5);
   checkAllPasses(pointwise(1, {3, 4, 5}, 4, 3), {}, 1e-5);
+}
+
+TEST(Pointwise, StridedConvolutionsSampleTheirInput) {
+  // The input gradient writes every stride-th output and zeros between them.
+  ConvParams p = pointwise(2, {8, 6}, 6, 10);
+  p.outputTransform.stride = {2, 2};
+  checkAllPasses(p, {}, 1e-5);
+  ConvParams mixed = pointwise(1, {4, 6, 3}, 3, 5);
+  mixed.outputTransform.stride = {2, 1, 3};
+  checkAllPasses(mixed, {}, 1e-5);
+  ConvParams lastOnly = pointwise(2, {3, 8}, 4, 4);
+  lastOnly.outputTransform.stride = {1, 4};
+  checkAllPasses(lastOnly, {}, 1e-5);
+  ConvRun user;
+  user.create = false;
+  user.tiles = 3;
+  checkAllPasses(p, user, 1e-5);
+  ConvParams half = pointwise(2, {6, 6}, 8, 12, 1, HALF);
+  half.outputTransform.stride = {3, 2};
+  checkAllPasses(half, {}, 3e-3);
 }
 
 TEST(Pointwise, GroupedConvolutionsAreGroupedProducts) {
