@@ -65,16 +65,17 @@ INSTANTIATE_TEST_SUITE_P(Shapes, IndirectGemm,
                                            std::make_tuple(33, 64, 144),
                                            std::make_tuple(64, 70, 3)));
 
-class LineGemm : public ::testing::TestWithParam<std::tuple<int, int, int, int>> {};
+class LineGemm : public ::testing::TestWithParam<std::tuple<int, int, int, int, int>> {};
 
 TEST_P(LineGemm, MatchesAScalarFmaChainBitForBit) {
-  const auto [mi, linesI, lenI, ki] = GetParam();
-  const std::size_t m = mi, lines = linesI, len = lenI, k = ki, n = lines * len;
-  // Lines at uneven plane columns, as one outer phase's lines of a shared plane lie.
+  const auto [mi, linesI, lenI, ki, gapI] = GetParam();
+  const std::size_t m = mi, lines = linesI, len = lenI, k = ki, gap = gapI, n = lines * len;
+  // Lines at uneven plane columns, as one outer phase's lines of a shared plane lie, or back
+  // to back (gap 0), as a 1×1 kernel's are.
   std::vector<std::size_t> columns;
   for (std::size_t l = 0; l < lines; ++l)
-    columns.push_back(l * (len + 3) + l % 2);
-  const std::size_t spacing = 11, span = lines * (len + 3) + 2;
+    columns.push_back(l * (len + gap) + (gap > 0 ? l % 2 : 0));
+  const std::size_t spacing = 11, span = lines * (len + gap) + 2;
   // Readable for kIndirectColumnUnit floats past the last line's end, as the contract asks.
   const auto buffer = randomValues(k * spacing + span + kIndirectColumnUnit + 8, 30);
   const auto rows = shiftedRows(buffer, k, spacing);
@@ -107,15 +108,18 @@ TEST_P(LineGemm, MatchesAScalarFmaChainBitForBit) {
     EXPECT_EQ(scratch[x], 7.0f) << "wrote past the scratch at " << x;
 }
 
-// (m, lines, len, k): lines shorter and longer than a panel, lengths off the vector width,
-// one line, one column per line, and row counts off the register tile.
+// (m, lines, len, k, gap between lines): lines shorter and longer than a panel, lengths off the
+// vector width, one line, one column per line, row counts off the register tile, and lines
+// back to back in the plane.
 INSTANTIATE_TEST_SUITE_P(
     Shapes, LineGemm,
-    ::testing::Values(std::make_tuple(1, 1, 1, 1), std::make_tuple(8, 8, 4, 40),
-                      std::make_tuple(9, 3, 17, 5), std::make_tuple(17, 5, 40, 12),
-                      std::make_tuple(6, 1, 33, 7), std::make_tuple(33, 10, 7, 20),
-                      std::make_tuple(3, 40, 1, 9), std::make_tuple(16, 2, 16, 3),
-                      std::make_tuple(7, 9, 32, 2)));
+    ::testing::Values(std::make_tuple(1, 1, 1, 1, 3), std::make_tuple(8, 8, 4, 40, 3),
+                      std::make_tuple(9, 3, 17, 5, 3), std::make_tuple(17, 5, 40, 12, 3),
+                      std::make_tuple(6, 1, 33, 7, 3), std::make_tuple(33, 10, 7, 20, 3),
+                      std::make_tuple(3, 40, 1, 9, 3), std::make_tuple(16, 2, 16, 3, 3),
+                      std::make_tuple(7, 9, 32, 2, 3), std::make_tuple(8, 8, 4, 40, 0),
+                      std::make_tuple(9, 5, 7, 6, 0), std::make_tuple(3, 40, 1, 9, 0),
+                      std::make_tuple(10, 3, 20, 4, 0)));
 
 class InterleavePhases : public ::testing::TestWithParam<std::tuple<int, int, int>> {};
 

@@ -135,9 +135,9 @@ void IndirectGemm(std::size_t m, std::size_t n, std::size_t k, const float *HWY_
 
 /// C[i][l · len + x] = Σ_p A[i][aColumns[p]] · rows[p][columns[l] + x]: the output lines are
 /// packed back to back into each panel, so lines shorter than a panel waste no columns. A
-/// panel's pieces (one per line it touches) are listed once and copied for every row p, each
-/// in whole vectors: a piece's overrun is overwritten by the next piece, and the last by the
-/// next row (scratch has a vector of slack at the end).
+/// panel's pieces (one per run of lines adjacent in the plane) are listed once and copied for every
+/// row p, each in whole vectors: a piece's overrun is overwritten by the next piece, and the last
+/// by the next row (scratch has a vector of slack at the end).
 void LineGemm(std::size_t m, std::size_t lines, std::size_t len, const std::size_t *columns,
               std::size_t k, const float *HWY_RESTRICT a, std::size_t lda,
               const std::size_t *aColumns, const float *const *rows, float *HWY_RESTRICT c,
@@ -149,13 +149,19 @@ void LineGemm(std::size_t m, std::size_t lines, std::size_t len, const std::size
   };
   Piece pieces[2 * hn::MaxLanes(D()) + 1];
   for (std::size_t j0 = 0; j0 < n; j0 += nr) {
+    const std::size_t end = std::min(n, j0 + nr);
     std::size_t count = 0;
-    for (std::size_t j = j0; j < std::min(n, j0 + nr);) {
-      const std::size_t l = j / len, x = j % len, q = std::min(len - x, j0 + nr - j);
-      pieces[count++] = {columns[l] + x, j - j0, std::min(q, n - j)};
+    for (std::size_t j = j0; j < end;) {
+      const std::size_t l = j / len, x = j % len, q = std::min(len - x, end - j);
+      // A line that starts where the previous one ends in the plane (a 1×1 kernel's lines
+      // fill the plane) extends its piece: fewer, longer copies.
+      if (count > 0 && pieces[count - 1].from + pieces[count - 1].count == columns[l] + x)
+        pieces[count - 1].count += q;
+      else
+        pieces[count++] = {columns[l] + x, j - j0, q};
       j += q;
     }
-    const std::size_t filled = std::min(n, j0 + nr) - j0;
+    const std::size_t filled = end - j0;
     for (std::size_t p = 0; p < k; ++p) {
       const float *row = rows[p];
       float *dst = scratch + p * nr;
