@@ -35,6 +35,7 @@
 
 #include "poplin/ConvGeometry.hpp"
 #include "poplin/ConvPanel.hpp"
+#include "poplin/ConvPhasePlane.hpp"
 #include "poplin/ConvPhases.hpp"
 #include "poplin/ConvPlane.hpp"
 #include "poplin/PoplinCodelets.hpp"
@@ -51,6 +52,8 @@ using conv::buildPanel;
 GemmFloatFn gGemm = nullptr;
 IndirectGemmFn gIndirectGemm = nullptr;
 GemmRowsPackedFn gRowsGemm = nullptr;
+LineGemmFn gLineGemm = nullptr;
+InterleavePhasesFn gInterleavePhases = nullptr;
 StencilFn gStencil = nullptr;
 StencilDotFn gStencilDot = nullptr;
 
@@ -63,6 +66,10 @@ struct ConvScratch {
   std::vector<float> col, weights, out, packed, plane, zPadded, result, phaseWeights;
   std::vector<const float *> rows, zRows;
   std::vector<std::size_t> columns;
+  // One output phase of the innermost dimension each: im2col rows, weight columns, results.
+  std::vector<std::vector<const float *>> phaseRows;
+  std::vector<std::vector<std::size_t>> phaseColumns;
+  std::vector<float> phaseOut, line;
 };
 
 /// The plane column of every output line, in output order (line l's outputs start at l · len).
@@ -101,6 +108,9 @@ void forEachChunk(const std::vector<conv::PlaneLine> &lines, std::size_t length,
     l0 = l1;
   }
 }
+
+/// Compact output columns per phase computed before they are interleaved into the output.
+constexpr std::size_t kPhaseChunkColumns = 512;
 
 /// Plain members shared by both vertex kinds.
 struct ConvBlockShape {
@@ -178,6 +188,97 @@ public:
     }
   }
 
+  /// Input-dilated dimensions through one shared plane (ConvPhasePlane.hpp): per combination
+  /// of outer-dimension phases, each innermost phase multiplies its rows in place with its
+  /// weights picked by column, and the phases' results interleave into the output lines.
+  /// Returns false, having written nothing, when the plane cannot serve the block.
+  bool computeBySharedPlane(const BlockGeometry &geo, const conv::ConvPhases &split,
+                            std::size_t n) {
+    const conv::PhasePlane plane(geo, split, batch);
+    if (!plane.eligible())
+      return false;
+    ConvScratch &s = convScratch();
+    const std::size_t kRows = std::size_t(inChans) * geo.kernelElements();
+    const std::size_t inGroupSize = std::size_t(inChans) * batch * geo.inPositions();
+    const auto &period = split.period();
+    const auto &ph0 = split.phases(0), &ph1 = split.phases(1), &ph2 = split.phases(2);
+    const std::size_t p2 = period[2], o2 = geo.outSize[2], longest = ph2.front().count;
+    s.phaseRows.resize(ph2.size());
+    s.phaseColumns.resize(ph2.size());
+    s.packed.resize(lineGemmScratchFloats(kRows));
+    s.line.resize(o2);
+    std::vector<const float *> src(p2, nullptr);
+    std::vector<std::size_t> linePlaneColumns;
+    std::vector<std::size_t> lineOutputs;
+    for (unsigned g = 0; g < groups; ++g) {
+      const float *a = groupWeights(g, kRows, s);
+      Out *outGroup = out.data() + std::size_t(g) * outChans * n;
+      plane.fill(in.data() + g * inGroupSize, inChans, s.plane, kIndirectColumnUnit);
+      for (std::size_t i0 = 0; i0 < ph0.size(); ++i0)
+        for (std::size_t i1 = 0; i1 < ph1.size(); ++i1) {
+          const conv::DimPhase &q0 = ph0[i0], &q1 = ph1[i1];
+          // The output lines of this outer combination, in output order, and their plane columns.
+          linePlaneColumns.clear();
+          lineOutputs.clear();
+          for (unsigned b = 0; b < batch; ++b)
+            for (unsigned m0 = 0; m0 < q0.count; ++m0)
+              for (unsigned m1 = 0; m1 < q1.count; ++m1) {
+                linePlaneColumns.push_back(plane.lineColumn(b, m0, m1));
+                lineOutputs.push_back(
+                    ((std::size_t(b) * geo.outSize[0] + q0.first + period[0] * m0) *
+                         geo.outSize[1] +
+                     q1.first + period[1] * m1) *
+                    o2);
+              }
+          bool any = false;
+          for (std::size_t i2 = 0; i2 < ph2.size(); ++i2) {
+            s.phaseRows[i2].clear();
+            if (!q0.kernel.empty() && !q1.kernel.empty() && !ph2[i2].kernel.empty()) {
+              plane.rows(s.plane.data(), inChans, {i0, i1, i2}, s.phaseRows[i2],
+                         s.phaseColumns[i2]);
+              any = true;
+            }
+          }
+          if (!any) { // no kernel element meets these outputs
+            for (unsigned oc = 0; oc < outChans; ++oc)
+              for (std::size_t at : lineOutputs)
+                std::fill_n(outGroup + oc * n + at, o2, Out(0.0f));
+            continue;
+          }
+          // Chunks of lines whose results stay in cache until they are interleaved.
+          const std::size_t chunkLines = std::max<std::size_t>(1, kPhaseChunkColumns / longest);
+          for (std::size_t l0 = 0; l0 < linePlaneColumns.size(); l0 += chunkLines) {
+            const std::size_t l1 = std::min(linePlaneColumns.size(), l0 + chunkLines);
+            const std::size_t ld = ((l1 - l0) * longest + kIndirectColumnUnit - 1) /
+                                   kIndirectColumnUnit * kIndirectColumnUnit;
+            s.phaseOut.resize(ph2.size() * outChans * ld);
+            for (std::size_t i2 = 0; i2 < ph2.size(); ++i2)
+              if (!s.phaseRows[i2].empty())
+                gLineGemm(outChans, l1 - l0, ph2[i2].count, linePlaneColumns.data() + l0,
+                          s.phaseRows[i2].size(), a, kRows, s.phaseColumns[i2].data(),
+                          s.phaseRows[i2].data(), s.phaseOut.data() + i2 * outChans * ld, ld,
+                          s.packed.data());
+            for (unsigned oc = 0; oc < outChans; ++oc)
+              for (std::size_t l = l0; l < l1; ++l) {
+                for (std::size_t i2 = 0; i2 < ph2.size(); ++i2)
+                  src[i2] = s.phaseRows[i2].empty()
+                                ? nullptr
+                                : s.phaseOut.data() + (i2 * outChans + oc) * ld +
+                                      (l - l0) * ph2[i2].count;
+                Out *dst = outGroup + oc * n + lineOutputs[l];
+                if constexpr (std::is_same_v<Out, float>) {
+                  gInterleavePhases(p2, o2, src.data(), dst);
+                } else {
+                  gInterleavePhases(p2, o2, src.data(), s.line.data());
+                  store(s.line.data(), dst, o2);
+                }
+              }
+          }
+        }
+    }
+    return true;
+  }
+
   /// Input-dilated dimensions: each combination of output phases through its own plane, in
   /// compact order, then out to its outputs. Returns false, having written nothing, when some
   /// phase's geometry has no plane.
@@ -185,6 +286,9 @@ public:
     const conv::ConvPhases split(geo);
     if (!split.split())
       return false;
+    // Depthwise blocks keep their per-phase stencil, which computes real outputs only.
+    if (outChans > 1 && computeBySharedPlane(geo, split, n))
+      return true;
     // Every combination of one phase per dimension; those some kernel never meets are zeros.
     std::vector<std::array<const conv::DimPhase *, 3>> combos;
     for (const auto &p0 : split.phases(0))
@@ -544,6 +648,8 @@ void registerConvVertices() {
   gGemm = gemmFloatKernel();
   gIndirectGemm = indirectGemmKernel();
   gRowsGemm = gemmRowsPackedKernel();
+  gLineGemm = lineGemmKernel();
+  gInterleavePhases = interleavePhasesKernel();
   gStencil = stencilKernel();
   gStencilDot = stencilDotKernel();
   registerConvBlock<float, float>("poplin::ConvBlock<float,float>");

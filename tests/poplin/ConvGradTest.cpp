@@ -6,6 +6,8 @@
 #include <cmath>
 #include <sstream>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <popops/codelets.hpp>
@@ -163,6 +165,38 @@ TEST(Gradients, HalfPrecision) {
   expectClose(runWeightGrad(p, dOut, in, WeightGradMode::DELTAS), referenceWeightGrad(p, dOut, in),
               3e-3, "half dW");
 }
+
+/// A stride-2 input gradient through the codelets' shared plane (every output phase of a block
+/// from one padded copy of its input): kernels 1 and 3, FLOAT and HALF, odd field sizes so some
+/// blocks end on a partial phase, and the same bits for one and two host threads.
+class StridedInputGradient : public ::testing::TestWithParam<std::tuple<std::size_t, bool>> {};
+
+TEST_P(StridedInputGradient, MatchesReferenceForOneAndTwoHostThreads) {
+  const auto [k, half] = GetParam();
+  ConvParams p = conv2D(3, 6, 10, 1, 9, 7, k, 2, k / 2);
+  if (half)
+    p.inputType = p.outputType = HALF;
+  const auto round = [&](std::vector<float> v) { return half ? halfRounded(std::move(v)) : v; };
+  const auto dOut = round(randomValues(outputElements(p), 18));
+  const auto w = round(randomValues(weightElements(p), 19));
+  ConvRun one, two;
+  one.tiles = two.tiles = 6;
+  one.hostThreads = 1;
+  two.hostThreads = 2;
+  const auto got = runInputGrad(p, dOut, w, one);
+  expectClose(got, referenceInputGrad(p, dOut, w), half ? 3e-3 : 1e-5, describe(p));
+  EXPECT_EQ(got, runInputGrad(p, dOut, w, two)) << describe(p);
+}
+
+INSTANTIATE_TEST_SUITE_P(KernelsAndTypes, StridedInputGradient,
+                         ::testing::Combine(::testing::Values(std::size_t(1), std::size_t(3)),
+                                            ::testing::Bool()),
+                         [](const auto &info) {
+                           std::ostringstream name;
+                           name << 'k' << std::get<0>(info.param)
+                                << (std::get<1>(info.param) ? "Half" : "Float");
+                           return name.str();
+                         });
 
 /// Builds and runs one program on `tiles` tiles; `body` adds to the graph and program.
 template <class Body, class Check> void runGraph(unsigned tiles, Body &&body, Check &&check) {

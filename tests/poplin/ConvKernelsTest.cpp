@@ -65,41 +65,95 @@ INSTANTIATE_TEST_SUITE_P(Shapes, IndirectGemm,
                                            std::make_tuple(33, 64, 144),
                                            std::make_tuple(64, 70, 3)));
 
-class DotGemm : public ::testing::TestWithParam<std::tuple<int, int, int>> {};
+class LineGemm : public ::testing::TestWithParam<std::tuple<int, int, int, int, int>> {};
 
-TEST_P(DotGemm, MatchesDoublePrecisionDotProducts) {
-  const auto [mi, ni, ki] = GetParam();
-  const std::size_t m = mi, n = ni, k = ki, ldc = n + 3;
-  const auto aBuffer = randomValues(m * (k + 1) + 8, 7), bBuffer = randomValues(n * 13 + k + 8, 8);
-  std::vector<const float *> aRows(m);
-  for (std::size_t i = 0; i < m; ++i)
-    aRows[i] = aBuffer.data() + i * (k + 1);
-  const auto bRows = shiftedRows(bBuffer, n, 13);
-  std::vector<float> c(m * ldc, 9.0f), again(m * ldc, 9.0f);
-  dotGemmKernel()(m, n, k, aRows.data(), bRows.data(), c.data(), ldc);
-  dotGemmKernel()(m, n, k, aRows.data(), bRows.data(), again.data(), ldc);
-  for (std::size_t i = 0; i < m; ++i)
-    for (std::size_t j = 0; j < ldc; ++j) {
-      if (j >= n) {
-        EXPECT_EQ(c[i * ldc + j], 9.0f) << "wrote outside the block at row " << i;
-        continue;
+TEST_P(LineGemm, MatchesAScalarFmaChainBitForBit) {
+  const auto [mi, linesI, lenI, ki, gapI] = GetParam();
+  const std::size_t m = mi, lines = linesI, len = lenI, k = ki, gap = gapI, n = lines * len;
+  // Lines at uneven plane columns, as one outer phase's lines of a shared plane lie, or back
+  // to back (gap 0), as a 1×1 kernel's are.
+  std::vector<std::size_t> columns;
+  for (std::size_t l = 0; l < lines; ++l)
+    columns.push_back(l * (len + gap) + (gap > 0 ? l % 2 : 0));
+  const std::size_t spacing = 11, span = lines * (len + gap) + 2;
+  // Readable for kIndirectColumnUnit floats past the last line's end, as the contract asks.
+  const auto buffer = randomValues(k * spacing + span + kIndirectColumnUnit + 8, 30);
+  const auto rows = shiftedRows(buffer, k, spacing);
+  // The phase's weights are some of A's columns, out of order.
+  const std::size_t lda = 2 * k + 1;
+  std::vector<std::size_t> aColumns(k);
+  for (std::size_t p = 0; p < k; ++p)
+    aColumns[p] = 2 * (k - 1 - p) + p % 2;
+  const auto a = randomValues(m * lda, 31);
+  const std::size_t ld = (n + kIndirectColumnUnit - 1) / kIndirectColumnUnit * kIndirectColumnUnit;
+  const std::size_t ldc = ld + 4, guard = 16;
+  std::vector<float> c(m * ldc, 9.0f), scratch(lineGemmScratchFloats(k) + guard, 7.0f);
+  lineGemmKernel()(m, lines, len, columns.data(), k, a.data(), lda, aColumns.data(), rows.data(),
+                   c.data(), ldc, scratch.data());
+  for (std::size_t i = 0; i < m; ++i) {
+    for (std::size_t l = 0; l < lines; ++l)
+      for (std::size_t x = 0; x < len; ++x) {
+        float want = 0.0f;
+        for (std::size_t p = 0; p < k; ++p)
+          want = std::fma(a[i * lda + aColumns[p]], rows[p][columns[l] + x], want);
+        // Bit for bit: the x86-64 targets dispatched here (AVX2, AVX-512) fuse MulAdd.
+        ASSERT_EQ(c[i * ldc + l * len + x], want) << "row " << i << " line " << l << " x " << x;
       }
-      double exact = 0.0, magnitude = 0.0;
-      for (std::size_t p = 0; p < k; ++p) {
-        exact += double(aRows[i][p]) * double(bRows[j][p]);
-        magnitude += std::abs(double(aRows[i][p]) * double(bRows[j][p]));
-      }
-      EXPECT_NEAR(c[i * ldc + j], exact, 1e-6 * (1.0 + magnitude)) << i << "," << j;
-      EXPECT_EQ(c[i * ldc + j], again[i * ldc + j]) << "not repeatable at " << i << "," << j;
-    }
+    for (std::size_t j = n; j < ld; ++j)
+      EXPECT_TRUE(std::isfinite(c[i * ldc + j])) << "padding column " << j << " of row " << i;
+    for (std::size_t j = ld; j < ldc; ++j)
+      EXPECT_EQ(c[i * ldc + j], 9.0f) << "wrote past the padded columns at row " << i;
+  }
+  for (std::size_t x = lineGemmScratchFloats(k); x < scratch.size(); ++x)
+    EXPECT_EQ(scratch[x], 7.0f) << "wrote past the scratch at " << x;
 }
 
-INSTANTIATE_TEST_SUITE_P(Shapes, DotGemm,
-                         ::testing::Values(std::make_tuple(1, 1, 1), std::make_tuple(4, 6, 16),
-                                           std::make_tuple(3, 5, 17), std::make_tuple(8, 72, 900),
-                                           std::make_tuple(9, 13, 15),
-                                           std::make_tuple(16, 144, 1000),
-                                           std::make_tuple(5, 7, 0)));
+// (m, lines, len, k, gap between lines): lines shorter and longer than a panel, lengths off the
+// vector width, one line, one column per line, row counts off the register tile, and lines
+// back to back in the plane.
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, LineGemm,
+    ::testing::Values(std::make_tuple(1, 1, 1, 1, 3), std::make_tuple(8, 8, 4, 40, 3),
+                      std::make_tuple(9, 3, 17, 5, 3), std::make_tuple(17, 5, 40, 12, 3),
+                      std::make_tuple(6, 1, 33, 7, 3), std::make_tuple(33, 10, 7, 20, 3),
+                      std::make_tuple(3, 40, 1, 9, 3), std::make_tuple(16, 2, 16, 3, 3),
+                      std::make_tuple(7, 9, 32, 2, 3), std::make_tuple(8, 8, 4, 40, 0),
+                      std::make_tuple(9, 5, 7, 6, 0), std::make_tuple(3, 40, 1, 9, 0),
+                      std::make_tuple(10, 3, 20, 4, 0)));
+
+class InterleavePhases : public ::testing::TestWithParam<std::tuple<int, int, int>> {};
+
+TEST_P(InterleavePhases, PutsPhaseXModPAtOutputX) {
+  const auto [phasesI, lenI, nullPhase] = GetParam();
+  const std::size_t phases = phasesI, len = lenI;
+  // Each phase's compact line exactly as long as its share of the output.
+  std::vector<std::vector<float>> lines(phases);
+  std::vector<const float *> src(phases);
+  for (std::size_t phi = 0; phi < phases; ++phi) {
+    lines[phi] =
+        randomValues(phi < len ? (len - phi + phases - 1) / phases : 0, 40 + unsigned(phi));
+    src[phi] = int(phi) == nullPhase ? nullptr : lines[phi].data();
+  }
+  std::vector<float> dst(len + 5, 9.0f);
+  interleavePhasesKernel()(phases, len, src.data(), dst.data());
+  for (std::size_t x = 0; x < len; ++x) {
+    const std::size_t phi = x % phases;
+    ASSERT_EQ(dst[x], src[phi] ? lines[phi][x / phases] : 0.0f) << "output " << x;
+  }
+  for (std::size_t x = len; x < dst.size(); ++x)
+    EXPECT_EQ(dst[x], 9.0f) << "wrote past the line at " << x;
+}
+
+// (phases, len, phase given as null or -1): whole vectors, 128-bit steps and scalar tails.
+INSTANTIATE_TEST_SUITE_P(Shapes, InterleavePhases,
+                         ::testing::Values(std::make_tuple(1, 1, -1), std::make_tuple(1, 13, -1),
+                                           std::make_tuple(1, 7, 0), std::make_tuple(2, 1, -1),
+                                           std::make_tuple(2, 2, 1), std::make_tuple(2, 7, -1),
+                                           std::make_tuple(2, 8, 1), std::make_tuple(2, 31, 0),
+                                           std::make_tuple(2, 64, -1), std::make_tuple(2, 75, 1),
+                                           std::make_tuple(3, 1, -1), std::make_tuple(3, 2, 1),
+                                           std::make_tuple(3, 10, -1), std::make_tuple(3, 35, 2),
+                                           std::make_tuple(3, 64, 0)));
 
 class Stencil : public ::testing::TestWithParam<std::tuple<int, int, int>> {};
 

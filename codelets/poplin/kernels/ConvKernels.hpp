@@ -21,11 +21,26 @@ using IndirectGemmFn = void (*)(std::size_t m, std::size_t n, std::size_t k, con
                                 std::size_t lda, const float *const *bRows, std::size_t bOffset,
                                 float *c, std::size_t ldc, float *scratch);
 
-/// C[i][j] = Σ_p aRows[i][p] · bRows[j][p] for i < m, j < n, p < k (C row stride ldc): a product
-/// of two matrices that share their contiguous inner dimension. Each element is summed in
-/// SIMD lanes, then across them, in an order fixed by k alone.
-using DotGemmFn = void (*)(std::size_t m, std::size_t n, std::size_t k, const float *const *aRows,
-                           const float *const *bRows, float *c, std::size_t ldc);
+/// C[i][l · len + x] = Σ_p a[i · lda + aColumns[p]] · rows[p][columns[l] + x] for i < m,
+/// l < lines, x < len: one output phase of an input-dilated block, whose im2col rows are lines of
+/// a shared padded plane and whose weights are some of the block's columns (picked, not copied).
+/// The lines are packed back to back into panels of kIndirectColumnUnit columns, so short lines
+/// waste none. Each element is one fused multiply-add chain over p in increasing order from
+/// zero. Rows must stay readable for kIndirectColumnUnit floats past columns[l] + len; C rows
+/// have room for lines · len rounded up to kIndirectColumnUnit; `scratch` holds
+/// lineGemmScratchFloats(k) floats.
+using LineGemmFn = void (*)(std::size_t m, std::size_t lines, std::size_t len,
+                            const std::size_t *columns, std::size_t k, const float *a,
+                            std::size_t lda, const std::size_t *aColumns, const float *const *rows,
+                            float *c, std::size_t ldc, float *scratch);
+inline constexpr std::size_t lineGemmScratchFloats(std::size_t k) {
+  return (k + 1) * kIndirectColumnUnit;
+}
+
+/// dst[x] = src[x mod phases][x / phases] for x < len, a null source standing for zeros: the
+/// output line of an input-dilated dimension from its phases' compact lines. Exact copies.
+using InterleavePhasesFn = void (*)(std::size_t phases, std::size_t len, const float *const *src,
+                                    float *dst);
 
 /// A one-output-channel convolution (a depthwise channel) over rows read in place, one output
 /// line at a time: out[l · len + x] = Σ_p w[p] · rows[p][columns[l] + x] for l < lines, x < len.
@@ -45,7 +60,8 @@ using StencilDotFn = void (*)(std::size_t lines, std::size_t len, const std::siz
 
 /// The best Highway variants for this CPU, resolved once.
 IndirectGemmFn indirectGemmKernel();
-DotGemmFn dotGemmKernel();
+LineGemmFn lineGemmKernel();
+InterleavePhasesFn interleavePhasesKernel();
 StencilFn stencilKernel();
 StencilDotFn stencilDotKernel();
 
