@@ -9,6 +9,8 @@
 // A training step keeps its three passes' blocks on the same tiles (every plan spreads unit u
 // to tile u·tiles/units, and operands and results outlive their pass), so plans whose tile
 // share stays within a third of the budget are preferred to those that merely fit it.
+// A pointwise convolution (ConvAsMatMul.hpp) is also planned as a matMul, and becomes one when
+// that plan's host-time estimate is lower (option pointwiseAsMatMul overrides the choice).
 #include "ConvPlanner.hpp"
 
 #include <algorithm>

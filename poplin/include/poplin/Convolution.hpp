@@ -5,7 +5,9 @@
 // Every operation is planned (how to split batch, groups, channels and output field over tiles,
 // and whether partial sums are reduced across tiles) within `availableMemoryProportion` of each
 // tile's memory, minimising the cost model's cycles. Plans are cached in a PlanningCache and
-// printed by reportPlanInfo. Tensors from createInput / createWeights are laid out as the plan
+// printed by reportPlanInfo. 1x1 convolutions (unpadded; strides that divide the field) are
+// planned both ways and become matrix products over the batch × field positions when that is
+// cheaper, as for wide channels. Tensors from createInput / createWeights are laid out as the plan
 // wants them, so they need no rearrangement; any other layout works and is gathered.
 //
 // Options (poplar::OptionFlags): `availableMemoryProportion` in (0, 1] (default 0.6),
@@ -14,7 +16,7 @@
 // FC_TRAINING_FWD, FC_TRAINING_BWD, FC_TRAINING_WU; PopLibs' tuning options
 // (`use128BitConvUnitLoad`, `enableMultiStageReduce`, `enableFastReduce`, `planConstraints`,
 // `remapOutputTensor`, `enableConvDithering`, `disableSRForAMPConvs`) are accepted without
-// effect. Tessera's `pointwiseAsMatMul`: "auto" (default: a 1x1, stride-1, unpadded convolution
+// effect. Tessera's `pointwiseAsMatMul`: "auto" (default: such a 1x1 convolution
 // is computed as a matMul over batch × field positions when the cost model expects that to be
 // faster, as it is once channels are wide), "true" (always) or "false" (never). An unknown option
 // or bad value throws poplar::invalid_option naming it and suggesting the nearest valid name. Shape
