@@ -11,6 +11,7 @@ void registerPoplinCodelets() {
     registerPartialsVertices();
     registerConvVertices();
     registerStridedRowVertices();
+    registerWinogradVertices();
   });
 }
 

@@ -11,5 +11,6 @@ void registerMatMulVertices();     // MatMulVertices.cpp
 void registerPartialsVertices();   // PartialsVertices.cpp
 void registerConvVertices();       // ConvVertices.cpp
 void registerStridedRowVertices(); // StridedRowVertices.cpp
+void registerWinogradVertices();   // WinogradVertices.cpp
 
 } // namespace tessera::codelets::poplin

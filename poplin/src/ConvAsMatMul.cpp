@@ -120,21 +120,6 @@ void stridedRows(poplar::Graph &graph, const poplar::Tensor &full, const poplar:
   prog.add(poplar::program::Execute(cs, name));
 }
 
-/// A [B][C][field…] tensor in the memory order [C][B][field…], spread evenly over the tiles:
-/// the full side of a strided product, which only row vertices read or write.
-poplar::Tensor fullField(poplar::Graph &graph, const poplar::Type &type, std::size_t batch,
-                         std::size_t chans, const std::vector<std::size_t> &field,
-                         const std::string &name) {
-  std::vector<std::size_t> memShape = {chans, batch};
-  memShape.insert(memShape.end(), field.begin(), field.end());
-  poplar::Tensor var = graph.addVariable(type, memShape, name);
-  poputil::mapTensorLinearly(graph, var);
-  std::vector<unsigned> perm = {1, 0};
-  for (unsigned d = 2; d < var.rank(); ++d)
-    perm.push_back(d);
-  return var.dimShuffle(perm);
-}
-
 /// `compact` (a new tensor for the compact side), filled from the sampled positions of `t`
 /// (the full side).
 poplar::Tensor compactOf(poplar::Graph &graph, const poplar::Tensor &t,
@@ -149,19 +134,19 @@ poplar::Tensor compactOf(poplar::Graph &graph, const poplar::Tensor &t,
 /// [G][O][I][1…] ↔ [G][O][I].
 poplar::Tensor weightMatrix(const poplar::Tensor &w) { return w.flatten(2, w.rank()); }
 
+} // namespace
+
 /// A layer's three passes keep their operands and results on the same tiles from the first
 /// (every plan numbers its units from tile 0), so each product gets a third of the budget — the
 /// convolution planner's rule for its own blocks.
 constexpr double kPassesSharingTiles = 3;
 
-MatMulOptions matMulOptions(const ConvOptions &options) {
+MatMulOptions convMatMulOptions(const ConvOptions &options) {
   MatMulOptions m;
   m.availableMemoryProportion = options.availableMemoryProportion / kPassesSharingTiles;
   m.partialsType = options.partialsType;
   return m;
 }
-
-} // namespace
 
 bool isPointwise(const ConvParams &params) {
   return pointwiseForm(params).kind != PointwiseForm::NONE;
@@ -173,9 +158,9 @@ MatMulPlan planPointwise(const poplar::Target &target, const ConvParams &params,
                     I = params.inputChannelsPerConvGroup,
                     P = positions(params, pointwiseForm(params));
   return pass == ConvPass::FORWARD ? planMatMul(target, params.inputType, params.outputType, G, O,
-                                                P, I, matMulOptions(options), nullptr)
+                                                P, I, convMatMulOptions(options), nullptr)
                                    : planMatMul(target, params.inputType, params.outputType, G, O,
-                                                I, P, matMulOptions(options), nullptr);
+                                                I, P, convMatMulOptions(options), nullptr);
 }
 
 poplar::Tensor createPointwiseTensor(poplar::Graph &graph, const ConvPlan &plan,
@@ -198,10 +183,11 @@ poplar::Tensor createPointwiseTensor(poplar::Graph &graph, const ConvPlan &plan,
   const bool input = which == ConvOperand::Input;
   const bool full = input ? f.kind == PointwiseForm::SAMPLED : f.kind == PointwiseForm::DILATED;
   if (full)
-    return fullField(graph, type, params.batchSize,
-                     params.numConvGroups * (input ? params.inputChannelsPerConvGroup
-                                                   : params.outputChannelsPerConvGroup),
-                     input ? params.inputFieldShape : params.getOutputFieldShape(), name);
+    return createChannelMajorActivations(
+        graph, type, params.batchSize,
+        params.numConvGroups *
+            (input ? params.inputChannelsPerConvGroup : params.outputChannelsPerConvGroup),
+        input ? params.inputFieldShape : params.getOutputFieldShape(), name);
   return asActivations(
       createBlockedTensor(graph, mm, input ? Operand::RHS : Operand::Output, type, name),
       params.batchSize, f.compactField);
@@ -249,8 +235,9 @@ void buildPointwiseWeightGradient(poplar::Graph &graph, const ConvPlan &plan,
   const poplar::Tensor x =
       f.kind == PointwiseForm::SAMPLED
           ? compactOf(graph, activations,
-                      fullField(graph, activations.elementType(), params.batchSize,
-                                activations.dim(1), f.compactField, name + "/activations"),
+                      createChannelMajorActivations(graph, activations.elementType(),
+                                                    params.batchSize, activations.dim(1),
+                                                    f.compactField, name + "/activations"),
                       f.step, prog, name + "/activations")
           : activations;
   const poplar::Tensor z =
@@ -263,6 +250,20 @@ void buildPointwiseWeightGradient(poplar::Graph &graph, const ConvPlan &plan,
           : zDeltas;
   buildMatMul(graph, *plan.matMul, asMatrix(z, G), asMatrix(x, G), weightMatrix(dW), scale, prog,
               name + "/matMul", false, true);
+}
+
+poplar::Tensor createChannelMajorActivations(poplar::Graph &graph, const poplar::Type &type,
+                                             std::size_t batch, std::size_t chans,
+                                             const std::vector<std::size_t> &field,
+                                             const std::string &name) {
+  std::vector<std::size_t> memShape = {chans, batch};
+  memShape.insert(memShape.end(), field.begin(), field.end());
+  poplar::Tensor var = graph.addVariable(type, memShape, name);
+  poputil::mapTensorLinearly(graph, var);
+  std::vector<unsigned> perm = {1, 0};
+  for (unsigned d = 2; d < var.rank(); ++d)
+    perm.push_back(d);
+  return var.dimShuffle(perm);
 }
 
 } // namespace poplin::detail

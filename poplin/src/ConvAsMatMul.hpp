@@ -13,6 +13,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <poplar/Graph.hpp>
 #include <poplar/Program.hpp>
@@ -23,8 +24,13 @@
 #include "ConvBuild.hpp"
 #include "ConvOptions.hpp"
 #include "ConvPlan.hpp"
+#include "MatMulOptions.hpp"
 
 namespace poplin::detail {
+
+/// The matMul options of a convolution computed as a product: a third of the convolution's
+/// memory proportion (its three passes share tiles), its partials type.
+MatMulOptions convMatMulOptions(const ConvOptions &options);
 
 /// Whether `params` is a pointwise convolution: each output position reads exactly the input
 /// position with the same index, through a kernel of one element.
@@ -34,6 +40,14 @@ bool isPointwise(const ConvParams &params);
 /// weight gradient M = OC, K = P, N = IC.
 MatMulPlan planPointwise(const poplar::Target &target, const ConvParams &params, ConvPass pass,
                          const ConvOptions &options);
+
+/// A new [B][C][field…] tensor whose memory order is [C][B][field…], spread evenly over the
+/// tiles: for activations that only row-wise or plane-wise vertices read or write (a strided
+/// product's full side, a Winograd convolution's input and output).
+poplar::Tensor createChannelMajorActivations(poplar::Graph &graph, const poplar::Type &type,
+                                             std::size_t batch, std::size_t chans,
+                                             const std::vector<std::size_t> &field,
+                                             const std::string &name);
 
 /// createConvTensor for a pointwise plan (same logical shapes).
 poplar::Tensor createPointwiseTensor(poplar::Graph &graph, const ConvPlan &plan,

@@ -8,6 +8,7 @@
 
 #include "ConvAsMatMul.hpp"
 #include "ConvIndexing.hpp"
+#include "ConvWinograd.hpp"
 
 namespace poplin::detail {
 namespace {
@@ -186,6 +187,8 @@ poplar::Tensor createConvTensor(poplar::Graph &graph, const ConvPlan &p, const C
                                 const std::string &name) {
   if (p.matMul)
     return createPointwiseTensor(graph, p, params, which, type, name);
+  if (p.winograd)
+    return createWinogradTensor(graph, p, params, which, type, name);
   const Blocks bl{p};
   if (which == ConvOperand::Weights) {
     std::vector<std::size_t> shape = {p.groups, p.outChans, p.inChans};
@@ -266,6 +269,8 @@ void buildConvolution(poplar::Graph &graph, const ConvPlan &p, const ConvParams 
                       const std::string &name) {
   if (p.matMul)
     return buildPointwiseConvolution(graph, p, params, in, weights, false, out, prog, name);
+  if (p.winograd)
+    return buildWinogradConvolution(graph, p, params, in, weights, false, out, prog, name);
   const Blocks bl{p};
   const poplar::Tensor inG = groupMajor(in, p.groups), outG = groupMajor(out, p.groups);
   const bool partials = p.inChanBlocks > 1;
@@ -340,6 +345,9 @@ void buildWeightGradient(poplar::Graph &graph, const ConvPlan &p, const ConvPara
   if (p.matMul)
     return buildPointwiseWeightGradient(graph, p, params, zDeltas, activations, dW, scale, prog,
                                         name);
+  if (p.winograd)
+    return buildWinogradWeightGradient(graph, p, params, zDeltas, activations, dW, scale, prog,
+                                       name);
   const Blocks bl{p};
   const poplar::Tensor inG = groupMajor(activations, p.groups);
   const poplar::Tensor zG = groupMajor(zDeltas, p.groups);

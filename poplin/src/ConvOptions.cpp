@@ -12,11 +12,11 @@
 namespace poplin::detail {
 namespace {
 
-constexpr std::array<std::string_view, 11> kOptionNames = {
+constexpr std::array<std::string_view, 12> kOptionNames = {
     "availableMemoryProportion", "partialsType",           "pass",
     "use128BitConvUnitLoad",     "enableMultiStageReduce", "enableFastReduce",
     "planConstraints",           "remapOutputTensor",      "enableConvDithering",
-    "disableSRForAMPConvs",      "pointwiseAsMatMul"};
+    "disableSRForAMPConvs",      "pointwiseAsMatMul",      "useWinograd"};
 
 constexpr std::array<std::string_view, 9> kPassNames = {
     "NONE",          "INFERENCE_FWD",    "TRAINING_FWD",    "TRAINING_BWD",
@@ -27,7 +27,7 @@ constexpr std::array<std::string_view, 9> kPassNames = {
 
 std::string ConvOptions::key() const {
   return std::to_string(availableMemoryProportion) + "/" + partialsType.toString() + "/" + pass +
-         "/" + pointwiseAsMatMul;
+         "/" + pointwiseAsMatMul + "/" + useWinograd;
 }
 
 ConvOptions parseConvOptions(const poplar::OptionFlags &options) {
@@ -57,6 +57,12 @@ ConvOptions parseConvOptions(const poplar::OptionFlags &options) {
             "convolution option pointwiseAsMatMul must be 'auto', 'true' or 'false', not '" +
             value + "'");
       result.pointwiseAsMatMul = value;
+    } else if (name == "useWinograd") {
+      if (value != "auto" && value != "true" && value != "false")
+        throw poplar::invalid_option(
+            "convolution option useWinograd must be 'auto', 'true' or 'false', not '" + value +
+            "'");
+      result.useWinograd = value;
     }
   }
   return result;

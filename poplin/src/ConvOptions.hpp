@@ -15,6 +15,9 @@ struct ConvOptions {
   /// Tessera: "auto" (a pointwise convolution is a matrix product when the host-cost models
   /// expect that to be faster), "true" (whenever it is pointwise) or "false" (never).
   std::string pointwiseAsMatMul = "auto";
+  /// "auto" (a 3x3 stride-1 convolution uses Winograd's F(2x2, 3x3) when the host-cost models
+  /// expect that to be faster), "true" (whenever it applies) or "false" (never).
+  std::string useWinograd = "auto";
   /// A canonical rendering used in planning-cache keys.
   std::string key() const;
 };

@@ -35,6 +35,9 @@ struct ConvPlan {
   /// Set for a pointwise convolution (ConvAsMatMul.hpp): the pass is this matrix product, and
   /// the block fields above are unused.
   std::optional<MatMulPlan> matMul;
+  /// Set for a Winograd convolution (ConvWinograd.hpp): the pass's 16·G matrix products; the
+  /// block fields above are unused.
+  std::optional<MatMulPlan> winograd;
 
   std::size_t units() const {
     return groupBlocks * outChanBlocks * inChanBlocks * batchBlocks * rowBlocks;

@@ -10,7 +10,8 @@
 // to tile u·tiles/units, and operands and results outlive their pass), so plans whose tile
 // share stays within a third of the budget are preferred to those that merely fit it.
 // A pointwise convolution (ConvAsMatMul.hpp) is also planned as a matMul, and becomes one when
-// that plan's host-time estimate is lower (option pointwiseAsMatMul overrides the choice).
+// that plan's host-time estimate is lower (option pointwiseAsMatMul overrides the choice), and
+// a 3x3 stride-1 one likewise as Winograd's products (ConvWinograd.hpp; option useWinograd).
 #include "ConvPlanner.hpp"
 
 #include <algorithm>
@@ -22,6 +23,7 @@
 
 #include "ConvAsMatMul.hpp"
 #include "ConvIndexing.hpp"
+#include "ConvWinograd.hpp"
 #include "PlanningCacheImpl.hpp"
 
 namespace poplin::detail {
@@ -34,6 +36,14 @@ std::ostream &operator<<(std::ostream &os, const ConvPlan &p) {
               << (p.pass == ConvPass::FORWARD ? "W[OC][IC] x in[IC][B*field]"
                                               : "dOut[OC][B*field] x in[B*field][IC]")
               << " per group\n  " << *p.matMul;
+  if (p.winograd)
+    return os << "convolution plan ("
+              << (p.pass == ConvPass::FORWARD ? "forward" : "weight gradient")
+              << "): winograd F(2x2,3x3), 16 products per group "
+              << (p.pass == ConvPass::FORWARD ? "U[OC][IC] x V[IC][B*tiles]"
+                                              : "dM[OC][B*tiles] x V[B*tiles][IC]")
+              << "\n  " << *p.winograd
+              << "  estimated host time with transforms: " << p.hostNanoseconds << " ns\n";
   os << "convolution plan (" << (p.pass == ConvPass::FORWARD ? "forward" : "weight gradient")
      << "): groups " << p.groups << ", output channels " << p.outChans << ", input channels "
      << p.inChans << ", batch " << p.batch << ", output rows " << p.rows << "\n"
@@ -246,17 +256,9 @@ ConvPlan planBlocks(const poplar::Target &target, const ConvParams &params, Conv
 
 } // namespace
 
-/// The block plan, or for a pointwise convolution the matrix product when the host-cost models
-/// expect it to be faster (it wins once channels are wide enough to keep the GEMM kernel busy;
-/// with a handful of channels the blocks' fused im2col-free path does less work).
-ConvPlan plan(const poplar::Target &target, const ConvParams &params, ConvPass pass,
-              const ConvOptions &options) {
-  ConvPlan blocks = planBlocks(target, params, pass, options);
-  if (options.pointwiseAsMatMul == "false" || !isPointwise(params))
-    return blocks;
-  MatMulPlan mm = planPointwise(target, params, pass, options);
-  if (options.pointwiseAsMatMul == "auto" && mm.hostNanoseconds >= blocks.hostNanoseconds)
-    return blocks;
+/// `blocks` re-described as the product `mm` (whose estimates it then reports), with
+/// `hostNanoseconds` for the whole pass.
+ConvPlan asProduct(const ConvPlan &blocks, const MatMulPlan &mm, std::uint64_t hostNanoseconds) {
   ConvPlan base = blocks;
   base.tilesUsed = mm.tilesUsed;
   base.bytesPerTile = mm.bytesPerTile;
@@ -266,9 +268,42 @@ ConvPlan plan(const poplar::Target &target, const ConvParams &params, ConvPass p
   base.exchangeCycles = mm.exchangeCycles;
   base.reduceCycles = mm.reduceCycles;
   base.totalCycles = mm.totalCycles;
-  base.hostNanoseconds = mm.hostNanoseconds;
-  base.matMul = std::move(mm);
+  base.hostNanoseconds = hostNanoseconds;
   return base;
+}
+
+/// Whether an optional method with option value `choice` ("auto", "true", "false") is taken
+/// at estimated cost `ns` against the blocks.
+bool takes(const std::string &choice, const MatMulPlan &mm, std::uint64_t ns,
+           const ConvPlan &blocks) {
+  return choice == "true" || (mm.fitsBudget && ns < blocks.hostNanoseconds);
+}
+
+/// The block plan, or a matrix-product form when the host-cost models expect it to be faster:
+/// for a pointwise convolution the product itself (it wins once channels are wide enough to
+/// keep the GEMM kernel busy; with a handful of channels the blocks' fused im2col-free path
+/// does less work), for a 3x3 stride-1 one Winograd's 16 products and their transforms.
+ConvPlan plan(const poplar::Target &target, const ConvParams &params, ConvPass pass,
+              const ConvOptions &options) {
+  ConvPlan blocks = planBlocks(target, params, pass, options);
+  if (options.pointwiseAsMatMul != "false" && isPointwise(params)) {
+    MatMulPlan mm = planPointwise(target, params, pass, options);
+    if (takes(options.pointwiseAsMatMul, mm, mm.hostNanoseconds, blocks)) {
+      ConvPlan p = asProduct(blocks, mm, mm.hostNanoseconds);
+      p.matMul = std::move(mm);
+      return p;
+    }
+  }
+  if (options.useWinograd != "false" && winogradApplies(params)) {
+    MatMulPlan mm = planWinograd(target, params, pass, options);
+    const std::uint64_t ns = mm.hostNanoseconds + winogradTransformNanoseconds(params, pass);
+    if (takes(options.useWinograd, mm, ns, blocks)) {
+      ConvPlan p = asProduct(blocks, mm, ns);
+      p.winograd = std::move(mm);
+      return p;
+    }
+  }
+  return blocks;
 }
 
 ConvPlan planConvolution(const poplar::Target &target, const ConvParams &params, ConvPass pass,

@@ -17,6 +17,7 @@
 #include "ConvIndexing.hpp"
 #include "ConvOptions.hpp"
 #include "ConvPlanner.hpp"
+#include "ConvWinograd.hpp"
 
 namespace poplin {
 namespace {
@@ -165,6 +166,14 @@ poplar::Tensor convolution(poplar::Graph &graph, const poplar::Tensor &in,
                                                   params.outputType, name + "/output");
     detail::buildPointwiseConvolution(graph, plan, params, in, weights, transposeAndFlipWeights,
                                       out, prog, name);
+    return out;
+  }
+  if (plan.winograd) {
+    // The kernel transform reads the stored weights and applies the transpose and flip itself.
+    poplar::Tensor out = detail::createConvTensor(graph, plan, params, ConvOperand::Output,
+                                                  params.outputType, name + "/output");
+    detail::buildWinogradConvolution(graph, plan, params, in, weights, transposeAndFlipWeights, out,
+                                     prog, name);
     return out;
   }
   if (transposeAndFlipWeights) {

@@ -23,7 +23,8 @@
 //
 // A full run (all 28 cases, default flags) takes about 2 minutes on the 2-core development
 // machine (106 s, of which about 20 s is PyTorch); with --benchmark_repetitions=3 about 4.
-//   conv_bench [--no-torch] [--torch-min-time SECONDS] [--profile] [Google Benchmark flags]
+//   conv_bench [--no-torch] [--torch-min-time SECONDS] [--profile] [--conv-option name=value]…
+//              [Google Benchmark flags]
 // --profile measures host time per engine step and prints each case's convolution plans and
 // profile summary.
 #include <benchmark/benchmark.h>
@@ -150,6 +151,9 @@ struct Bench {
 
 /// --profile: engines measure host time per step and print their profile summary when dropped.
 bool gProfile = false;
+/// --conv-option name=value (repeatable): convolution options for every pass, e.g.
+/// useWinograd=false to time the blocks where the planner would choose Winograd.
+poplar::OptionFlags gConvOptions;
 
 std::unique_ptr<Bench> &benchSlot() {
   static std::unique_ptr<Bench> slot;
@@ -193,24 +197,24 @@ Bench &convBench(std::size_t index) {
   p.inputTransform.paddingLower = p.inputTransform.paddingUpper = {pad, pad};
   p.outputTransform.stride = {unsigned(c.s), unsigned(c.s)};
   poplin::PlanningCache cache;
-  Tensor in = poplin::createInput(graph, p, "in", {}, &cache);
-  Tensor w = poplin::createWeights(graph, p, "w", {}, &cache);
+  Tensor in = poplin::createInput(graph, p, "in", gConvOptions, &cache);
+  Tensor w = poplin::createWeights(graph, p, "w", gConvOptions, &cache);
   const poplin::ConvParams bwd = poplin::getGradientParams(p);
-  Tensor z = poplin::createInput(graph, bwd, "zDeltas", {}, &cache);
+  Tensor z = poplin::createInput(graph, bwd, "zDeltas", gConvOptions, &cache);
   if (gProfile) {
     std::ostringstream os;
     os << "Plans of " << c.layer << ": forward ";
-    poplin::reportPlanInfo(os, graph, p, {}, &cache);
+    poplin::reportPlanInfo(os, graph, p, gConvOptions, &cache);
     os << "input gradient ";
-    poplin::reportPlanInfo(os, graph, bwd, {}, &cache);
+    poplin::reportPlanInfo(os, graph, bwd, gConvOptions, &cache);
     os << "weight update ";
-    poplin::reportWeightUpdatePlanInfo(os, graph, p, {}, &cache);
+    poplin::reportWeightUpdatePlanInfo(os, graph, p, gConvOptions, &cache);
     std::printf("%s", os.str().c_str());
   }
   poplar::program::Sequence fwdProg, bwdProg, wuProg;
-  poplin::convolution(graph, in, w, p, false, fwdProg, "fwd", {}, &cache);
-  poplin::convolution(graph, z, w, bwd, true, bwdProg, "bwd", {}, &cache);
-  poplin::convolutionWeightUpdate(graph, z, w, in, p, -0.01f, wuProg, "wu", {}, &cache);
+  poplin::convolution(graph, in, w, p, false, fwdProg, "fwd", gConvOptions, &cache);
+  poplin::convolution(graph, z, w, bwd, true, bwdProg, "bwd", gConvOptions, &cache);
+  poplin::convolutionWeightUpdate(graph, z, w, in, p, -0.01f, wuProg, "wu", gConvOptions, &cache);
   slot->engine = std::make_unique<poplar::Engine>(
       graph, std::vector<poplar::program::Program>{fwdProg, bwdProg, wuProg},
       gProfile ? poplar::OptionFlags{{"debug.instrument", "true"}} : poplar::OptionFlags{});
@@ -388,6 +392,15 @@ int main(int argc, char **argv) {
       torch = false;
     } else if (std::strcmp(argv[i], "--profile") == 0) {
       gProfile = true;
+    } else if (std::strcmp(argv[i], "--conv-option") == 0 && i + 1 < argc) {
+      const std::string option = argv[++i];
+      const auto eq = option.find('=');
+      if (eq == std::string::npos) {
+        std::fprintf(stderr, "conv_bench: --conv-option takes name=value, not '%s'\n",
+                     option.c_str());
+        return 2;
+      }
+      gConvOptions.set(option.substr(0, eq), option.substr(eq + 1));
     } else if (std::strcmp(argv[i], "--torch-min-time") == 0 && i + 1 < argc) {
       torchMinTime = std::atof(argv[++i]);
     } else {
