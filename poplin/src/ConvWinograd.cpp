@@ -81,13 +81,22 @@ chunks(std::size_t count, std::size_t valuesPerItem, std::size_t groups, std::si
   return result;
 }
 
-/// Places the compute set's vertices evenly over the tiles, in the order they were added.
+/// Places the compute set's vertices evenly over the tiles, in the order they were added (so a
+/// vertex reading an evenly spread tensor in order finds most of its input on its own tile).
 class VertexPlacer {
 public:
   VertexPlacer(poplar::Graph &graph, std::size_t total)
       : graph_(graph), tiles_(graph.getTarget().getNumTiles()),
         total_(std::max<std::size_t>(total, 1)) {}
-  void place(poplar::VertexRef v) { graph_.setTileMapping(v, unsigned(next_++ * tiles_ / total_)); }
+  /// Maps `v` and, when given, the transformed values it writes (`written`: a new tensor's
+  /// slice), to the next tile: transforms then write their results in place, and only the
+  /// product's own exchange moves them.
+  void place(poplar::VertexRef v, const poplar::Tensor *written = nullptr) {
+    const unsigned tile = unsigned(next_++ * tiles_ / total_);
+    graph_.setTileMapping(v, tile);
+    if (written)
+      graph_.setTileMapping(*written, tile);
+  }
 
 private:
   poplar::Graph &graph_;
@@ -109,15 +118,15 @@ void addInputTransform(poplar::Graph &graph, poplar::ComputeSet &cs, const Shape
   VertexPlacer placer(graph, s.groups * parts.size());
   for (std::size_t g = 0; g < s.groups; ++g)
     for (const auto &[p0, p1] : parts) {
+      const poplar::Tensor elems = elementSlices(V, g, p0 * T1, p1 * T1);
       auto v = graph.addVertex(cs, "poplin::WinogradInputTransform",
-                               {{"in", planes[g].slice(p0, p1).flatten()},
-                                {"out", elementSlices(V, g, p0 * T1, p1 * T1)}});
+                               {{"in", planes[g].slice(p0, p1).flatten()}, {"out", elems}});
       setPlaneFields(graph, v, s, p1 - p0);
       graph.setInitialValue(v["height"], unsigned(s.height));
       graph.setInitialValue(v["width"], unsigned(s.width));
       graph.setInitialValue(v["padTop"], unsigned(s.padTop));
       graph.setInitialValue(v["padLeft"], unsigned(s.padLeft));
-      placer.place(v);
+      placer.place(v, &elems);
     }
 }
 
@@ -140,7 +149,7 @@ void addPlaneTransform(poplar::Graph &graph, poplar::ComputeSet &cs, const Shape
       setPlaneFields(graph, v, s, p1 - p0);
       graph.setInitialValue(v["outHeight"], unsigned(s.outHeight));
       graph.setInitialValue(v["outWidth"], unsigned(s.outWidth));
-      placer.place(v);
+      placer.place(v, toActivations ? nullptr : &elems);
     }
 }
 
@@ -161,17 +170,15 @@ void addKernelVertices(poplar::Graph &graph, poplar::ComputeSet &cs, const Shape
       auto v = graph.addVertex(
           cs, type, {{"in", toWeights ? elems : kernels}, {"out", toWeights ? kernels : elems}});
       configure(v);
-      placer.place(v);
+      placer.place(v, toWeights ? nullptr : &elems);
     }
 }
 
-/// A [16·G][rows][cols] FLOAT tensor spread evenly over the tiles (an operand the product
-/// reads transposed, by whole rows).
-poplar::Tensor linearTransformed(poplar::Graph &graph, const Shape &s, std::size_t rows,
+/// A new [16·G][rows][cols] FLOAT tensor for a transform to write: the transform maps each
+/// vertex's part of it to the vertex's tile.
+poplar::Tensor transformedTensor(poplar::Graph &graph, const Shape &s, std::size_t rows,
                                  std::size_t cols, const std::string &name) {
-  poplar::Tensor t = graph.addVariable(poplar::FLOAT, {s.groups * kElements, rows, cols}, name);
-  poputil::mapTensorLinearly(graph, t);
-  return t;
+  return graph.addVariable(poplar::FLOAT, {s.groups * kElements, rows, cols}, name);
 }
 
 } // namespace
@@ -242,14 +249,13 @@ void buildWinogradConvolution(poplar::Graph &graph, const ConvPlan &plan, const 
                               poplar::program::Sequence &prog, const std::string &name) {
   const Shape s = shapeOf(params);
   const MatMulPlan &mm = *plan.winograd;
-  // U in the product's layout, or for transposed weights its transpose [16·G][IC][OC] (the
-  // stored kernel order), which the product reads by rows.
+  // U, or for transposed weights its transpose [16·G][IC][OC] (the stored kernel order), which
+  // the product reads by rows. The product's result stays in its own layout, on the tiles
+  // that accumulate it.
   const poplar::Tensor U =
-      weightsTransposed
-          ? linearTransformed(graph, s, s.inChans, s.outChans, name + "/kernels")
-          : createBlockedTensor(graph, mm, Operand::LHS, poplar::FLOAT, name + "/kernels");
-  const poplar::Tensor V =
-      createBlockedTensor(graph, mm, Operand::RHS, poplar::FLOAT, name + "/inputTiles");
+      weightsTransposed ? transformedTensor(graph, s, s.inChans, s.outChans, name + "/kernels")
+                        : transformedTensor(graph, s, s.outChans, s.inChans, name + "/kernels");
+  const poplar::Tensor V = transformedTensor(graph, s, s.inChans, s.tiles(), name + "/inputTiles");
   const poplar::Tensor M =
       createBlockedTensor(graph, mm, Operand::Output, poplar::FLOAT, name + "/products");
 
@@ -283,9 +289,9 @@ void buildWinogradWeightGradient(poplar::Graph &graph, const ConvPlan &plan,
   const Shape s = shapeOf(params);
   const MatMulPlan &mm = *plan.winograd;
   const poplar::Tensor dM =
-      createBlockedTensor(graph, mm, Operand::LHS, poplar::FLOAT, name + "/gradientTiles");
+      transformedTensor(graph, s, s.outChans, s.tiles(), name + "/gradientTiles");
   // V is the product's B read transposed: [16·G][IC][T], by rows.
-  const poplar::Tensor V = linearTransformed(graph, s, s.inChans, s.tiles(), name + "/inputTiles");
+  const poplar::Tensor V = transformedTensor(graph, s, s.inChans, s.tiles(), name + "/inputTiles");
   const poplar::Tensor dU =
       createBlockedTensor(graph, mm, Operand::Output, poplar::FLOAT, name + "/kernelGradients");
 

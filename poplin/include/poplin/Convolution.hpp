@@ -18,7 +18,12 @@
 // `remapOutputTensor`, `enableConvDithering`, `disableSRForAMPConvs`) are accepted without
 // effect. Tessera's `pointwiseAsMatMul`: "auto" (default: such a 1x1 convolution
 // is computed as a matMul over batch × field positions when the cost model expects that to be
-// faster, as it is once channels are wide), "true" (always) or "false" (never). An unknown option
+// faster, as it is once channels are wide), "true" (always) or "false" (never). Tessera's
+// `useWinograd`, with the same values: a 2-D 3x3 stride-1 FLOAT convolution (and so its input
+// gradient) computed by Winograd's F(2x2, 3x3) — 16 matrix products over transformed 4x4 input
+// patches, 2.25x fewer multiplies than the direct method — when the cost model expects that to
+// be faster, as it is for wide channels; results differ from the direct method's by rounding
+// only (the transforms add and halve, in a fixed order). An unknown option
 // or bad value throws poplar::invalid_option naming it and suggesting the nearest valid name. Shape
 // and type errors throw poputil::poplibs_error naming the operand.
 #pragma once
