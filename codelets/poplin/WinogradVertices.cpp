@@ -17,6 +17,7 @@
 // length, segment e = 4·row + column of the 4x4 element, each listing the vertex's tiles in
 // (plane, tile row, tile column) order, or its kernels in order. A plane is one (channel, batch)
 // image. Every value is a fixed sequence of adds, so results never depend on the host threads.
+// The plane transforms run their tile rows through Highway kernels (kernels/WinogradKernels.hpp).
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -27,12 +28,13 @@
 #include <tessera/VertexType.hpp>
 
 #include "poplin/PoplinCodelets.hpp"
+#include "poplin/kernels/WinogradKernels.hpp"
 
 namespace tessera::codelets::poplin {
 namespace {
 
-/// Per host thread: one zero-padded plane, and the four transformed rows of one tile row.
-std::vector<float> &paddedScratch() {
+/// Per host thread: the input transform's padded plane (reused, so runs allocate nothing).
+std::vector<float> &scratch() {
   thread_local std::vector<float> buffer;
   return buffer;
 }
@@ -44,89 +46,82 @@ public:
   unsigned planes, height, width, padTop, padLeft, tilesY, tilesX;
 
   bool compute() {
-    const std::size_t pw = 2 * std::size_t(tilesX) + 2, ph = 2 * std::size_t(tilesY) + 2;
-    const std::size_t perPlane = std::size_t(tilesY) * tilesX, len = planes * perPlane;
-    std::vector<float> &buf = paddedScratch();
-    buf.assign(ph * pw + 4 * pw, 0.0f);
-    float *rows = buf.data() + ph * pw;
+    static const WinogradInputRowFn row = winogradInputRowKernel();
+    const std::size_t tX = tilesX, n1 = tX + 1, ph = 2 * std::size_t(tilesY) + 2;
+    const std::size_t perPlane = std::size_t(tilesY) * tX, len = planes * perPlane;
+    // The padded plane (input at (padTop, padLeft), zeros around it and under the last tile
+    // row or column of an odd output) with its even and odd columns apart, so the kernel reads
+    // every patch column contiguously. The same positions hold input in every plane, so the
+    // zeros are written once.
+    std::vector<float> &buf = scratch();
+    buf.assign(2 * ph * n1, 0.0f);
+    float *even = buf.data(), *odd = even + ph * n1;
+    const std::size_t copyH = std::min<std::size_t>(height, ph - padTop);
+    const std::size_t copyW = std::min<std::size_t>(width, 2 * n1 - padLeft);
+    // Field column X = x + padLeft goes to even[X / 2] when X is even, odd[X / 2] when odd.
+    const std::size_t firstEven = padLeft % 2, firstOdd = 1 - padLeft % 2;
     for (std::size_t p = 0; p < planes; ++p) {
-      // The padded plane: input rows at (padTop, padLeft); zeros around (and under the last
-      // tile row or column when the output size is odd).
-      std::fill(buf.begin(), buf.begin() + ph * pw, 0.0f);
-      const float *src = in.data() + p * height * width;
-      const std::size_t copyW = std::min<std::size_t>(width, pw - padLeft);
-      for (std::size_t y = 0; y < height && y + padTop < ph; ++y)
-        std::copy(src + y * width, src + y * width + copyW,
-                  buf.data() + (y + padTop) * pw + padLeft);
-      for (std::size_t ty = 0; ty < tilesY; ++ty) {
-        const float *d0 = buf.data() + 2 * ty * pw, *d1 = d0 + pw, *d2 = d1 + pw, *d3 = d2 + pw;
-        float *r0 = rows, *r1 = rows + pw, *r2 = rows + 2 * pw, *r3 = rows + 3 * pw;
-        for (std::size_t x = 0; x < pw; ++x) { // Bᵀ d, a whole tile row at once
-          r0[x] = d0[x] - d2[x];
-          r1[x] = d1[x] + d2[x];
-          r2[x] = d2[x] - d1[x];
-          r3[x] = d1[x] - d3[x];
-        }
-        const std::size_t base = p * perPlane + ty * tilesX;
-        for (std::size_t k = 0; k < 4; ++k) { // (Bᵀ d) B, per tile
-          const float *r = rows + k * pw;
-          float *o0 = out.data() + (4 * k) * len + base, *o1 = o0 + len, *o2 = o1 + len,
-                *o3 = o2 + len;
-          for (std::size_t tx = 0; tx < tilesX; ++tx) {
-            const float *c = r + 2 * tx;
-            o0[tx] = c[0] - c[2];
-            o1[tx] = c[1] + c[2];
-            o2[tx] = c[2] - c[1];
-            o3[tx] = c[1] - c[3];
-          }
-        }
+      for (std::size_t y = 0; y < copyH; ++y) {
+        const float *src = in.data() + (p * height + y) * width;
+        float *e = even + (y + padTop) * n1, *o = odd + (y + padTop) * n1;
+        for (std::size_t x = firstEven; x < copyW; x += 2)
+          e[(x + padLeft) / 2] = src[x];
+        for (std::size_t x = firstOdd; x < copyW; x += 2)
+          o[(x + padLeft) / 2] = src[x];
       }
+      for (std::size_t ty = 0; ty < tilesY; ++ty)
+        row(tX, even + 2 * ty * n1, odd + 2 * ty * n1, n1, out.data() + p * perPlane + ty * tX,
+            len);
     }
     return true;
   }
   std::uint64_t cycleEstimate() const {
-    return 40 + 6 * std::uint64_t(planes) * (2 * tilesY + 2) * (2 * tilesX + 2) +
-           4 * std::uint64_t(out.size());
+    return 40 + 2 * std::uint64_t(in.size()) + std::uint64_t(out.size());
   }
 };
 
-template <class OutT> class WinogradOutputTransform : public poplar::Vertex {
+class WinogradOutputTransform : public poplar::Vertex {
 public:
-  poplar::Input<poplar::Vector<float>> in;  ///< [16][planes][tilesY][tilesX]
-  poplar::Output<poplar::Vector<OutT>> out; ///< [planes][outHeight][outWidth]
+  poplar::Input<poplar::Vector<float>> in;   ///< [16][planes][tilesY][tilesX]
+  poplar::Output<poplar::Vector<float>> out; ///< [planes][outHeight][outWidth]
   unsigned planes, outHeight, outWidth, tilesY, tilesX;
 
   bool compute() {
-    const std::size_t perPlane = std::size_t(tilesY) * tilesX, len = planes * perPlane;
+    static const WinogradOutputRowFn row = winogradOutputRowKernel();
+    const std::size_t tX = tilesX, perPlane = std::size_t(tilesY) * tX, len = planes * perPlane;
     for (std::size_t p = 0; p < planes; ++p)
-      for (std::size_t ty = 0; ty < tilesY; ++ty)
-        for (std::size_t tx = 0; tx < tilesX; ++tx) {
-          const float *m = in.data() + p * perPlane + ty * tilesX + tx;
-          // Aᵀ m: two rows of four.
-          std::array<float, 4> a, b;
-          for (std::size_t j = 0; j < 4; ++j) {
-            const float m0 = m[j * len], m1 = m[(4 + j) * len], m2 = m[(8 + j) * len],
-                        m3 = m[(12 + j) * len];
-            a[j] = m0 + m1 + m2;
-            b[j] = m1 - m2 - m3;
-          }
-          const float y00 = a[0] + a[1] + a[2], y01 = a[1] - a[2] - a[3];
-          const float y10 = b[0] + b[1] + b[2], y11 = b[1] - b[2] - b[3];
-          const std::size_t y = 2 * ty, x = 2 * tx;
-          OutT *o = out.data() + p * outHeight * outWidth;
-          const bool down = y + 1 < outHeight, right = x + 1 < outWidth;
-          o[y * outWidth + x] = OutT(y00);
-          if (right)
-            o[y * outWidth + x + 1] = OutT(y01);
-          if (down) {
-            o[(y + 1) * outWidth + x] = OutT(y10);
-            if (right)
-              o[(y + 1) * outWidth + x + 1] = OutT(y11);
-          }
-        }
+      for (std::size_t ty = 0; ty < tilesY; ++ty) {
+        float *row0 = out.data() + (p * outHeight + 2 * ty) * outWidth;
+        row(tX, in.data() + p * perPlane + ty * tX, len, row0,
+            2 * ty + 1 < outHeight ? row0 + outWidth : nullptr, outWidth);
+      }
     return true;
   }
-  std::uint64_t cycleEstimate() const { return 40 + 3 * std::uint64_t(in.size()); }
+  std::uint64_t cycleEstimate() const {
+    return 40 + std::uint64_t(in.size()) + std::uint64_t(out.size());
+  }
+};
+
+class WinogradGradientTransform : public poplar::Vertex {
+public:
+  poplar::Input<poplar::Vector<float>> in;   ///< [planes][outHeight][outWidth]
+  poplar::Output<poplar::Vector<float>> out; ///< [16][planes][tilesY][tilesX]
+  unsigned planes, outHeight, outWidth, tilesY, tilesX;
+
+  bool compute() {
+    static const WinogradGradientRowFn row = winogradGradientRowKernel();
+    const std::size_t tX = tilesX, perPlane = std::size_t(tilesY) * tX, len = planes * perPlane;
+    for (std::size_t p = 0; p < planes; ++p)
+      for (std::size_t ty = 0; ty < tilesY; ++ty) {
+        const float *row0 = in.data() + (p * outHeight + 2 * ty) * outWidth;
+        row(tX, row0, 2 * ty + 1 < outHeight ? row0 + outWidth : nullptr, outWidth,
+            out.data() + p * perPlane + ty * tX, len);
+      }
+    return true;
+  }
+  std::uint64_t cycleEstimate() const {
+    return 40 + std::uint64_t(in.size()) + std::uint64_t(out.size());
+  }
 };
 
 /// Kernel element (a, b) of a stored 3x3 kernel as the convolution applies it.
@@ -166,43 +161,6 @@ public:
     return true;
   }
   std::uint64_t cycleEstimate() const { return 40 + 4 * std::uint64_t(out.size()); }
-};
-
-template <class InT> class WinogradGradientTransform : public poplar::Vertex {
-public:
-  poplar::Input<poplar::Vector<InT>> in;     ///< [planes][outHeight][outWidth]
-  poplar::Output<poplar::Vector<float>> out; ///< [16][planes][tilesY][tilesX]
-  unsigned planes, outHeight, outWidth, tilesY, tilesX;
-
-  bool compute() {
-    const std::size_t perPlane = std::size_t(tilesY) * tilesX, len = planes * perPlane;
-    for (std::size_t p = 0; p < planes; ++p) {
-      const InT *src = in.data() + p * outHeight * outWidth;
-      for (std::size_t ty = 0; ty < tilesY; ++ty)
-        for (std::size_t tx = 0; tx < tilesX; ++tx) {
-          // The tile's 2x2 gradients; outputs past an odd edge do not exist and read zero.
-          const std::size_t y = 2 * ty, x = 2 * tx;
-          const bool down = y + 1 < outHeight, right = x + 1 < outWidth;
-          const float g00 = float(src[y * outWidth + x]);
-          const float g01 = right ? float(src[y * outWidth + x + 1]) : 0.0f;
-          const float g10 = down ? float(src[(y + 1) * outWidth + x]) : 0.0f;
-          const float g11 = down && right ? float(src[(y + 1) * outWidth + x + 1]) : 0.0f;
-          // A g: four rows of two, then (A g) Aᵀ: four columns of each.
-          const float rows[4][2] = {
-              {g00, g01}, {g00 + g10, g01 + g11}, {g00 - g10, g01 - g11}, {-g10, -g11}};
-          float *o = out.data() + p * perPlane + ty * tilesX + tx;
-          for (std::size_t i = 0; i < 4; ++i) {
-            const float a = rows[i][0], b = rows[i][1];
-            o[(4 * i) * len] = a;
-            o[(4 * i + 1) * len] = a + b;
-            o[(4 * i + 2) * len] = a - b;
-            o[(4 * i + 3) * len] = -b;
-          }
-        }
-    }
-    return true;
-  }
-  std::uint64_t cycleEstimate() const { return 40 + 3 * std::uint64_t(out.size()); }
 };
 
 template <class OutT> class WinogradKernelGradient : public poplar::Vertex {
@@ -249,16 +207,6 @@ template <class V> tessera::VertexTypeBuilder<V> planeFields(const char *name) {
   return builder;
 }
 
-template <class OutT> void registerOutput(const char *name) {
-  using V = WinogradOutputTransform<OutT>;
-  planeFields<V>(name).field("outHeight", &V::outHeight).field("outWidth", &V::outWidth).add();
-}
-
-template <class InT> void registerGradient(const char *name) {
-  using V = WinogradGradientTransform<InT>;
-  planeFields<V>(name).field("outHeight", &V::outHeight).field("outWidth", &V::outWidth).add();
-}
-
 template <class OutT> void registerKernelGradient(const char *name) {
   using V = WinogradKernelGradient<OutT>;
   tessera::VertexTypeBuilder<V>(name)
@@ -288,10 +236,16 @@ void registerWinogradVertices() {
       .field("flipY", &K::flipY)
       .field("flipX", &K::flipX)
       .add();
-  registerOutput<float>("poplin::WinogradOutputTransform<float>");
-  registerOutput<poplar::half>("poplin::WinogradOutputTransform<half>");
-  registerGradient<float>("poplin::WinogradGradientTransform<float>");
-  registerGradient<poplar::half>("poplin::WinogradGradientTransform<half>");
+  using Out = WinogradOutputTransform;
+  planeFields<Out>("poplin::WinogradOutputTransform")
+      .field("outHeight", &Out::outHeight)
+      .field("outWidth", &Out::outWidth)
+      .add();
+  using Grad = WinogradGradientTransform;
+  planeFields<Grad>("poplin::WinogradGradientTransform")
+      .field("outHeight", &Grad::outHeight)
+      .field("outWidth", &Grad::outWidth)
+      .add();
   registerKernelGradient<float>("poplin::WinogradKernelGradient<float>");
   registerKernelGradient<poplar::half>("poplin::WinogradKernelGradient<half>");
 }

@@ -275,9 +275,7 @@ void buildWinogradConvolution(poplar::Graph &graph, const ConvPlan &plan, const 
   buildMatMul(graph, mm, U, V, M, std::nullopt, prog, name + "/matMul", weightsTransposed, false);
 
   poplar::ComputeSet inverse = graph.addComputeSet(name + "/winogradOutput");
-  addPlaneTransform(graph, inverse, s,
-                    poputil::templateVertex("poplin::WinogradOutputTransform", out.elementType()),
-                    out, M, true);
+  addPlaneTransform(graph, inverse, s, "poplin::WinogradOutputTransform", out, M, true);
   prog.add(poplar::program::Execute(inverse, name + "/winogradOutput"));
 }
 
@@ -296,10 +294,7 @@ void buildWinogradWeightGradient(poplar::Graph &graph, const ConvPlan &plan,
       createBlockedTensor(graph, mm, Operand::Output, poplar::FLOAT, name + "/kernelGradients");
 
   poplar::ComputeSet transform = graph.addComputeSet(name + "/winogradTransform");
-  addPlaneTransform(
-      graph, transform, s,
-      poputil::templateVertex("poplin::WinogradGradientTransform", zDeltas.elementType()), zDeltas,
-      dM, false);
+  addPlaneTransform(graph, transform, s, "poplin::WinogradGradientTransform", zDeltas, dM, false);
   addInputTransform(graph, transform, s, activations, V);
   prog.add(poplar::program::Execute(transform, name + "/winogradTransform"));
 
