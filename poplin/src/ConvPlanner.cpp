@@ -256,6 +256,9 @@ ConvPlan planBlocks(const poplar::Target &target, const ConvParams &params, Conv
 
 } // namespace
 
+/// Channels per group (input and output) below which "auto" never picks Winograd.
+constexpr std::size_t kMinWinogradChannels = 16;
+
 /// `blocks` re-described as the product `mm` (whose estimates it then reports), with
 /// `hostNanoseconds` for the whole pass.
 ConvPlan asProduct(const ConvPlan &blocks, const MatMulPlan &mm, std::uint64_t hostNanoseconds) {
@@ -294,7 +297,13 @@ ConvPlan plan(const poplar::Target &target, const ConvParams &params, ConvPass p
       return p;
     }
   }
-  if (options.useWinograd != "false" && winogradApplies(params)) {
+  // Winograd's products are as wide as the channels: with a handful (a stem's RGB input, its
+  // input gradient's 3 outputs) the GEMM kernel's register tiles run mostly empty while the
+  // transforms still cost 4x the activations, and the blocks win however the models compare.
+  const bool wideEnough = std::min(params.inputChannelsPerConvGroup,
+                                   params.outputChannelsPerConvGroup) >= kMinWinogradChannels;
+  if (options.useWinograd != "false" && winogradApplies(params) &&
+      (options.useWinograd == "true" || wideEnough)) {
     MatMulPlan mm = planWinograd(target, params, pass, options);
     const std::uint64_t ns = mm.hostNanoseconds + winogradTransformNanoseconds(params, pass);
     if (takes(options.useWinograd, mm, ns, blocks)) {

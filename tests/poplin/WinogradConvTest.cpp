@@ -89,11 +89,15 @@ TEST(Winograd, OnlyDenseThreeByThreeStrideOneConvolutionsUseIt) {
   EXPECT_FALSE(isWinograd(planOf(oneD, false)));
 }
 
-TEST(Winograd, AutoChoosesItForResNetsWideLateLayersOnly) {
+TEST(Winograd, AutoChoosesItForWideChannelsOnly) {
   const poplar::OptionFlags automatic{{"useWinograd", "auto"}}, never{{"useWinograd", "false"}};
   // A handful of channels: the blocks are cheaper.
   EXPECT_FALSE(isWinograd(planOf(conv3x3(2, 6, 6, 4, 4), false, automatic)));
-  EXPECT_FALSE(isWinograd(planOf(conv3x3(32, 32, 32, 3, 64), false, {}, 1472)));
+  // ResNet's stem and its input gradient (3 output channels).
+  const ConvParams stem = conv3x3(32, 32, 32, 3, 64);
+  EXPECT_FALSE(isWinograd(planOf(stem, false, {}, 1472)));
+  EXPECT_FALSE(isWinograd(planOf(poplin::getGradientParams(stem), false, {}, 1472)));
+  EXPECT_FALSE(isWinograd(planOf(stem, true, {}, 1472)));
   // ResNet-50's stage 4 3x3 at a 32 x 32 input: every pass is Winograd's.
   const ConvParams wide = conv3x3(32, 4, 4, 512, 512);
   EXPECT_TRUE(isWinograd(planOf(wide, false, automatic, 1472)));
