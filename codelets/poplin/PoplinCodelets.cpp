@@ -12,6 +12,7 @@ void registerPoplinCodelets() {
     registerConvVertices();
     registerStridedRowVertices();
     registerWinogradVertices();
+    registerLoweredVertices();
   });
 }
 

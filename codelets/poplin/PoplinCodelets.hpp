@@ -12,5 +12,6 @@ void registerPartialsVertices();   // PartialsVertices.cpp
 void registerConvVertices();       // ConvVertices.cpp
 void registerStridedRowVertices(); // StridedRowVertices.cpp
 void registerWinogradVertices();   // WinogradVertices.cpp
+void registerLoweredVertices();    // LoweredVertices.cpp
 
 } // namespace tessera::codelets::poplin

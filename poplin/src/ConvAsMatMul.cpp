@@ -66,27 +66,6 @@ std::size_t positions(const ConvParams &params, const PointwiseForm &f) {
                                             std::size_t(1), std::multiplies<>());
 }
 
-/// [B][G·C][fields…] → [G][C][P] (a view).
-poplar::Tensor asMatrix(const poplar::Tensor &t, std::size_t groups) {
-  poplar::Tensor r = t.reshapePartial(1, 2, {groups, t.dim(1) / groups});
-  std::vector<unsigned> perm = {1, 2, 0};
-  for (unsigned d = 3; d < r.rank(); ++d)
-    perm.push_back(d);
-  return r.dimShuffle(perm).flatten(2, r.rank());
-}
-
-/// [G][C][P] → [B][G·C][field…] (a view): the inverse of asMatrix.
-poplar::Tensor asActivations(const poplar::Tensor &m, std::size_t batch,
-                             const std::vector<std::size_t> &field) {
-  std::vector<std::size_t> split = {batch};
-  split.insert(split.end(), field.begin(), field.end());
-  poplar::Tensor r = m.reshapePartial(2, 3, split); // [G][C][B][field…]
-  std::vector<unsigned> perm = {2, 0, 1};
-  for (unsigned d = 3; d < r.rank(); ++d)
-    perm.push_back(d);
-  return r.dimShuffle(perm).flatten(1, 3);
-}
-
 /// `t` ([B][C][field…]) with every field dimension but the last taken at multiples of its
 /// step, flattened to rows of the last dimension: the rows a strided product reads or writes.
 poplar::Tensor sampledRows(const poplar::Tensor &t, const std::vector<unsigned> &step) {
@@ -166,7 +145,7 @@ MatMulPlan planPointwise(const poplar::Target &target, const ConvParams &params,
 poplar::Tensor createPointwiseTensor(poplar::Graph &graph, const ConvPlan &plan,
                                      const ConvParams &params, ConvOperand which,
                                      const poplar::Type &type, const std::string &name) {
-  const MatMulPlan &mm = *plan.matMul;
+  const MatMulPlan &mm = *plan.product;
   const bool forward = plan.pass == ConvPass::FORWARD;
   if (which == ConvOperand::Weights) {
     // Forward: the product's A; weight gradient: its result.
@@ -198,7 +177,7 @@ void buildPointwiseConvolution(poplar::Graph &graph, const ConvPlan &plan, const
                                bool weightsTransposed, const poplar::Tensor &out,
                                poplar::program::Sequence &prog, const std::string &name) {
   const std::size_t G = params.numConvGroups;
-  const MatMulPlan &mm = *plan.matMul;
+  const MatMulPlan &mm = *plan.product;
   const PointwiseForm f = pointwiseForm(params);
   const std::vector<unsigned> ones(f.step.size(), 1);
   poplar::Tensor x = in, y = out;
@@ -228,7 +207,7 @@ void buildPointwiseWeightGradient(poplar::Graph &graph, const ConvPlan &plan,
                                   std::optional<float> scale, poplar::program::Sequence &prog,
                                   const std::string &name) {
   const std::size_t G = params.numConvGroups;
-  const MatMulPlan &mm = *plan.matMul;
+  const MatMulPlan &mm = *plan.product;
   const PointwiseForm f = pointwiseForm(params);
   // The product's operands are the compact sides; a full side is sampled into a new tensor:
   // zDeltas as the product's A, activations channel-major (B is read transposed, by rows).
@@ -248,7 +227,7 @@ void buildPointwiseWeightGradient(poplar::Graph &graph, const ConvPlan &plan,
                                     params.batchSize, f.compactField),
                       f.step, prog, name + "/zDeltas")
           : zDeltas;
-  buildMatMul(graph, *plan.matMul, asMatrix(z, G), asMatrix(x, G), weightMatrix(dW), scale, prog,
+  buildMatMul(graph, *plan.product, asMatrix(z, G), asMatrix(x, G), weightMatrix(dW), scale, prog,
               name + "/matMul", false, true);
 }
 
@@ -264,6 +243,25 @@ poplar::Tensor createChannelMajorActivations(poplar::Graph &graph, const poplar:
   for (unsigned d = 2; d < var.rank(); ++d)
     perm.push_back(d);
   return var.dimShuffle(perm);
+}
+
+poplar::Tensor asMatrix(const poplar::Tensor &t, std::size_t groups) {
+  poplar::Tensor r = t.reshapePartial(1, 2, {groups, t.dim(1) / groups});
+  std::vector<unsigned> perm = {1, 2, 0};
+  for (unsigned d = 3; d < r.rank(); ++d)
+    perm.push_back(d);
+  return r.dimShuffle(perm).flatten(2, r.rank());
+}
+
+poplar::Tensor asActivations(const poplar::Tensor &m, std::size_t batch,
+                             const std::vector<std::size_t> &field) {
+  std::vector<std::size_t> split = {batch};
+  split.insert(split.end(), field.begin(), field.end());
+  poplar::Tensor r = m.reshapePartial(2, 3, split); // [G][C][B][field…]
+  std::vector<unsigned> perm = {2, 0, 1};
+  for (unsigned d = 3; d < r.rank(); ++d)
+    perm.push_back(d);
+  return r.dimShuffle(perm).flatten(1, 3);
 }
 
 } // namespace poplin::detail

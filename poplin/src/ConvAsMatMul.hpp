@@ -28,6 +28,13 @@
 
 namespace poplin::detail {
 
+/// [B][G·C][fields…] → [G][C][P] (a view; P enumerates batch, then field positions).
+poplar::Tensor asMatrix(const poplar::Tensor &t, std::size_t groups);
+
+/// [G][C][P] → [B][G·C][field…] (a view): the inverse of asMatrix.
+poplar::Tensor asActivations(const poplar::Tensor &m, std::size_t batch,
+                             const std::vector<std::size_t> &field);
+
 /// The matMul options of a convolution computed as a product: a third of the convolution's
 /// memory proportion (its three passes share tiles), its partials type.
 MatMulOptions convMatMulOptions(const ConvOptions &options);

@@ -8,6 +8,7 @@
 
 #include "ConvAsMatMul.hpp"
 #include "ConvIndexing.hpp"
+#include "ConvLowered.hpp"
 #include "ConvWinograd.hpp"
 
 namespace poplin::detail {
@@ -185,10 +186,17 @@ void assignPieces(std::vector<unsigned> &tile, const std::vector<std::size_t> &o
 poplar::Tensor createConvTensor(poplar::Graph &graph, const ConvPlan &p, const ConvParams &params,
                                 ConvOperand which, const poplar::Type &type,
                                 const std::string &name) {
-  if (p.matMul)
+  switch (p.method) {
+  case ConvMethod::POINTWISE:
     return createPointwiseTensor(graph, p, params, which, type, name);
-  if (p.winograd)
+  case ConvMethod::WINOGRAD:
     return createWinogradTensor(graph, p, params, which, type, name);
+  case ConvMethod::IM2COL:
+  case ConvMethod::COL2IM:
+    return createLoweredTensor(graph, p, params, which, type, name);
+  case ConvMethod::BLOCKS:
+    break;
+  }
   const Blocks bl{p};
   if (which == ConvOperand::Weights) {
     std::vector<std::size_t> shape = {p.groups, p.outChans, p.inChans};
@@ -267,10 +275,17 @@ void buildConvolution(poplar::Graph &graph, const ConvPlan &p, const ConvParams 
                       const poplar::Tensor &in, const poplar::Tensor &weights,
                       const poplar::Tensor &out, poplar::program::Sequence &prog,
                       const std::string &name) {
-  if (p.matMul)
+  switch (p.method) {
+  case ConvMethod::POINTWISE:
     return buildPointwiseConvolution(graph, p, params, in, weights, false, out, prog, name);
-  if (p.winograd)
+  case ConvMethod::WINOGRAD:
     return buildWinogradConvolution(graph, p, params, in, weights, false, out, prog, name);
+  case ConvMethod::IM2COL:
+  case ConvMethod::COL2IM:
+    return buildLoweredConvolution(graph, p, params, in, weights, false, out, prog, name);
+  case ConvMethod::BLOCKS:
+    break;
+  }
   const Blocks bl{p};
   const poplar::Tensor inG = groupMajor(in, p.groups), outG = groupMajor(out, p.groups);
   const bool partials = p.inChanBlocks > 1;
@@ -342,12 +357,20 @@ void buildWeightGradient(poplar::Graph &graph, const ConvPlan &p, const ConvPara
                          const poplar::Tensor &zDeltas, const poplar::Tensor &activations,
                          const poplar::Tensor &dW, std::optional<float> scale,
                          poplar::program::Sequence &prog, const std::string &name) {
-  if (p.matMul)
+  switch (p.method) {
+  case ConvMethod::POINTWISE:
     return buildPointwiseWeightGradient(graph, p, params, zDeltas, activations, dW, scale, prog,
                                         name);
-  if (p.winograd)
+  case ConvMethod::WINOGRAD:
     return buildWinogradWeightGradient(graph, p, params, zDeltas, activations, dW, scale, prog,
                                        name);
+  case ConvMethod::IM2COL:
+  case ConvMethod::COL2IM:
+    return buildLoweredWeightGradient(graph, p, params, zDeltas, activations, dW, scale, prog,
+                                      name);
+  case ConvMethod::BLOCKS:
+    break;
+  }
   const Blocks bl{p};
   const poplar::Tensor inG = groupMajor(activations, p.groups);
   const poplar::Tensor zG = groupMajor(zDeltas, p.groups);

@@ -12,11 +12,19 @@
 namespace poplin::detail {
 namespace {
 
-constexpr std::array<std::string_view, 12> kOptionNames = {
-    "availableMemoryProportion", "partialsType",           "pass",
-    "use128BitConvUnitLoad",     "enableMultiStageReduce", "enableFastReduce",
-    "planConstraints",           "remapOutputTensor",      "enableConvDithering",
-    "disableSRForAMPConvs",      "pointwiseAsMatMul",      "useWinograd"};
+constexpr std::array<std::string_view, 13> kOptionNames = {"availableMemoryProportion",
+                                                           "partialsType",
+                                                           "pass",
+                                                           "use128BitConvUnitLoad",
+                                                           "enableMultiStageReduce",
+                                                           "enableFastReduce",
+                                                           "planConstraints",
+                                                           "remapOutputTensor",
+                                                           "enableConvDithering",
+                                                           "disableSRForAMPConvs",
+                                                           "pointwiseAsMatMul",
+                                                           "useWinograd",
+                                                           "im2colMatMul"};
 
 constexpr std::array<std::string_view, 9> kPassNames = {
     "NONE",          "INFERENCE_FWD",    "TRAINING_FWD",    "TRAINING_BWD",
@@ -27,7 +35,7 @@ constexpr std::array<std::string_view, 9> kPassNames = {
 
 std::string ConvOptions::key() const {
   return std::to_string(availableMemoryProportion) + "/" + partialsType.toString() + "/" + pass +
-         "/" + pointwiseAsMatMul + "/" + useWinograd;
+         "/" + pointwiseAsMatMul + "/" + useWinograd + "/" + im2colMatMul;
 }
 
 ConvOptions parseConvOptions(const poplar::OptionFlags &options) {
@@ -63,6 +71,12 @@ ConvOptions parseConvOptions(const poplar::OptionFlags &options) {
             "convolution option useWinograd must be 'auto', 'true' or 'false', not '" + value +
             "'");
       result.useWinograd = value;
+    } else if (name == "im2colMatMul") {
+      if (value != "auto" && value != "true" && value != "false")
+        throw poplar::invalid_option(
+            "convolution option im2colMatMul must be 'auto', 'true' or 'false', not '" + value +
+            "'");
+      result.im2colMatMul = value;
     }
   }
   return result;

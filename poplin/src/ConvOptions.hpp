@@ -18,6 +18,10 @@ struct ConvOptions {
   /// "auto" (a 3x3 stride-1 convolution uses Winograd's F(2x2, 3x3) when the host-cost models
   /// expect that to be faster), "true" (whenever it applies) or "false" (never).
   std::string useWinograd = "auto";
+  /// "auto" (a strided convolution, or its input gradient, is lowered to one matrix product by
+  /// im2col or col2im when the host-cost models expect that to be faster), "true" (any 2-D FLOAT
+  /// convolution with a kernel of more than one element) or "false" (never).
+  std::string im2colMatMul = "auto";
   /// A canonical rendering used in planning-cache keys.
   std::string key() const;
 };

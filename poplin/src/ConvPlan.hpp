@@ -20,6 +20,13 @@ namespace poplin::detail {
 
 enum class ConvPass { FORWARD, WEIGHT_GRADIENT };
 
+/// How a pass is computed: by the convolution blocks below, or as matrix products (`product`):
+///   POINTWISE  a 1x1 convolution is one product                         (ConvAsMatMul.hpp)
+///   WINOGRAD   a 3x3 stride-1 one is 16 products of transformed tiles    (ConvWinograd.hpp)
+///   IM2COL     the input's patches are gathered into the product's B     (ConvLowered.hpp)
+///   COL2IM     the product's result is gathered into the output          (ConvLowered.hpp)
+enum class ConvMethod { BLOCKS, POINTWISE, WINOGRAD, IM2COL, COL2IM };
+
 struct ConvPlan {
   ConvPass pass = ConvPass::FORWARD;
   std::size_t groups = 1, outChans = 1, inChans = 1, batch = 1, rows = 1;
@@ -32,12 +39,10 @@ struct ConvPlan {
   std::uint64_t computeCycles = 0, exchangeCycles = 0, reduceCycles = 0, totalCycles = 0;
   /// The host-time estimate the plan was chosen by (the IPU cycles above are reported).
   std::uint64_t hostNanoseconds = 0;
-  /// Set for a pointwise convolution (ConvAsMatMul.hpp): the pass is this matrix product, and
-  /// the block fields above are unused.
-  std::optional<MatMulPlan> matMul;
-  /// Set for a Winograd convolution (ConvWinograd.hpp): the pass's 16·G matrix products; the
-  /// block fields above are unused.
-  std::optional<MatMulPlan> winograd;
+  ConvMethod method = ConvMethod::BLOCKS;
+  /// Set for every method but BLOCKS: the pass's matrix product (the block fields above are
+  /// then unused).
+  std::optional<MatMulPlan> product;
 
   std::size_t units() const {
     return groupBlocks * outChanBlocks * inChanBlocks * batchBlocks * rowBlocks;

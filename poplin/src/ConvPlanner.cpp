@@ -23,26 +23,40 @@
 
 #include "ConvAsMatMul.hpp"
 #include "ConvIndexing.hpp"
+#include "ConvLowered.hpp"
 #include "ConvWinograd.hpp"
 #include "PlanningCacheImpl.hpp"
 
 namespace poplin::detail {
 
 std::ostream &operator<<(std::ostream &os, const ConvPlan &p) {
-  if (p.matMul)
-    return os << "convolution plan ("
-              << (p.pass == ConvPass::FORWARD ? "forward" : "weight gradient")
-              << "): pointwise, computed as the matrix product "
-              << (p.pass == ConvPass::FORWARD ? "W[OC][IC] x in[IC][B*field]"
-                                              : "dOut[OC][B*field] x in[B*field][IC]")
-              << " per group\n  " << *p.matMul;
-  if (p.winograd)
-    return os << "convolution plan ("
-              << (p.pass == ConvPass::FORWARD ? "forward" : "weight gradient")
-              << "): winograd F(2x2,3x3), 16 products per group "
-              << (p.pass == ConvPass::FORWARD ? "U[OC][IC] x V[IC][B*tiles]"
-                                              : "dM[OC][B*tiles] x V[B*tiles][IC]")
-              << "\n  " << *p.winograd
+  const bool forward = p.pass == ConvPass::FORWARD;
+  const char *passName = forward ? "forward" : "weight gradient";
+  const char *form = nullptr;
+  switch (p.method) {
+  case ConvMethod::POINTWISE:
+    form = forward ? "pointwise, computed as the matrix product W[OC][IC] x in[IC][B*field]"
+                   : "pointwise, computed as the matrix product dOut[OC][B*field] x "
+                     "in[B*field][IC]";
+    break;
+  case ConvMethod::WINOGRAD:
+    form = forward ? "winograd F(2x2,3x3), 16 products per group U[OC][IC] x V[IC][B*tiles]"
+                   : "winograd F(2x2,3x3), 16 products per group dM[OC][B*tiles] x "
+                     "V[B*tiles][IC]";
+    break;
+  case ConvMethod::IM2COL:
+    form = forward ? "im2col, the matrix product W[OC][IC*kernel] x patches[IC*kernel][B*out]"
+                   : "im2col, the matrix product dOut[OC][B*out] x patches[B*out][IC*kernel]";
+    break;
+  case ConvMethod::COL2IM:
+    form = "col2im, the matrix product W[OC*kernel][IC] x in[IC][B*field], its columns "
+           "gathered into the output";
+    break;
+  case ConvMethod::BLOCKS:
+    break;
+  }
+  if (form)
+    return os << "convolution plan (" << passName << "): " << form << " per group\n  " << *p.product
               << "  estimated host time with transforms: " << p.hostNanoseconds << " ns\n";
   os << "convolution plan (" << (p.pass == ConvPass::FORWARD ? "forward" : "weight gradient")
      << "): groups " << p.groups << ", output channels " << p.outChans << ", input channels "
@@ -256,8 +270,8 @@ ConvPlan planBlocks(const poplar::Target &target, const ConvParams &params, Conv
 
 } // namespace
 
-/// Channels per group (input and output) below which "auto" never picks Winograd.
-constexpr std::size_t kMinWinogradChannels = 16;
+/// Channels per group (input and output) below which "auto" never picks Winograd or lowering.
+constexpr std::size_t kMinProductChannels = 16;
 
 /// `blocks` re-described as the product `mm` (whose estimates it then reports), with
 /// `hostNanoseconds` for the whole pass.
@@ -285,32 +299,42 @@ bool takes(const std::string &choice, const MatMulPlan &mm, std::uint64_t ns,
 /// The block plan, or a matrix-product form when the host-cost models expect it to be faster:
 /// for a pointwise convolution the product itself (it wins once channels are wide enough to
 /// keep the GEMM kernel busy; with a handful of channels the blocks' fused im2col-free path
-/// does less work), for a 3x3 stride-1 one Winograd's 16 products and their transforms.
+/// does less work), for a 3x3 stride-1 one Winograd's 16 products and their transforms, for a
+/// strided one (or its input gradient, an input-dilated one) the lowered product.
 ConvPlan plan(const poplar::Target &target, const ConvParams &params, ConvPass pass,
               const ConvOptions &options) {
   ConvPlan blocks = planBlocks(target, params, pass, options);
+  auto product = [&](ConvMethod method, MatMulPlan mm, std::uint64_t ns) {
+    ConvPlan p = asProduct(blocks, mm, ns);
+    p.method = method;
+    p.product = std::move(mm);
+    return p;
+  };
   if (options.pointwiseAsMatMul != "false" && isPointwise(params)) {
     MatMulPlan mm = planPointwise(target, params, pass, options);
-    if (takes(options.pointwiseAsMatMul, mm, mm.hostNanoseconds, blocks)) {
-      ConvPlan p = asProduct(blocks, mm, mm.hostNanoseconds);
-      p.matMul = std::move(mm);
-      return p;
-    }
+    if (takes(options.pointwiseAsMatMul, mm, mm.hostNanoseconds, blocks))
+      return product(ConvMethod::POINTWISE, mm, mm.hostNanoseconds);
   }
-  // Winograd's products are as wide as the channels: with a handful (a stem's RGB input, its
-  // input gradient's 3 outputs) the GEMM kernel's register tiles run mostly empty while the
-  // transforms still cost 4x the activations, and the blocks win however the models compare.
+  // The products are as wide as the channels: with a handful (a stem's RGB input, its input
+  // gradient's 3 outputs) the GEMM kernel's register tiles run mostly empty while the
+  // transforms still cost several times the activations, and the blocks win however the
+  // models compare.
   const bool wideEnough = std::min(params.inputChannelsPerConvGroup,
-                                   params.outputChannelsPerConvGroup) >= kMinWinogradChannels;
+                                   params.outputChannelsPerConvGroup) >= kMinProductChannels;
   if (options.useWinograd != "false" && winogradApplies(params) &&
       (options.useWinograd == "true" || wideEnough)) {
     MatMulPlan mm = planWinograd(target, params, pass, options);
     const std::uint64_t ns = mm.hostNanoseconds + winogradTransformNanoseconds(params, pass);
-    if (takes(options.useWinograd, mm, ns, blocks)) {
-      ConvPlan p = asProduct(blocks, mm, ns);
-      p.winograd = std::move(mm);
-      return p;
-    }
+    if (takes(options.useWinograd, mm, ns, blocks))
+      return product(ConvMethod::WINOGRAD, mm, ns);
+  }
+  const ConvMethod lowered = loweredMethod(params, pass);
+  if (options.im2colMatMul != "false" && lowered != ConvMethod::BLOCKS &&
+      (options.im2colMatMul == "true" || (wideEnough && loweringPays(params, lowered)))) {
+    MatMulPlan mm = planLowered(target, params, pass, lowered, options);
+    const std::uint64_t ns = mm.hostNanoseconds + loweredTransformNanoseconds(params, lowered);
+    if (takes(options.im2colMatMul, mm, ns, blocks))
+      return product(lowered, mm, ns);
   }
   return blocks;
 }

@@ -7,6 +7,7 @@
 #include <poputil/VertexTemplates.hpp>
 
 #include "ConvAsMatMul.hpp"
+#include "ConvPlaneVertices.hpp"
 #include "MatMulBuild.hpp"
 #include "MatMulPlanner.hpp"
 
@@ -15,9 +16,6 @@ namespace {
 
 /// Elements of the 4x4 transformed patch: each is one group of the product.
 constexpr std::size_t kElements = 16;
-/// A transform vertex gets at least this many transformed values, so the host runs few, long
-/// vertices rather than thousands of tiny ones.
-constexpr std::size_t kMinValuesPerVertex = 4096;
 /// Host cost model: nanoseconds per transformed value, counting the transform itself and the
 /// exchange of its result into the product's blocks (measured on the development machine with
 /// conv_bench at ResNet-50's stage 3 and 4 shapes).
@@ -48,15 +46,6 @@ Shape shapeOf(const ConvParams &p) {
   return s;
 }
 
-/// [B][G·C][H][W] → [G][C·B][H·W] (a view): plane (c, b) of group g is row c·B + b, as the
-/// channel-major layout stores it and the transformed operands [16·G][C][T] order their columns.
-poplar::Tensor planesOf(const poplar::Tensor &t, std::size_t groups) {
-  return t.reshapePartial(1, 2, {groups, t.dim(1) / groups})
-      .dimShuffle({1, 2, 0, 3, 4})
-      .flatten(1, 3)
-      .flatten(2, 4);
-}
-
 /// The 16 element rows of group g of a transformed [16·G][rows][cols] operand, each sliced to
 /// [begin, end) of its flattened (rows, cols): a transform vertex's element-major side.
 poplar::Tensor elementSlices(const poplar::Tensor &t, std::size_t g, std::size_t begin,
@@ -66,42 +55,6 @@ poplar::Tensor elementSlices(const poplar::Tensor &t, std::size_t g, std::size_t
     parts.push_back(t[g * kElements + e].flatten().slice(begin, end));
   return poplar::concat(parts);
 }
-
-/// Chunks [begin, end) of `count` items per group, each with `valuesPerItem` transformed values:
-/// at least kMinValuesPerVertex values per chunk and at most one chunk per tile in all.
-std::vector<std::pair<std::size_t, std::size_t>>
-chunks(std::size_t count, std::size_t valuesPerItem, std::size_t groups, std::size_t tiles) {
-  std::size_t per = std::max((kMinValuesPerVertex + valuesPerItem - 1) / valuesPerItem,
-                             (groups * count + tiles - 1) / tiles);
-  per = std::clamp<std::size_t>(per, 1, count);
-  const std::size_t n = (count + per - 1) / per;
-  std::vector<std::pair<std::size_t, std::size_t>> result;
-  for (std::size_t c = 0; c < n; ++c)
-    result.emplace_back(count * c / n, count * (c + 1) / n);
-  return result;
-}
-
-/// Places the compute set's vertices evenly over the tiles, in the order they were added (so a
-/// vertex reading an evenly spread tensor in order finds most of its input on its own tile).
-class VertexPlacer {
-public:
-  VertexPlacer(poplar::Graph &graph, std::size_t total)
-      : graph_(graph), tiles_(graph.getTarget().getNumTiles()),
-        total_(std::max<std::size_t>(total, 1)) {}
-  /// Maps `v` and, when given, the transformed values it writes (`written`: a new tensor's
-  /// slice), to the next tile: transforms then write their results in place, and only the
-  /// product's own exchange moves them.
-  void place(poplar::VertexRef v, const poplar::Tensor *written = nullptr) {
-    const unsigned tile = unsigned(next_++ * tiles_ / total_);
-    graph_.setTileMapping(v, tile);
-    if (written)
-      graph_.setTileMapping(*written, tile);
-  }
-
-private:
-  poplar::Graph &graph_;
-  std::size_t tiles_, total_, next_ = 0;
-};
 
 void setPlaneFields(poplar::Graph &graph, poplar::VertexRef v, const Shape &s, std::size_t planes) {
   graph.setInitialValue(v["planes"], unsigned(planes));
@@ -114,7 +67,7 @@ void addInputTransform(poplar::Graph &graph, poplar::ComputeSet &cs, const Shape
                        const poplar::Tensor &in, const poplar::Tensor &V) {
   const poplar::Tensor planes = planesOf(in, s.groups);
   const std::size_t T1 = s.tilesPerPlane(), count = s.inChans * s.batch;
-  const auto parts = chunks(count, kElements * T1, s.groups, graph.getTarget().getNumTiles());
+  const auto parts = itemChunks(count, kElements * T1, s.groups, graph.getTarget().getNumTiles());
   VertexPlacer placer(graph, s.groups * parts.size());
   for (std::size_t g = 0; g < s.groups; ++g)
     for (const auto &[p0, p1] : parts) {
@@ -137,7 +90,7 @@ void addPlaneTransform(poplar::Graph &graph, poplar::ComputeSet &cs, const Shape
                        const poplar::Tensor &transformed, bool toActivations) {
   const poplar::Tensor planes = planesOf(activations, s.groups);
   const std::size_t T1 = s.tilesPerPlane(), count = s.outChans * s.batch;
-  const auto parts = chunks(count, kElements * T1, s.groups, graph.getTarget().getNumTiles());
+  const auto parts = itemChunks(count, kElements * T1, s.groups, graph.getTarget().getNumTiles());
   VertexPlacer placer(graph, s.groups * parts.size());
   for (std::size_t g = 0; g < s.groups; ++g)
     for (const auto &[p0, p1] : parts) {
@@ -161,7 +114,7 @@ void addKernelVertices(poplar::Graph &graph, poplar::ComputeSet &cs, const Shape
                        const std::string &type, const poplar::Tensor &weights,
                        const poplar::Tensor &transformed, bool toWeights, Configure &&configure) {
   const std::size_t count = s.inChans * s.outChans;
-  const auto parts = chunks(count, kElements, s.groups, graph.getTarget().getNumTiles());
+  const auto parts = itemChunks(count, kElements, s.groups, graph.getTarget().getNumTiles());
   VertexPlacer placer(graph, s.groups * parts.size());
   for (std::size_t g = 0; g < s.groups; ++g)
     for (const auto &[q0, q1] : parts) {
@@ -248,7 +201,7 @@ void buildWinogradConvolution(poplar::Graph &graph, const ConvPlan &plan, const 
                               bool weightsTransposed, const poplar::Tensor &out,
                               poplar::program::Sequence &prog, const std::string &name) {
   const Shape s = shapeOf(params);
-  const MatMulPlan &mm = *plan.winograd;
+  const MatMulPlan &mm = *plan.product;
   // U, or for transposed weights its transpose [16·G][IC][OC] (the stored kernel order), which
   // the product reads by rows. The product's result stays in its own layout, on the tiles
   // that accumulate it.
@@ -285,7 +238,7 @@ void buildWinogradWeightGradient(poplar::Graph &graph, const ConvPlan &plan,
                                  std::optional<float> scale, poplar::program::Sequence &prog,
                                  const std::string &name) {
   const Shape s = shapeOf(params);
-  const MatMulPlan &mm = *plan.winograd;
+  const MatMulPlan &mm = *plan.product;
   const poplar::Tensor dM =
       transformedTensor(graph, s, s.outChans, s.tiles(), name + "/gradientTiles");
   // V is the product's B read transposed: [16·G][IC][T], by rows.

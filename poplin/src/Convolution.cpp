@@ -15,6 +15,7 @@
 #include "ConvAsMatMul.hpp"
 #include "ConvBuild.hpp"
 #include "ConvIndexing.hpp"
+#include "ConvLowered.hpp"
 #include "ConvOptions.hpp"
 #include "ConvPlanner.hpp"
 #include "ConvWinograd.hpp"
@@ -159,21 +160,25 @@ poplar::Tensor convolution(poplar::Graph &graph, const poplar::Tensor &in,
       w = w.reverse(d);
   }
   const std::string name = nameOf(debugContext, "conv");
-  if (plan.matMul) {
-    // Pointwise: transposed weights go in as they are stored (the product reads whole rows and
-    // transposes per unit); flipping one element changes nothing.
+  if (plan.method != detail::ConvMethod::BLOCKS) {
+    // The products read the stored weights: transposed ones by whole rows (pointwise: a flip of
+    // one element changes nothing), and the Winograd and lowered builders apply the transpose
+    // and flip themselves.
     poplar::Tensor out = detail::createConvTensor(graph, plan, params, ConvOperand::Output,
                                                   params.outputType, name + "/output");
-    detail::buildPointwiseConvolution(graph, plan, params, in, weights, transposeAndFlipWeights,
+    switch (plan.method) {
+    case detail::ConvMethod::POINTWISE:
+      detail::buildPointwiseConvolution(graph, plan, params, in, weights, transposeAndFlipWeights,
+                                        out, prog, name);
+      break;
+    case detail::ConvMethod::WINOGRAD:
+      detail::buildWinogradConvolution(graph, plan, params, in, weights, transposeAndFlipWeights,
+                                       out, prog, name);
+      break;
+    default:
+      detail::buildLoweredConvolution(graph, plan, params, in, weights, transposeAndFlipWeights,
                                       out, prog, name);
-    return out;
-  }
-  if (plan.winograd) {
-    // The kernel transform reads the stored weights and applies the transpose and flip itself.
-    poplar::Tensor out = detail::createConvTensor(graph, plan, params, ConvOperand::Output,
-                                                  params.outputType, name + "/output");
-    detail::buildWinogradConvolution(graph, plan, params, in, weights, transposeAndFlipWeights, out,
-                                     prog, name);
+    }
     return out;
   }
   if (transposeAndFlipWeights) {
