@@ -23,7 +23,13 @@
 // gradient) computed by Winograd's F(2x2, 3x3) — 16 matrix products over transformed 4x4 input
 // patches, 2.25x fewer multiplies than the direct method — when the cost model expects that to
 // be faster, as it is for wide channels; results differ from the direct method's by rounding
-// only (the transforms add and halve, in a fixed order). An unknown option
+// only (the transforms add and halve, in a fixed order). Tessera's `im2colMatMul`, with the same
+// values: a strided 2-D FLOAT convolution lowered to one matrix product per group over its
+// gathered input patches (im2col), and its input gradient (an input-dilated convolution) to the
+// product of the weights and the output gradient whose columns are then gathered into the
+// result (col2im, which never multiplies the dilation's zeros); "auto" takes them for wide
+// channels and small output fields, "true" for any 2-D FLOAT convolution with a kernel of
+// more than one element. An unknown option
 // or bad value throws poplar::invalid_option naming it and suggesting the nearest valid name. Shape
 // and type errors throw poputil::poplibs_error naming the operand.
 #pragma once
