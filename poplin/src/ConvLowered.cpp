@@ -110,6 +110,66 @@ poplar::Tensor chunkPlanes(const poplar::Tensor &planes, std::size_t g, const Pl
   return poplar::concat(parts);
 }
 
+/// A gather vertex's planes (group g, chunk c) and the tile it runs on, which also holds the
+/// planes of the channel-major side when this plan laid that side out (createLoweredTensor).
+struct PlacedChunk {
+  std::size_t g;
+  PlaneChunk c;
+  unsigned tile;
+};
+
+/// Im2col's chunks, spread evenly over the tiles.
+std::vector<PlacedChunk> im2colChunks(const poplar::Target &target, const Shape &s) {
+  const std::size_t tiles = target.getNumTiles();
+  const auto parts = planeChunks(s.inChans, s.batch, s.kernel() * s.outH * s.outW, s.groups, tiles);
+  const std::size_t total = std::max<std::size_t>(s.groups * parts.size(), 1);
+  std::vector<PlacedChunk> result;
+  for (std::size_t g = 0; g < s.groups; ++g)
+    for (const PlaneChunk &c : parts)
+      result.push_back({g, c, unsigned(result.size() * tiles / total)});
+  return result;
+}
+
+/// Col2im's chunks: per output block of the product's result Z, the channels and batches whose
+/// first Z row and column fall in it, on the block's tile, so Col2im reads its columns there.
+std::vector<PlacedChunk> col2imChunks(const MatMulPlan &mm, const Shape &s) {
+  const std::size_t K = s.kernel(), plane = s.inH * s.inW;
+  const std::size_t rows = s.outChans * K, cols = s.batch * plane;
+  auto firstAtOrAfter = [](std::size_t index, std::size_t unit) {
+    return (index + unit - 1) / unit;
+  };
+  std::vector<PlacedChunk> result;
+  for (std::size_t g = 0; g < s.groups; ++g)
+    for (std::size_t i = 0; i < mm.rowBlocks; ++i) {
+      const std::size_t r0 = std::min(rows, i * mm.rowsPerBlock);
+      const std::size_t r1 = std::min(rows, (i + 1) * mm.rowsPerBlock);
+      const std::size_t c0 = firstAtOrAfter(r0, K), c1 = firstAtOrAfter(r1, K);
+      for (std::size_t j = 0; j < mm.colBlocks && c0 < c1; ++j) {
+        const std::size_t k0 = std::min(cols, j * mm.colsPerBlock);
+        const std::size_t k1 = std::min(cols, (j + 1) * mm.colsPerBlock);
+        const std::size_t b0 = firstAtOrAfter(k0, plane), b1 = firstAtOrAfter(k1, plane);
+        if (b0 < b1)
+          result.push_back({g, {c0, c1, b0, b1}, mm.tileOf(g / mm.groupsPerBlock, i, j, 0)});
+      }
+    }
+  return result;
+}
+
+/// A new [B][G·C][field] FLOAT-or-other tensor in channel-major memory order whose planes sit on
+/// the tiles of the chunks that gather from or into them.
+poplar::Tensor channelMajorOnChunks(poplar::Graph &graph, const poplar::Type &type, const Shape &s,
+                                    std::size_t chans, const std::vector<std::size_t> &field,
+                                    const std::vector<PlacedChunk> &chunks,
+                                    const std::string &name) {
+  poplar::Tensor var =
+      graph.addVariable(type, {s.groups * chans, s.batch, field[0], field[1]}, name);
+  const poplar::Tensor view = var.dimShuffle({1, 0, 2, 3});
+  const poplar::Tensor planes = planesOf(view, s.groups);
+  for (const PlacedChunk &pc : chunks)
+    graph.setTileMapping(chunkPlanes(planes, pc.g, pc.c, s.batch), pc.tile);
+  return view;
+}
+
 /// patches[G][IC·kernel][B·out] gathered from `in` by Im2col vertices, each writing its rows
 /// on its own tile.
 poplar::Tensor gatherPatches(poplar::Graph &graph, const ConvParams &p, const poplar::Tensor &in,
@@ -120,18 +180,15 @@ poplar::Tensor gatherPatches(poplar::Graph &graph, const ConvParams &p, const po
       graph.addVariable(poplar::FLOAT, {s.groups, s.inChans * K, P}, name + "/patches");
   const poplar::Tensor planes = planesOf(in, s.groups);
   const std::size_t outPlane = s.outH * s.outW;
-  const auto parts =
-      planeChunks(s.inChans, s.batch, K * outPlane, s.groups, graph.getTarget().getNumTiles());
   poplar::ComputeSet cs = graph.addComputeSet(name + "/im2col");
-  VertexPlacer placer(graph, s.groups * parts.size());
-  for (std::size_t g = 0; g < s.groups; ++g)
-    for (const PlaneChunk &c : parts) {
-      const poplar::Tensor rows = chunkRows(patches, g, c, K, outPlane);
-      auto v = graph.addVertex(cs, "poplin::Im2col",
-                               {{"in", chunkPlanes(planes, g, c, s.batch)}, {"out", rows}});
-      setShapeFields(graph, v, p, s, c.c1 - c.c0, c.b1 - c.b0);
-      placer.place(v, &rows);
-    }
+  for (const PlacedChunk &pc : im2colChunks(graph.getTarget(), s)) {
+    const poplar::Tensor rows = chunkRows(patches, pc.g, pc.c, K, outPlane);
+    auto v = graph.addVertex(cs, "poplin::Im2col",
+                             {{"in", chunkPlanes(planes, pc.g, pc.c, s.batch)}, {"out", rows}});
+    setShapeFields(graph, v, p, s, pc.c.c1 - pc.c.c0, pc.c.b1 - pc.c.b0);
+    graph.setTileMapping(v, pc.tile);
+    graph.setTileMapping(rows, pc.tile);
+  }
   prog.add(poplar::program::Execute(cs, name + "/im2col"));
   return patches;
 }
@@ -227,9 +284,11 @@ poplar::Tensor createLoweredTensor(poplar::Graph &graph, const ConvPlan &plan,
     return asActivations(
         createBlockedTensor(graph, mm, input ? Operand::RHS : Operand::Output, type, name),
         params.batchSize, input ? params.inputFieldShape : params.getOutputFieldShape());
-  return createChannelMajorActivations(
-      graph, type, params.batchSize, input ? params.getNumInputChans() : params.getNumOutputChans(),
-      input ? params.inputFieldShape : params.getOutputFieldShape(), name);
+  const Shape s = shapeOf(params);
+  return input ? channelMajorOnChunks(graph, type, s, s.inChans, params.inputFieldShape,
+                                      im2colChunks(graph.getTarget(), s), name)
+               : channelMajorOnChunks(graph, type, s, s.outChans, params.getOutputFieldShape(),
+                                      col2imChunks(mm, s), name);
 }
 
 void buildLoweredConvolution(poplar::Graph &graph, const ConvPlan &plan, const ConvParams &params,
@@ -267,21 +326,17 @@ void buildLoweredConvolution(poplar::Graph &graph, const ConvPlan &plan, const C
               false);
   const poplar::Tensor planes = planesOf(out, s.groups);
   const std::size_t inPlane = s.inH * s.inW;
-  const auto parts =
-      planeChunks(s.outChans, s.batch, K * inPlane, s.groups, graph.getTarget().getNumTiles());
   poplar::ComputeSet cs = graph.addComputeSet(name + "/col2im");
-  VertexPlacer placer(graph, s.groups * parts.size());
-  for (std::size_t g = 0; g < s.groups; ++g)
-    for (const PlaneChunk &c : parts) {
-      auto v = graph.addVertex(
-          cs, "poplin::Col2im",
-          {{"in", chunkRows(Z, g, c, K, inPlane)}, {"out", chunkPlanes(planes, g, c, s.batch)}});
-      // The stored (transposed) weights list each kernel flipped relative to the one applied.
-      graph.setInitialValue(v["flip"], weightsTransposed);
-      // Col2im's "in" side is the product's columns: the convolution's input positions.
-      setShapeFields(graph, v, params, s, c.c1 - c.c0, c.b1 - c.b0);
-      placer.place(v);
-    }
+  for (const PlacedChunk &pc : col2imChunks(mm, s)) {
+    auto v = graph.addVertex(cs, "poplin::Col2im",
+                             {{"in", chunkRows(Z, pc.g, pc.c, K, inPlane)},
+                              {"out", chunkPlanes(planes, pc.g, pc.c, s.batch)}});
+    // The stored (transposed) weights list each kernel flipped relative to the one applied.
+    graph.setInitialValue(v["flip"], weightsTransposed);
+    // Col2im's "in" side is the product's columns: the convolution's input positions.
+    setShapeFields(graph, v, params, s, pc.c.c1 - pc.c.c0, pc.c.b1 - pc.c.b0);
+    graph.setTileMapping(v, pc.tile);
+  }
   prog.add(poplar::program::Execute(cs, name + "/col2im"));
 }
 
