@@ -9,6 +9,7 @@
 // order (kernel rows, then columns), so results never depend on the host threads.
 #include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include <poplar/Vertex.hpp>
 #include <tessera/VertexType.hpp>
@@ -24,6 +25,72 @@ struct LoweredShape {
   unsigned chans, batch, inHeight, inWidth, kernelHeight, kernelWidth, outHeight, outWidth;
 };
 
+/// A run of one kernel column's table: outputs x0 + t·dx read input column j0 + t·dj for
+/// t < count. Tables are runs of a few regular pieces (padding at the edges, the stride or the
+/// dilation's step between), so the inner loops walk constant steps instead of looking up and
+/// testing every index.
+struct ColumnRun {
+  std::size_t x0, j0, count, dx, dj;
+};
+
+/// The runs of colTable[kc · outWidth + x] >= 0, in increasing x.
+void columnRuns(const int *cols, std::size_t outWidth, std::vector<ColumnRun> &runs) {
+  runs.clear();
+  for (std::size_t x = 0; x < outWidth; ++x) {
+    if (cols[x] < 0)
+      continue;
+    const std::size_t j = std::size_t(cols[x]);
+    if (!runs.empty()) {
+      ColumnRun &r = runs.back();
+      const std::size_t lastX = r.x0 + (r.count - 1) * r.dx;
+      const std::size_t lastJ = r.j0 + (r.count - 1) * r.dj;
+      if (r.count == 1 && j >= lastJ) { // the second element fixes the steps
+        r.dx = x - lastX;
+        r.dj = j - lastJ;
+        ++r.count;
+        continue;
+      }
+      if (x - lastX == r.dx && j >= lastJ && j - lastJ == r.dj) {
+        ++r.count;
+        continue;
+      }
+    }
+    runs.push_back({x, j, 1, 1, 1});
+  }
+}
+
+/// Per host thread: every kernel column's runs (reused, so runs allocate nothing).
+std::vector<std::vector<ColumnRun>> &runScratch(std::size_t kernelWidth) {
+  thread_local std::vector<std::vector<ColumnRun>> runs;
+  if (runs.size() < kernelWidth)
+    runs.resize(kernelWidth);
+  return runs;
+}
+
+/// dst[x0 + t·dx] = src[j0 + t·dj] (or += with `accumulate`), the common steps spelled out so
+/// the compiler sees constant strides.
+template <bool accumulate>
+inline void applyRun(const ColumnRun &r, const float *__restrict src, float *__restrict dst) {
+  float *d = dst + r.x0;
+  const float *s = src + r.j0;
+  auto step = [&](std::size_t dx, std::size_t dj) {
+    for (std::size_t t = 0; t < r.count; ++t) {
+      if constexpr (accumulate)
+        d[t * dx] += s[t * dj];
+      else
+        d[t * dx] = s[t * dj];
+    }
+  };
+  if (r.dx == 1 && r.dj == 1)
+    step(1, 1);
+  else if (r.dx == 1 && r.dj == 2)
+    step(1, 2);
+  else if (r.dx == 2 && r.dj == 1)
+    step(2, 1);
+  else
+    step(r.dx, r.dj);
+}
+
 class Im2col : public poplar::Vertex, public LoweredShape {
 public:
   poplar::Input<poplar::Vector<float>> in; ///< [chans][batch][inHeight][inWidth]
@@ -32,25 +99,24 @@ public:
 
   bool compute() {
     const std::size_t inPlane = std::size_t(inHeight) * inWidth;
+    auto &runs = runScratch(kernelWidth);
+    for (std::size_t kc = 0; kc < kernelWidth; ++kc)
+      columnRuns(colTable.data() + kc * outWidth, outWidth, runs[kc]);
     float *dst = out.data();
     for (std::size_t c = 0; c < chans; ++c)
       for (std::size_t kr = 0; kr < kernelHeight; ++kr)
-        for (std::size_t kc = 0; kc < kernelWidth; ++kc) {
-          const int *cols = colTable.data() + kc * outWidth;
+        for (std::size_t kc = 0; kc < kernelWidth; ++kc)
           for (std::size_t b = 0; b < batch; ++b) {
             const float *plane = in.data() + (c * batch + b) * inPlane;
             for (std::size_t y = 0; y < outHeight; ++y, dst += outWidth) {
+              std::fill(dst, dst + outWidth, 0.0f);
               const int row = rowTable[kr * outHeight + y];
-              if (row < 0) {
-                std::fill(dst, dst + outWidth, 0.0f);
+              if (row < 0)
                 continue;
-              }
-              const float *src = plane + std::size_t(row) * inWidth;
-              for (std::size_t x = 0; x < outWidth; ++x)
-                dst[x] = cols[x] < 0 ? 0.0f : src[cols[x]];
+              for (const ColumnRun &r : runs[kc])
+                applyRun<false>(r, plane + std::size_t(row) * inWidth, dst);
             }
           }
-        }
     return true;
   }
   std::uint64_t cycleEstimate() const { return 40 + 2 * std::uint64_t(out.size()); }
@@ -67,27 +133,26 @@ public:
   bool compute() {
     const std::size_t inPlane = std::size_t(inHeight) * inWidth;
     const std::size_t outPlane = std::size_t(outHeight) * outWidth;
+    auto &runs = runScratch(kernelWidth);
+    for (std::size_t kc = 0; kc < kernelWidth; ++kc)
+      columnRuns(colTable.data() + kc * outWidth, outWidth, runs[kc]);
     std::fill(out.begin(), out.end(), 0.0f);
     for (std::size_t c = 0; c < chans; ++c)
       for (std::size_t kr = 0; kr < kernelHeight; ++kr)
         for (std::size_t kc = 0; kc < kernelWidth; ++kc) {
           const std::size_t r = flip ? kernelHeight - 1 - kr : kr;
           const std::size_t q = flip ? kernelWidth - 1 - kc : kc;
-          const int *cols = colTable.data() + kc * outWidth;
-          const float *rowsOfK =
+          const float *columns =
               in.data() + ((c * kernelHeight + r) * kernelWidth + q) * batch * inPlane;
           for (std::size_t b = 0; b < batch; ++b) {
-            const float *plane = rowsOfK + b * inPlane;
+            const float *plane = columns + b * inPlane;
             float *dst = out.data() + (c * batch + b) * outPlane;
             for (std::size_t y = 0; y < outHeight; ++y) {
               const int row = rowTable[kr * outHeight + y];
               if (row < 0)
                 continue;
-              const float *src = plane + std::size_t(row) * inWidth;
-              float *o = dst + y * outWidth;
-              for (std::size_t x = 0; x < outWidth; ++x)
-                if (cols[x] >= 0)
-                  o[x] += src[cols[x]];
+              for (const ColumnRun &run : runs[kc])
+                applyRun<true>(run, plane + std::size_t(row) * inWidth, dst + y * outWidth);
             }
           }
         }
