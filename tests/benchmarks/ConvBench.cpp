@@ -14,12 +14,12 @@
 //
 // Tessera runs on the default IPU model (1472 tiles) with every host core; one engine per shape
 // is built once (and dropped when the next shape starts), tensors from createInput/
-// createWeights. Before the table, main() runs tests/benchmarks/conv_torch.py (Debian's
-// python3-torch, 2 threads, OMP_WAIT_POLICY=PASSIVE) for the cases the filter selects; each row
-// then carries torch_ms and speed_vs_torch = PyTorch time / Tessera time (throughput ratio,
-// higher is better; the goal is >= 0.7) besides Tessera's per-pass times. After the Google
-// Benchmark table, a summary lists per layer the Tessera and PyTorch milliseconds (medians over
-// repetitions), the ratio, and the minimum and geometric mean of the ratios.
+// createWeights. Just before each case, tests/benchmarks/conv_torch.py (Debian's python3-torch,
+// 2 threads, OMP_WAIT_POLICY=PASSIVE) times the same layer, so both figures see the machine in
+// the same state; each row then carries torch_ms and speed_vs_torch = PyTorch time / Tessera time
+// (throughput ratio, higher is better; the goal is >= 0.7) besides Tessera's per-pass times. After
+// the Google Benchmark table, a summary lists per layer the Tessera and PyTorch milliseconds
+// (medians over repetitions), the ratio, and the minimum and geometric mean of the ratios.
 //
 // A full run (all 28 cases, default flags) takes about 2 minutes on the 2-core development
 // machine (106 s, of which about 20 s is PyTorch); with --benchmark_repetitions=3 about 4.
@@ -38,7 +38,6 @@
 #include <cstring>
 #include <map>
 #include <memory>
-#include <regex>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -127,14 +126,6 @@ std::string torchName(const ConvCase &c) {
   return name.str();
 }
 
-/// Google Benchmark's name for a case (as ArgNames and UseRealTime spell it).
-std::string benchmarkName(const ConvCase &c) {
-  std::ostringstream name;
-  name << "BM_ConvLayer/B:" << c.b << "/C:" << c.c << "/O:" << c.o << "/H:" << c.h << "/K:" << c.k
-       << "/S:" << c.s << "/G:" << c.g << "/real_time";
-  return name.str();
-}
-
 /// PyTorch milliseconds per iteration by case index, filled by main().
 std::map<std::size_t, double> &torchFigures() {
   static std::map<std::size_t, double> figures;
@@ -151,6 +142,11 @@ struct Bench {
 
 /// --profile: engines measure host time per step and print their profile summary when dropped.
 bool gProfile = false;
+/// Unless --no-torch: PyTorch is timed beside each case, just before Tessera, so a change in
+/// the machine's speed over a long run (seen here: ±25% within minutes) hits both figures.
+bool gTorch = true;
+double gTorchMinTime = 0.5;
+void runTorch(double minTime, const std::vector<std::size_t> &cases);
 /// --conv-option name=value (repeatable): convolution options for every pass, e.g.
 /// useWinograd=false to time the blocks where the planner would choose Winograd.
 poplar::OptionFlags gConvOptions;
@@ -238,6 +234,10 @@ void BM_ConvLayer(benchmark::State &state) {
   while (index + 1 < kNumCases && !isCase(kConvCases[index], state))
     ++index;
   Bench &bench = convBench(index);
+  if (gTorch && !torchFigures().count(index)) {
+    runTorch(gTorchMinTime, {index});
+    std::fflush(stdout);
+  }
   for (unsigned prog = 0; prog < 3; ++prog)
     bench.engine->run(prog); // warm up
   std::array<double, 3> passMs{};
@@ -281,17 +281,23 @@ public:
   /// reporter, not to one passed in).
   SummaryReporter() : ConsoleReporter(isatty(fileno(stdout)) ? OO_Defaults : OO_Tabular) {}
 
+  /// Per case: every repetition's Tessera ms, or (with --benchmark_report_aggregates_only,
+  /// which reports no single repetitions) the median aggregate alone.
   std::map<std::size_t, std::vector<double>> tesseraMs;
 
   void ReportRuns(const std::vector<Run> &runs) override {
     for (const Run &run : runs) {
-      if (run.run_type != Run::RT_Iteration || run.error_occurred)
+      const bool median = run.run_type == Run::RT_Aggregate && run.aggregate_name == "median";
+      if ((run.run_type != Run::RT_Iteration && !median) || run.error_occurred)
         continue;
       // By the layer label: instance indices count only the cases a filter lets through.
       const auto ms = run.counters.find("tessera_ms");
       for (std::size_t i = 0; i < kNumCases && ms != run.counters.end(); ++i)
         if (run.report_label == kConvCases[i].layer) {
-          tesseraMs[i].push_back(ms->second.value);
+          if (median)
+            tesseraMs[i] = {ms->second.value}; // replaces the repetitions it summarises
+          else
+            tesseraMs[i].push_back(ms->second.value);
           break;
         }
     }
@@ -330,27 +336,18 @@ public:
   }
 };
 
-/// Whether Google Benchmark's --benchmark_filter (a regex, '-' prefix negates) selects `name`.
-bool selected(const std::string &filter, const std::string &name) {
-  if (filter.empty() || filter == "all")
-    return true;
-  const bool negate = filter[0] == '-';
-  const bool match = std::regex_search(name, std::regex(negate ? filter.substr(1) : filter));
-  return match != negate;
-}
-
-/// Runs the PyTorch script for the selected cases; prints its settings line, or why it could
-/// not run.
-void runTorch(double minTime, const std::string &filter) {
+/// Runs the PyTorch script for `cases`; prints its settings line (the first time), or why it
+/// could not run.
+void runTorch(double minTime, const std::vector<std::size_t> &cases) {
+  static bool settingsPrinted = false;
   const char *python = std::fopen("/usr/bin/python3", "r") ? "/usr/bin/python3" : "python3";
   std::ostringstream cmd;
   cmd << python << " " << CONV_TORCH_SCRIPT << " --min-time " << minTime;
   std::map<std::string, std::size_t> indexOf;
-  for (std::size_t i = 0; i < kNumCases; ++i)
-    if (selected(filter, benchmarkName(kConvCases[i]))) {
-      cmd << " " << torchName(kConvCases[i]);
-      indexOf[torchName(kConvCases[i])] = i;
-    }
+  for (std::size_t i : cases) {
+    cmd << " " << torchName(kConvCases[i]);
+    indexOf[torchName(kConvCases[i])] = i;
+  }
   if (indexOf.empty())
     return;
   cmd << " 2>&1";
@@ -371,7 +368,8 @@ void runTorch(double minTime, const std::string &filter) {
         torchFigures()[indexOf[name]] = ms;
         any = true;
       }
-    } else {
+    } else if (s.rfind("settings ", 0) != 0 || !settingsPrinted) {
+      settingsPrinted |= s.rfind("settings ", 0) == 0;
       std::printf("PyTorch: %s", s.c_str());
     }
   }
@@ -383,13 +381,10 @@ void runTorch(double minTime, const std::string &filter) {
 } // namespace
 
 int main(int argc, char **argv) {
-  bool torch = true;
-  double torchMinTime = 0.5;
-  std::string filter;
   std::vector<char *> rest;
   for (int i = 0; i < argc; ++i) {
     if (std::strcmp(argv[i], "--no-torch") == 0) {
-      torch = false;
+      gTorch = false;
     } else if (std::strcmp(argv[i], "--profile") == 0) {
       gProfile = true;
     } else if (std::strcmp(argv[i], "--conv-option") == 0 && i + 1 < argc) {
@@ -402,10 +397,8 @@ int main(int argc, char **argv) {
       }
       gConvOptions.set(option.substr(0, eq), option.substr(eq + 1));
     } else if (std::strcmp(argv[i], "--torch-min-time") == 0 && i + 1 < argc) {
-      torchMinTime = std::atof(argv[++i]);
+      gTorchMinTime = std::atof(argv[++i]);
     } else {
-      if (std::strncmp(argv[i], "--benchmark_filter=", 19) == 0)
-        filter = argv[i] + 19;
       rest.push_back(argv[i]);
     }
   }
@@ -413,10 +406,8 @@ int main(int argc, char **argv) {
   benchmark::Initialize(&restCount, rest.data());
   std::printf("Tessera: IPU model with %u tiles, engine host threads = all %u cores\n",
               poplar::IPUModel().tilesPerIPU, std::thread::hardware_concurrency());
-  if (torch)
-    runTorch(torchMinTime, filter);
-  else
-    std::printf("PyTorch: skipped (--no-torch)\n");
+  std::printf(gTorch ? "PyTorch: timed beside each case, just before Tessera\n"
+                     : "PyTorch: skipped (--no-torch)\n");
   std::fflush(stdout);
   SummaryReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
