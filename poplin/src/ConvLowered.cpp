@@ -20,8 +20,9 @@ namespace {
 constexpr double kGatherNsPerValue = 0.6;
 
 /// The largest output field (positions per image) "auto" lowers. Measured with conv_bench on
-/// ResNet-50's strided 3x3 layers at a 32 x 32 input: lowering takes stage 3 (8 x 8 outputs) from
-/// 117 to 81 ms and stage 4 (4 x 4) from 160 to 75 ms, but stage 2 (16 x 16) from 100 to 122 ms.
+/// full-width ResNet-50's strided 3x3 layers at a 32 x 32 input: lowering takes stage 3 (8 x 8
+/// outputs) from 117 to 81 ms and stage 4 (4 x 4) from 160 to 75 ms, while on stage 2 (16 x 16)
+/// the blocks are as fast (80 against 82 ms in alternating runs) and need no patch matrix.
 constexpr std::size_t kMaxLoweredField = 64;
 
 struct Shape {
@@ -155,8 +156,8 @@ std::vector<PlacedChunk> col2imChunks(const MatMulPlan &mm, const Shape &s) {
   return result;
 }
 
-/// A new [B][G·C][field] FLOAT-or-other tensor in channel-major memory order whose planes sit on
-/// the tiles of the chunks that gather from or into them.
+/// A new [B][G·C][field] tensor in channel-major memory order whose planes sit on the tiles of
+/// the chunks that gather from or into them.
 poplar::Tensor channelMajorOnChunks(poplar::Graph &graph, const poplar::Type &type, const Shape &s,
                                     std::size_t chans, const std::vector<std::size_t> &field,
                                     const std::vector<PlacedChunk> &chunks,

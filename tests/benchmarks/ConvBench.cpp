@@ -28,6 +28,7 @@
 // --profile measures host time per engine step and prints each case's convolution plans and
 // profile summary.
 #include <benchmark/benchmark.h>
+#include <malloc.h>
 
 #include <algorithm>
 #include <array>
@@ -233,11 +234,15 @@ void BM_ConvLayer(benchmark::State &state) {
   std::size_t index = 0;
   while (index + 1 < kNumCases && !isCase(kConvCases[index], state))
     ++index;
-  Bench &bench = convBench(index);
   if (gTorch && !torchFigures().count(index)) {
+    // Before this case's engine exists and with the last one's memory handed back: PyTorch
+    // timed beside a live multi-GB engine runs 2-3x slower (page faults on its fresh tensors).
+    dropBench();
+    malloc_trim(0);
     runTorch(gTorchMinTime, {index});
     std::fflush(stdout);
   }
+  Bench &bench = convBench(index);
   for (unsigned prog = 0; prog < 3; ++prog)
     bench.engine->run(prog); // warm up
   std::array<double, 3> passMs{};
