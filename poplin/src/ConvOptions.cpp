@@ -31,6 +31,14 @@ constexpr std::array<std::string_view, 9> kPassNames = {
     "TRAINING_WU",   "FC_INFERENCE_FWD", "FC_TRAINING_FWD", "FC_TRAINING_BWD",
     "FC_TRAINING_WU"};
 
+/// The value of a Tessera method option: "auto", "true" or "false".
+const std::string &methodChoice(const std::string &name, const std::string &value) {
+  if (value != "auto" && value != "true" && value != "false")
+    throw poplar::invalid_option("convolution option " + name +
+                                 " must be 'auto', 'true' or 'false', not '" + value + "'");
+  return value;
+}
+
 } // namespace
 
 std::string ConvOptions::key() const {
@@ -60,23 +68,11 @@ ConvOptions parseConvOptions(const poplar::OptionFlags &options) {
                                      didYouMean(value, kPassNames));
       result.pass = value;
     } else if (name == "pointwiseAsMatMul") {
-      if (value != "auto" && value != "true" && value != "false")
-        throw poplar::invalid_option(
-            "convolution option pointwiseAsMatMul must be 'auto', 'true' or 'false', not '" +
-            value + "'");
-      result.pointwiseAsMatMul = value;
+      result.pointwiseAsMatMul = methodChoice(name, value);
     } else if (name == "useWinograd") {
-      if (value != "auto" && value != "true" && value != "false")
-        throw poplar::invalid_option(
-            "convolution option useWinograd must be 'auto', 'true' or 'false', not '" + value +
-            "'");
-      result.useWinograd = value;
+      result.useWinograd = methodChoice(name, value);
     } else if (name == "im2colMatMul") {
-      if (value != "auto" && value != "true" && value != "false")
-        throw poplar::invalid_option(
-            "convolution option im2colMatMul must be 'auto', 'true' or 'false', not '" + value +
-            "'");
-      result.im2colMatMul = value;
+      result.im2colMatMul = methodChoice(name, value);
     }
   }
   return result;

@@ -338,4 +338,44 @@ inline std::vector<float> runWeightGrad(const ConvParams &p, const std::vector<f
   return readValues(engine, "result", resultType, weightElements(p));
 }
 
+/// The plan report of `p` (reportPlanInfo, or reportWeightUpdatePlanInfo for its weight
+/// update) on a `tiles`-tile IPU Model.
+inline std::string planReport(const ConvParams &p, bool weightUpdate,
+                              const poplar::OptionFlags &options, unsigned tiles) {
+  poplar::Device d = convDevice(tiles);
+  poplar::Graph graph(d.getTarget());
+  std::ostringstream os;
+  if (weightUpdate)
+    poplin::reportWeightUpdatePlanInfo(os, graph, p, options);
+  else
+    poplin::reportPlanInfo(os, graph, p, options);
+  return os.str();
+}
+
+/// convolutionWeightUpdate from random weights w0 with scale −0.5, by a float and by a tensor
+/// scale, against w0 − 0.5 · the reference gradient.
+inline void expectWeightUpdateMatches(const ConvParams &p, const ConvRun &run, double tol) {
+  const auto dOut = randomValues(outputElements(p), 7), in = randomValues(inputElements(p), 8);
+  const auto w0 = randomValues(weightElements(p), 9);
+  const auto dW = referenceWeightGrad(p, dOut, in);
+  std::vector<double> want(dW.size());
+  for (std::size_t i = 0; i < dW.size(); ++i)
+    want[i] = w0[i] - 0.5 * dW[i];
+  for (auto mode : {WeightGradMode::UPDATE_FLOAT_SCALE, WeightGradMode::UPDATE_TENSOR_SCALE})
+    expectClose(runWeightGrad(p, dOut, in, mode, w0, -0.5f, run), want, tol, "update");
+}
+
+/// Forward, input gradient and weight gradient give the same bits on 1 and 2 host threads.
+inline void expectBitIdenticalForOneAndTwoThreads(const ConvParams &p, ConvRun run) {
+  const auto in = randomValues(inputElements(p), 10), w = randomValues(weightElements(p), 11);
+  const auto dOut = randomValues(outputElements(p), 12);
+  ConvRun one = run, two = run;
+  one.hostThreads = 1;
+  two.hostThreads = 2;
+  EXPECT_EQ(runForward(p, in, w, one), runForward(p, in, w, two));
+  EXPECT_EQ(runInputGrad(p, dOut, w, one), runInputGrad(p, dOut, w, two));
+  EXPECT_EQ(runWeightGrad(p, dOut, in, WeightGradMode::DELTAS, {}, 1.0f, one),
+            runWeightGrad(p, dOut, in, WeightGradMode::DELTAS, {}, 1.0f, two));
+}
+
 } // namespace poplin::testing

@@ -33,14 +33,7 @@ ConvParams conv2d(std::size_t batch, std::size_t h, std::size_t w, std::size_t i
 
 std::string planOf(const ConvParams &p, bool weightUpdate,
                    const poplar::OptionFlags &options = kLowered, unsigned tiles = 8) {
-  poplar::Device d = convDevice(tiles);
-  poplar::Graph graph(d.getTarget());
-  std::ostringstream os;
-  if (weightUpdate)
-    poplin::reportWeightUpdatePlanInfo(os, graph, p, options);
-  else
-    poplin::reportPlanInfo(os, graph, p, options);
-  return os.str();
+  return planReport(p, weightUpdate, options, tiles);
 }
 
 bool has(const std::string &plan, const char *method) {
@@ -105,28 +98,14 @@ TEST(Lowered, GroupsUserLayoutsAndManyTiles) {
 
 TEST(Lowered, WeightUpdateAddsScaledDeltas) {
   const ConvParams p = conv2d(4, 8, 8, 8, 12, {3, 3}, {2, 2});
-  const auto dOut = randomValues(outputElements(p), 7), in = randomValues(inputElements(p), 8);
-  const auto w0 = randomValues(weightElements(p), 9);
-  const auto dW = referenceWeightGrad(p, dOut, in);
-  std::vector<double> want(dW.size());
-  for (std::size_t i = 0; i < dW.size(); ++i)
-    want[i] = w0[i] - 0.5 * dW[i];
-  for (auto mode : {WeightGradMode::UPDATE_FLOAT_SCALE, WeightGradMode::UPDATE_TENSOR_SCALE})
-    expectClose(runWeightGrad(p, dOut, in, mode, w0, -0.5f, lowered()), want, 1e-5, "update");
+  expectWeightUpdateMatches(p, lowered(), 1e-5);
 }
 
 TEST(Lowered, BitIdenticalForOneAndTwoHostThreads) {
   const ConvParams p = conv2d(8, 12, 12, 32, 24, {3, 3}, {2, 2});
-  const auto in = randomValues(inputElements(p), 10), w = randomValues(weightElements(p), 11);
-  const auto dOut = randomValues(outputElements(p), 12);
-  ConvRun one = lowered(), two = lowered();
-  one.tiles = two.tiles = 32;
-  one.hostThreads = 1;
-  two.hostThreads = 2;
-  EXPECT_EQ(runForward(p, in, w, one), runForward(p, in, w, two));
-  EXPECT_EQ(runInputGrad(p, dOut, w, one), runInputGrad(p, dOut, w, two));
-  EXPECT_EQ(runWeightGrad(p, dOut, in, WeightGradMode::DELTAS, {}, 1.0f, one),
-            runWeightGrad(p, dOut, in, WeightGradMode::DELTAS, {}, 1.0f, two));
+  ConvRun run = lowered();
+  run.tiles = 32;
+  expectBitIdenticalForOneAndTwoThreads(p, run);
 }
 
 TEST(Lowered, OnlyTwoDimensionalFloatConvolutionsWithAKernelAreLowered) {

@@ -30,14 +30,7 @@ ConvParams conv3x3(std::size_t batch, std::size_t h, std::size_t w, std::size_t 
 
 std::string planOf(const ConvParams &p, bool weightUpdate,
                    const poplar::OptionFlags &options = kWinograd, unsigned tiles = 8) {
-  poplar::Device d = convDevice(tiles);
-  poplar::Graph graph(d.getTarget());
-  std::ostringstream os;
-  if (weightUpdate)
-    poplin::reportWeightUpdatePlanInfo(os, graph, p, options);
-  else
-    poplin::reportPlanInfo(os, graph, p, options);
-  return os.str();
+  return planReport(p, weightUpdate, options, tiles);
 }
 
 bool isWinograd(const std::string &plan) { return plan.find("winograd") != std::string::npos; }
@@ -163,28 +156,14 @@ TEST(Winograd, UserLayoutsAndProductsOverManyTiles) {
 
 TEST(Winograd, WeightUpdateAddsScaledDeltas) {
   const ConvParams p = conv3x3(4, 6, 6, 8, 12);
-  const auto dOut = randomValues(outputElements(p), 7), in = randomValues(inputElements(p), 8);
-  const auto w0 = randomValues(weightElements(p), 9);
-  const auto dW = referenceWeightGrad(p, dOut, in);
-  std::vector<double> want(dW.size());
-  for (std::size_t i = 0; i < dW.size(); ++i)
-    want[i] = w0[i] - 0.5 * dW[i];
-  for (auto mode : {WeightGradMode::UPDATE_FLOAT_SCALE, WeightGradMode::UPDATE_TENSOR_SCALE})
-    expectClose(runWeightGrad(p, dOut, in, mode, w0, -0.5f, withWinograd()), want, 1e-5, "update");
+  expectWeightUpdateMatches(p, withWinograd(), 1e-5);
 }
 
 TEST(Winograd, BitIdenticalForOneAndTwoHostThreads) {
   const ConvParams p = conv3x3(8, 10, 10, 32, 24);
-  const auto in = randomValues(inputElements(p), 10), w = randomValues(weightElements(p), 11);
-  const auto dOut = randomValues(outputElements(p), 12);
-  ConvRun one = withWinograd(), two = withWinograd();
-  one.tiles = two.tiles = 32;
-  one.hostThreads = 1;
-  two.hostThreads = 2;
-  EXPECT_EQ(runForward(p, in, w, one), runForward(p, in, w, two));
-  EXPECT_EQ(runInputGrad(p, dOut, w, one), runInputGrad(p, dOut, w, two));
-  EXPECT_EQ(runWeightGrad(p, dOut, in, WeightGradMode::DELTAS, {}, 1.0f, one),
-            runWeightGrad(p, dOut, in, WeightGradMode::DELTAS, {}, 1.0f, two));
+  ConvRun run = withWinograd();
+  run.tiles = 32;
+  expectBitIdenticalForOneAndTwoThreads(p, run);
 }
 
 } // namespace
