@@ -10,8 +10,9 @@
 // to tile u·tiles/units, and operands and results outlive their pass), so plans whose tile
 // share stays within a third of the budget are preferred to those that merely fit it.
 // A pointwise convolution (ConvAsMatMul.hpp) is also planned as a matMul, and becomes one when
-// that plan's host-time estimate is lower (option pointwiseAsMatMul overrides the choice), and
-// a 3x3 stride-1 one likewise as Winograd's products (ConvWinograd.hpp; option useWinograd).
+// that plan's host-time estimate is lower (option pointwiseAsMatMul overrides the choice); a
+// 3x3 stride-1 one likewise as Winograd's products (ConvWinograd.hpp; option useWinograd), and
+// a strided one or its input gradient as one lowered product (ConvLowered.hpp; im2colMatMul).
 #include "ConvPlanner.hpp"
 
 #include <algorithm>
@@ -324,7 +325,7 @@ ConvPlan plan(const poplar::Target &target, const ConvParams &params, ConvPass p
   if (options.useWinograd != "false" && winogradApplies(params) &&
       (options.useWinograd == "true" || wideEnough)) {
     MatMulPlan mm = planWinograd(target, params, pass, options);
-    const std::uint64_t ns = mm.hostNanoseconds + winogradTransformNanoseconds(params, pass);
+    const std::uint64_t ns = mm.hostNanoseconds + winogradTransformNanoseconds(params);
     if (takes(options.useWinograd, mm, ns, blocks))
       return product(ConvMethod::WINOGRAD, mm, ns);
   }

@@ -170,13 +170,12 @@ MatMulPlan planWinograd(const poplar::Target &target, const ConvParams &params, 
                                                 s.inChans, T, convMatMulOptions(options), nullptr);
 }
 
-std::uint64_t winogradTransformNanoseconds(const ConvParams &params, ConvPass pass) {
+std::uint64_t winogradTransformNanoseconds(const ConvParams &params) {
   const Shape s = shapeOf(params);
   const double T = double(s.tiles()), perGroup = double(kElements * s.groups);
   // Forward: input, kernels and output; weight gradient: input, output gradients and kernels.
   const double values = perGroup * (double(s.inChans) * T + double(s.outChans) * T +
                                     double(s.inChans) * double(s.outChans));
-  (void)pass;
   return std::uint64_t(values * kTransformNsPerValue);
 }
 

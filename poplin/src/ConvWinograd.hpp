@@ -41,8 +41,9 @@ bool winogradApplies(const ConvParams &params);
 MatMulPlan planWinograd(const poplar::Target &target, const ConvParams &params, ConvPass pass,
                         const ConvOptions &options);
 
-/// The host cost model's estimate of the pass's transforms (ns), to add to the product's.
-std::uint64_t winogradTransformNanoseconds(const ConvParams &params, ConvPass pass);
+/// The host cost model's estimate of a pass's transforms (ns), to add to the product's: the
+/// same for each pass (the input's, the kernels' and the output's or output gradient's).
+std::uint64_t winogradTransformNanoseconds(const ConvParams &params);
 
 /// createConvTensor for a Winograd plan: channel-major activations, linearly mapped weights.
 poplar::Tensor createWinogradTensor(poplar::Graph &graph, const ConvPlan &plan,

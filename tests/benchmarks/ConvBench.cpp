@@ -22,8 +22,8 @@
 // summary lists per layer the Tessera and PyTorch milliseconds (medians over repetitions), the
 // ratio, and the minimum and geometric mean of the ratios.
 //
-// A full run (all 28 cases, default flags) takes about 2 minutes on the 2-core development
-// machine (106 s, of which about 20 s is PyTorch); with --benchmark_repetitions=3 about 4.
+// A full run (all 28 cases) with --benchmark_repetitions=3 takes about 7 minutes on the 2-core
+// development machine, of which about 1 is PyTorch's two passes.
 //   conv_bench [--no-torch] [--torch-min-time SECONDS] [--profile] [--conv-option name=value]…
 //              [Google Benchmark flags]
 // --profile measures host time per engine step and prints each case's convolution plans and
