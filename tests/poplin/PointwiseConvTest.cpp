@@ -62,8 +62,7 @@ TEST(Pointwise, PlansAreMatrixProductsOnlyForPointwiseConvolutions) {
   ConvParams strided = pointwise(2, {4, 6}, 8, 8);
   strided.outputTransform.stride = {2, 3};
   EXPECT_NE(planOf(strided, false).find("pointwise"), std::string::npos);
-  EXPECT_NE(planOf(poplin::getGradientParams(strided), false).find("pointwise"),
-            std::string::npos);
+  EXPECT_NE(planOf(poplin::getGradientParams(strided), false).find("pointwise"), std::string::npos);
   ConvParams ragged = pointwise(2, {5, 4}, 8, 8);
   ragged.outputTransform.stride = {2, 2};
   EXPECT_EQ(planOf(ragged, false).find("pointwise"), std::string::npos);
