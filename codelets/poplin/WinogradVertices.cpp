@@ -16,10 +16,10 @@
 // Transformed data is "element-major": a vertex's 16-element side is 16 segments of equal
 // length, segment e = 4·row + column of the 4x4 element, each listing the vertex's tiles in
 // (plane, tile row, tile column) order, or its kernels in order. A plane is one (channel, batch)
-// image. Every value is a fixed sequence of adds, so results never depend on the host threads.
+// image. Every value is a fixed sequence of adds, subtracts and halvings, so results never depend
+// on the host threads.
 // The plane transforms run their tile rows through Highway kernels (kernels/WinogradKernels.hpp).
 #include <algorithm>
-#include <array>
 #include <cstdint>
 #include <vector>
 
