@@ -5,6 +5,7 @@
 #include <vector>
 
 #include <poputil/VertexTemplates.hpp>
+#include <poputil/exceptions.hpp>
 
 #include "ConvAsMatMul.hpp"
 #include "ConvIndexing.hpp"
@@ -275,17 +276,8 @@ void buildConvolution(poplar::Graph &graph, const ConvPlan &p, const ConvParams 
                       const poplar::Tensor &in, const poplar::Tensor &weights,
                       const poplar::Tensor &out, poplar::program::Sequence &prog,
                       const std::string &name) {
-  switch (p.method) {
-  case ConvMethod::POINTWISE:
-    return buildPointwiseConvolution(graph, p, params, in, weights, false, out, prog, name);
-  case ConvMethod::WINOGRAD:
-    return buildWinogradConvolution(graph, p, params, in, weights, false, out, prog, name);
-  case ConvMethod::IM2COL:
-  case ConvMethod::COL2IM:
-    return buildLoweredConvolution(graph, p, params, in, weights, false, out, prog, name);
-  case ConvMethod::BLOCKS:
-    break;
-  }
+  if (p.method != ConvMethod::BLOCKS)
+    return buildProductConvolution(graph, p, params, in, weights, false, out, prog, name);
   const Blocks bl{p};
   const poplar::Tensor inG = groupMajor(in, p.groups), outG = groupMajor(out, p.groups);
   const bool partials = p.inChanBlocks > 1;
@@ -351,6 +343,27 @@ void buildConvolution(poplar::Graph &graph, const ConvPlan &p, const ConvParams 
                      tiles, reduceType);
         }
   prog.add(poplar::program::Execute(reduce, name + "/reducePartials"));
+}
+
+void buildProductConvolution(poplar::Graph &graph, const ConvPlan &plan, const ConvParams &params,
+                             const poplar::Tensor &in, const poplar::Tensor &weights,
+                             bool weightsTransposed, const poplar::Tensor &out,
+                             poplar::program::Sequence &prog, const std::string &name) {
+  switch (plan.method) {
+  case ConvMethod::POINTWISE:
+    return buildPointwiseConvolution(graph, plan, params, in, weights, weightsTransposed, out, prog,
+                                     name);
+  case ConvMethod::WINOGRAD:
+    return buildWinogradConvolution(graph, plan, params, in, weights, weightsTransposed, out, prog,
+                                    name);
+  case ConvMethod::IM2COL:
+  case ConvMethod::COL2IM:
+    return buildLoweredConvolution(graph, plan, params, in, weights, weightsTransposed, out, prog,
+                                   name);
+  case ConvMethod::BLOCKS:
+    break;
+  }
+  throw poputil::poplibs_error("internal: a block plan is not a product");
 }
 
 void buildWeightGradient(poplar::Graph &graph, const ConvPlan &p, const ConvParams &params,

@@ -28,6 +28,14 @@ void buildConvolution(poplar::Graph &graph, const ConvPlan &plan, const ConvPara
                       const poplar::Tensor &out, poplar::program::Sequence &prog,
                       const std::string &name);
 
+/// out = conv(in, weights) for a plan of a product method (not BLOCKS). With
+/// `weightsTransposed`, `weights` is stored [G][IC][OC][kernel…] (the convolution's
+/// transposeAndFlipWeights form), which each method reads as stored.
+void buildProductConvolution(poplar::Graph &graph, const ConvPlan &plan, const ConvParams &params,
+                             const poplar::Tensor &in, const poplar::Tensor &weights,
+                             bool weightsTransposed, const poplar::Tensor &out,
+                             poplar::program::Sequence &prog, const std::string &name);
+
 /// dW = ∂loss/∂weights, or dW += scale · ∂loss/∂weights with `scale`, for the
 /// weight-gradient plan of the forward `params`.
 void buildWeightGradient(poplar::Graph &graph, const ConvPlan &plan, const ConvParams &params,

@@ -50,10 +50,17 @@ std::vector<int> indexTable(const ConvParams &p, unsigned dim) {
   return table;
 }
 
-void setShapeFields(poplar::Graph &graph, poplar::VertexRef v, const ConvParams &p, const Shape &s,
-                    std::size_t chans, std::size_t batch) {
-  graph.setInitialValue(v["rowTable"], poplar::ArrayRef<int>(indexTable(p, 0)));
-  graph.setInitialValue(v["colTable"], poplar::ArrayRef<int>(indexTable(p, 1)));
+/// Where each kernel element meets the input, per output row and column: the same for every
+/// vertex of a pass, so built once.
+struct IndexTables {
+  std::vector<int> rows, cols;
+  explicit IndexTables(const ConvParams &p) : rows(indexTable(p, 0)), cols(indexTable(p, 1)) {}
+};
+
+void setShapeFields(poplar::Graph &graph, poplar::VertexRef v, const IndexTables &tables,
+                    const Shape &s, std::size_t chans, std::size_t batch) {
+  graph.setInitialValue(v["rowTable"], poplar::ArrayRef<int>(tables.rows));
+  graph.setInitialValue(v["colTable"], poplar::ArrayRef<int>(tables.cols));
   graph.setInitialValue(v["chans"], unsigned(chans));
   graph.setInitialValue(v["batch"], unsigned(batch));
   graph.setInitialValue(v["inHeight"], unsigned(s.inH));
@@ -123,11 +130,11 @@ struct PlacedChunk {
 std::vector<PlacedChunk> im2colChunks(const poplar::Target &target, const Shape &s) {
   const std::size_t tiles = target.getNumTiles();
   const auto parts = planeChunks(s.inChans, s.batch, s.kernel() * s.outH * s.outW, s.groups, tiles);
-  const std::size_t total = std::max<std::size_t>(s.groups * parts.size(), 1);
+  const std::size_t total = s.groups * parts.size();
   std::vector<PlacedChunk> result;
   for (std::size_t g = 0; g < s.groups; ++g)
     for (const PlaneChunk &c : parts)
-      result.push_back({g, c, unsigned(result.size() * tiles / total)});
+      result.push_back({g, c, evenTile(result.size(), total, tiles)});
   return result;
 }
 
@@ -181,12 +188,13 @@ poplar::Tensor gatherPatches(poplar::Graph &graph, const ConvParams &p, const po
       graph.addVariable(poplar::FLOAT, {s.groups, s.inChans * K, P}, name + "/patches");
   const poplar::Tensor planes = planesOf(in, s.groups);
   const std::size_t outPlane = s.outH * s.outW;
+  const IndexTables tables(p);
   poplar::ComputeSet cs = graph.addComputeSet(name + "/im2col");
   for (const PlacedChunk &pc : im2colChunks(graph.getTarget(), s)) {
     const poplar::Tensor rows = chunkRows(patches, pc.g, pc.c, K, outPlane);
     auto v = graph.addVertex(cs, "poplin::Im2col",
                              {{"in", chunkPlanes(planes, pc.g, pc.c, s.batch)}, {"out", rows}});
-    setShapeFields(graph, v, p, s, pc.c.c1 - pc.c.c0, pc.c.b1 - pc.c.b0);
+    setShapeFields(graph, v, tables, s, pc.c.c1 - pc.c.c0, pc.c.b1 - pc.c.b0);
     graph.setTileMapping(v, pc.tile);
     graph.setTileMapping(rows, pc.tile);
   }
@@ -195,8 +203,8 @@ poplar::Tensor gatherPatches(poplar::Graph &graph, const ConvParams &p, const po
 }
 
 /// The stored weights as the product's A: [G][OC][IC·kernel] (IM2COL) or, given transposed,
-/// [G][IC][OC·kernel] (COL2IM), copied into `layout` when the stored order is the other one.
-/// `flipped` says whether COL2IM's rows then list the kernel reversed.
+/// [G][IC][OC·kernel] (COL2IM), copied into `layout` when the stored order is the other one
+/// (transposed weights going to IM2COL's order are flipped on the way).
 poplar::Tensor weightOperand(ConvMethod method, const poplar::Tensor &weights,
                              bool weightsTransposed, const poplar::Tensor &layout,
                              poplar::program::Sequence &prog, const std::string &name) {
@@ -327,6 +335,7 @@ void buildLoweredConvolution(poplar::Graph &graph, const ConvPlan &plan, const C
               false);
   const poplar::Tensor planes = planesOf(out, s.groups);
   const std::size_t inPlane = s.inH * s.inW;
+  const IndexTables tables(params);
   poplar::ComputeSet cs = graph.addComputeSet(name + "/col2im");
   for (const PlacedChunk &pc : col2imChunks(mm, s)) {
     auto v = graph.addVertex(cs, "poplin::Col2im",
@@ -335,7 +344,7 @@ void buildLoweredConvolution(poplar::Graph &graph, const ConvPlan &plan, const C
     // The stored (transposed) weights list each kernel flipped relative to the one applied.
     graph.setInitialValue(v["flip"], weightsTransposed);
     // Col2im's "in" side is the product's columns: the convolution's input positions.
-    setShapeFields(graph, v, params, s, pc.c.c1 - pc.c.c0, pc.c.b1 - pc.c.b0);
+    setShapeFields(graph, v, tables, s, pc.c.c1 - pc.c.c0, pc.c.b1 - pc.c.b0);
     graph.setTileMapping(v, pc.tile);
   }
   prog.add(poplar::program::Execute(cs, name + "/col2im"));

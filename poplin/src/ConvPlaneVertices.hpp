@@ -39,18 +39,22 @@ itemChunks(std::size_t count, std::size_t valuesPerItem, std::size_t groups, std
   return result;
 }
 
+/// The tile of item `index` of `total` spread evenly, in order, over `tiles` tiles.
+inline unsigned evenTile(std::size_t index, std::size_t total, std::size_t tiles) {
+  return unsigned(index * tiles / std::max<std::size_t>(total, 1));
+}
+
 /// Places the compute set's vertices evenly over the tiles, in the order they were added (so a
 /// vertex reading an evenly spread tensor in order finds most of its input on its own tile).
 class VertexPlacer {
 public:
   VertexPlacer(poplar::Graph &graph, std::size_t total)
-      : graph_(graph), tiles_(graph.getTarget().getNumTiles()),
-        total_(std::max<std::size_t>(total, 1)) {}
+      : graph_(graph), tiles_(graph.getTarget().getNumTiles()), total_(total) {}
   /// Maps `v` and, when given, the transformed values it writes (`written`: a new tensor's
   /// slice), to the next tile: transforms then write their results in place, and only the
   /// product's own exchange moves them.
   void place(poplar::VertexRef v, const poplar::Tensor *written = nullptr) {
-    const unsigned tile = unsigned(next_++ * tiles_ / total_);
+    const unsigned tile = evenTile(next_++, total_, tiles_);
     graph_.setTileMapping(v, tile);
     if (written)
       graph_.setTileMapping(*written, tile);

@@ -36,9 +36,10 @@ std::ostream &operator<<(std::ostream &os, const ConvPlan &p) {
   const char *form = nullptr;
   switch (p.method) {
   case ConvMethod::POINTWISE:
-    form = forward ? "pointwise, computed as the matrix product W[OC][IC] x in[IC][B*field]"
+    form = forward ? "pointwise, computed as the matrix product W[OC][IC] x in[IC][B*field] per "
+                     "group"
                    : "pointwise, computed as the matrix product dOut[OC][B*field] x "
-                     "in[B*field][IC]";
+                     "in[B*field][IC] per group";
     break;
   case ConvMethod::WINOGRAD:
     form = forward ? "winograd F(2x2,3x3), 16 products per group U[OC][IC] x V[IC][B*tiles]"
@@ -46,19 +47,22 @@ std::ostream &operator<<(std::ostream &os, const ConvPlan &p) {
                      "V[B*tiles][IC]";
     break;
   case ConvMethod::IM2COL:
-    form = forward ? "im2col, the matrix product W[OC][IC*kernel] x patches[IC*kernel][B*out]"
-                   : "im2col, the matrix product dOut[OC][B*out] x patches[B*out][IC*kernel]";
+    form = forward ? "im2col, the matrix product W[OC][IC*kernel] x patches[IC*kernel][B*out] "
+                     "per group"
+                   : "im2col, the matrix product dOut[OC][B*out] x patches[B*out][IC*kernel] "
+                     "per group";
     break;
   case ConvMethod::COL2IM:
-    form = "col2im, the matrix product W[OC*kernel][IC] x in[IC][B*field], its columns "
-           "gathered into the output";
+    form = "col2im, the matrix product W[OC*kernel][IC] x in[IC][B*field] per group, its "
+           "columns gathered into the output";
     break;
   case ConvMethod::BLOCKS:
     break;
   }
   if (form)
-    return os << "convolution plan (" << passName << "): " << form << " per group\n  " << *p.product
-              << "  estimated host time with transforms: " << p.hostNanoseconds << " ns\n";
+    return os << "convolution plan (" << passName << "): " << form << "\n  " << *p.product
+              << "  estimated host time of the pass: " << p.hostNanoseconds
+              << " ns (the planning objective)\n";
   os << "convolution plan (" << (p.pass == ConvPass::FORWARD ? "forward" : "weight gradient")
      << "): groups " << p.groups << ", output channels " << p.outChans << ", input channels "
      << p.inChans << ", batch " << p.batch << ", output rows " << p.rows << "\n"
@@ -274,10 +278,13 @@ ConvPlan planBlocks(const poplar::Target &target, const ConvParams &params, Conv
 /// Channels per group (input and output) below which "auto" never picks Winograd or lowering.
 constexpr std::size_t kMinProductChannels = 16;
 
-/// `blocks` re-described as the product `mm` (whose estimates it then reports), with
-/// `hostNanoseconds` for the whole pass.
-ConvPlan asProduct(const ConvPlan &blocks, const MatMulPlan &mm, std::uint64_t hostNanoseconds) {
+/// `blocks` re-described as `method` computing the product `mm` (whose estimates it then
+/// reports), with `hostNanoseconds` for the whole pass.
+ConvPlan asProduct(const ConvPlan &blocks, ConvMethod method, const MatMulPlan &mm,
+                   std::uint64_t hostNanoseconds) {
   ConvPlan base = blocks;
+  base.method = method;
+  base.product = mm;
   base.tilesUsed = mm.tilesUsed;
   base.bytesPerTile = mm.bytesPerTile;
   base.bytesBudget = mm.bytesBudget;
@@ -305,16 +312,10 @@ bool takes(const std::string &choice, const MatMulPlan &mm, std::uint64_t ns,
 ConvPlan plan(const poplar::Target &target, const ConvParams &params, ConvPass pass,
               const ConvOptions &options) {
   ConvPlan blocks = planBlocks(target, params, pass, options);
-  auto product = [&](ConvMethod method, MatMulPlan mm, std::uint64_t ns) {
-    ConvPlan p = asProduct(blocks, mm, ns);
-    p.method = method;
-    p.product = std::move(mm);
-    return p;
-  };
   if (options.pointwiseAsMatMul != "false" && isPointwise(params)) {
     MatMulPlan mm = planPointwise(target, params, pass, options);
     if (takes(options.pointwiseAsMatMul, mm, mm.hostNanoseconds, blocks))
-      return product(ConvMethod::POINTWISE, mm, mm.hostNanoseconds);
+      return asProduct(blocks, ConvMethod::POINTWISE, mm, mm.hostNanoseconds);
   }
   // The products are as wide as the channels: with a handful (a stem's RGB input, its input
   // gradient's 3 outputs) the GEMM kernel's register tiles run mostly empty while the
@@ -327,7 +328,7 @@ ConvPlan plan(const poplar::Target &target, const ConvParams &params, ConvPass p
     MatMulPlan mm = planWinograd(target, params, pass, options);
     const std::uint64_t ns = mm.hostNanoseconds + winogradTransformNanoseconds(params);
     if (takes(options.useWinograd, mm, ns, blocks))
-      return product(ConvMethod::WINOGRAD, mm, ns);
+      return asProduct(blocks, ConvMethod::WINOGRAD, mm, ns);
   }
   const ConvMethod lowered = loweredMethod(params, pass);
   if (options.im2colMatMul != "false" && lowered != ConvMethod::BLOCKS &&
@@ -335,7 +336,7 @@ ConvPlan plan(const poplar::Target &target, const ConvParams &params, ConvPass p
     MatMulPlan mm = planLowered(target, params, pass, lowered, options);
     const std::uint64_t ns = mm.hostNanoseconds + loweredTransformNanoseconds(params, lowered);
     if (takes(options.im2colMatMul, mm, ns, blocks))
-      return product(lowered, mm, ns);
+      return asProduct(blocks, lowered, mm, ns);
   }
   return blocks;
 }

@@ -57,41 +57,17 @@ poplar::Tensor elementSlices(const poplar::Tensor &t, std::size_t g, std::size_t
   return poplar::concat(parts);
 }
 
-void setPlaneFields(poplar::Graph &graph, poplar::VertexRef v, const Shape &s, std::size_t planes) {
-  graph.setInitialValue(v["planes"], unsigned(planes));
-  graph.setInitialValue(v["tilesY"], unsigned(s.tilesY));
-  graph.setInitialValue(v["tilesX"], unsigned(s.tilesX));
-}
-
-/// V[16·G][IC][T] = Bᵀ d B of every input tile.
-void addInputTransform(poplar::Graph &graph, poplar::ComputeSet &cs, const Shape &s,
-                       const poplar::Tensor &in, const poplar::Tensor &V) {
-  const poplar::Tensor planes = planesOf(in, s.groups);
-  const std::size_t T1 = s.tilesPerPlane(), count = s.inChans * s.batch;
-  const auto parts = itemChunks(count, kElements * T1, s.groups, graph.getTarget().getNumTiles());
-  VertexPlacer placer(graph, s.groups * parts.size());
-  for (std::size_t g = 0; g < s.groups; ++g)
-    for (const auto &[p0, p1] : parts) {
-      const poplar::Tensor elems = elementSlices(V, g, p0 * T1, p1 * T1);
-      auto v = graph.addVertex(cs, "poplin::WinogradInputTransform",
-                               {{"in", planes[g].slice(p0, p1).flatten()}, {"out", elems}});
-      setPlaneFields(graph, v, s, p1 - p0);
-      graph.setInitialValue(v["height"], unsigned(s.height));
-      graph.setInitialValue(v["width"], unsigned(s.width));
-      graph.setInitialValue(v["padTop"], unsigned(s.padTop));
-      graph.setInitialValue(v["padLeft"], unsigned(s.padLeft));
-      placer.place(v, &elems);
-    }
-}
-
-/// The output transform (`toActivations`: element-major `transformed` [16·G][OC][T] into the
-/// planes of `activations` [B][G·OC][outH][outW]) or the gradient transform (the other way), by
-/// vertex `type`.
-void addPlaneTransform(poplar::Graph &graph, poplar::ComputeSet &cs, const Shape &s,
-                       const std::string &type, const poplar::Tensor &activations,
-                       const poplar::Tensor &transformed, bool toActivations) {
+/// One `type` vertex per chunk of each group's `chans`·B planes of `activations`, reading or
+/// writing those planes' tiles in the element-major `transformed` ([16·G][chans][T]): the input
+/// and gradient transforms write it (on their own tiles), the output transform
+/// (`toActivations`) reads it. `configure` sets the vertex type's own fields.
+template <class Configure>
+void addPlaneVertices(poplar::Graph &graph, poplar::ComputeSet &cs, const Shape &s,
+                      const std::string &type, std::size_t chans, const poplar::Tensor &activations,
+                      const poplar::Tensor &transformed, bool toActivations,
+                      Configure &&configure) {
   const poplar::Tensor planes = planesOf(activations, s.groups);
-  const std::size_t T1 = s.tilesPerPlane(), count = s.outChans * s.batch;
+  const std::size_t T1 = s.tilesPerPlane(), count = chans * s.batch;
   const auto parts = itemChunks(count, kElements * T1, s.groups, graph.getTarget().getNumTiles());
   VertexPlacer placer(graph, s.groups * parts.size());
   for (std::size_t g = 0; g < s.groups; ++g)
@@ -101,11 +77,37 @@ void addPlaneTransform(poplar::Graph &graph, poplar::ComputeSet &cs, const Shape
       auto v = graph.addVertex(
           cs, type,
           {{"in", toActivations ? elems : plane}, {"out", toActivations ? plane : elems}});
-      setPlaneFields(graph, v, s, p1 - p0);
-      graph.setInitialValue(v["outHeight"], unsigned(s.outHeight));
-      graph.setInitialValue(v["outWidth"], unsigned(s.outWidth));
+      graph.setInitialValue(v["planes"], unsigned(p1 - p0));
+      graph.setInitialValue(v["tilesY"], unsigned(s.tilesY));
+      graph.setInitialValue(v["tilesX"], unsigned(s.tilesX));
+      configure(v);
       placer.place(v, toActivations ? nullptr : &elems);
     }
+}
+
+/// V[16·G][IC][T] = Bᵀ d B of every input tile.
+void addInputTransform(poplar::Graph &graph, poplar::ComputeSet &cs, const Shape &s,
+                       const poplar::Tensor &in, const poplar::Tensor &V) {
+  addPlaneVertices(graph, cs, s, "poplin::WinogradInputTransform", s.inChans, in, V, false,
+                   [&](poplar::VertexRef v) {
+                     graph.setInitialValue(v["height"], unsigned(s.height));
+                     graph.setInitialValue(v["width"], unsigned(s.width));
+                     graph.setInitialValue(v["padTop"], unsigned(s.padTop));
+                     graph.setInitialValue(v["padLeft"], unsigned(s.padLeft));
+                   });
+}
+
+/// The output transform (`toActivations`: element-major `transformed` [16·G][OC][T] into the
+/// planes of `activations` [B][G·OC][outH][outW]) or the gradient transform (the other way), by
+/// vertex `type`.
+void addPlaneTransform(poplar::Graph &graph, poplar::ComputeSet &cs, const Shape &s,
+                       const std::string &type, const poplar::Tensor &activations,
+                       const poplar::Tensor &transformed, bool toActivations) {
+  addPlaneVertices(graph, cs, s, type, s.outChans, activations, transformed, toActivations,
+                   [&](poplar::VertexRef v) {
+                     graph.setInitialValue(v["outHeight"], unsigned(s.outHeight));
+                     graph.setInitialValue(v["outWidth"], unsigned(s.outWidth));
+                   });
 }
 
 /// Per group, the kernels of `weights` ([G][A][B][3][3], A·B kernels in order) against the

@@ -12,13 +12,10 @@
 #include <poputil/TileMapping.hpp>
 #include <poputil/exceptions.hpp>
 
-#include "ConvAsMatMul.hpp"
 #include "ConvBuild.hpp"
 #include "ConvIndexing.hpp"
-#include "ConvLowered.hpp"
 #include "ConvOptions.hpp"
 #include "ConvPlanner.hpp"
-#include "ConvWinograd.hpp"
 
 namespace poplin {
 namespace {
@@ -166,19 +163,8 @@ poplar::Tensor convolution(poplar::Graph &graph, const poplar::Tensor &in,
     // and flip themselves.
     poplar::Tensor out = detail::createConvTensor(graph, plan, params, ConvOperand::Output,
                                                   params.outputType, name + "/output");
-    switch (plan.method) {
-    case detail::ConvMethod::POINTWISE:
-      detail::buildPointwiseConvolution(graph, plan, params, in, weights, transposeAndFlipWeights,
-                                        out, prog, name);
-      break;
-    case detail::ConvMethod::WINOGRAD:
-      detail::buildWinogradConvolution(graph, plan, params, in, weights, transposeAndFlipWeights,
-                                       out, prog, name);
-      break;
-    default:
-      detail::buildLoweredConvolution(graph, plan, params, in, weights, transposeAndFlipWeights,
-                                      out, prog, name);
-    }
+    detail::buildProductConvolution(graph, plan, params, in, weights, transposeAndFlipWeights, out,
+                                    prog, name);
     return out;
   }
   if (transposeAndFlipWeights) {
