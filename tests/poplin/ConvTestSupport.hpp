@@ -352,6 +352,24 @@ inline std::string planReport(const ConvParams &p, bool weightUpdate,
   return os.str();
 }
 
+/// Forward, input gradient and weight gradient of `p` on random operands (rounded to HALF when
+/// `p` is) against the reference.
+inline void expectAllPassesMatch(const ConvParams &p, const ConvRun &run, double tol) {
+  auto in = randomValues(inputElements(p), 1), w = randomValues(weightElements(p), 2);
+  auto dOut = randomValues(outputElements(p), 3);
+  if (p.inputType == poplar::HALF) {
+    in = halfRounded(in);
+    w = halfRounded(w);
+    dOut = halfRounded(dOut);
+  }
+  const std::string what = describe(p);
+  expectClose(runForward(p, in, w, run), referenceForward(p, in, w), tol, "forward " + what);
+  expectClose(runInputGrad(p, dOut, w, run), referenceInputGrad(p, dOut, w), tol,
+              "input gradient " + what);
+  expectClose(runWeightGrad(p, dOut, in, WeightGradMode::DELTAS, {}, 1.0f, run),
+              referenceWeightGrad(p, dOut, in), tol, "weight gradient " + what);
+}
+
 /// convolutionWeightUpdate from random weights w0 with scale −0.5, by a float and by a tensor
 /// scale, against w0 − 0.5 · the reference gradient.
 inline void expectWeightUpdateMatches(const ConvParams &p, const ConvRun &run, double tol) {

@@ -7,7 +7,6 @@
 // thread count; which convolutions "auto" lowers, and the option's errors.
 #include <gtest/gtest.h>
 
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -48,8 +47,6 @@ ConvRun lowered(ConvRun run = {}) {
 /// Forward, input gradient and weight gradient of `p` against the reference.
 void checkAllPasses(const ConvParams &p, const ConvRun &given = {}, double tol = 1e-5) {
   const ConvRun run = lowered(given);
-  const auto in = randomValues(inputElements(p), 1), w = randomValues(weightElements(p), 2);
-  const auto dOut = randomValues(outputElements(p), 3);
   const std::string what = describe(p);
   const ConvParams bwd = poplin::getGradientParams(p);
   const bool dilated = bwd.inputTransform.dilation[0] > 1 || bwd.inputTransform.dilation[1] > 1;
@@ -57,11 +54,7 @@ void checkAllPasses(const ConvParams &p, const ConvRun &given = {}, double tol =
   ASSERT_TRUE(has(planOf(p, true, run.options, run.tiles), "im2col")) << what;
   ASSERT_TRUE(has(planOf(bwd, false, run.options, run.tiles), dilated ? "col2im" : "im2col"))
       << what;
-  expectClose(runForward(p, in, w, run), referenceForward(p, in, w), tol, "forward " + what);
-  expectClose(runInputGrad(p, dOut, w, run), referenceInputGrad(p, dOut, w), tol,
-              "input gradient " + what);
-  expectClose(runWeightGrad(p, dOut, in, WeightGradMode::DELTAS, {}, 1.0f, run),
-              referenceWeightGrad(p, dOut, in), tol, "weight gradient " + what);
+  expectAllPassesMatch(p, run, tol);
 }
 
 TEST(Lowered, StridedConvolutionsAndTheirInputGradientsMatchReference) {

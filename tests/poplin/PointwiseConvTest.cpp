@@ -5,7 +5,6 @@
 // user layouts, bit-identical results for any host thread count, and the option's choices.
 #include <gtest/gtest.h>
 
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -39,20 +38,7 @@ ConvRun asMatMul(ConvRun run = {}) {
 
 /// Forward, input gradient and weight gradient of `p` against the reference.
 void checkAllPasses(const ConvParams &p, const ConvRun &given, double tol) {
-  const ConvRun run = asMatMul(given);
-  auto in = randomValues(inputElements(p), 1), w = randomValues(weightElements(p), 2);
-  auto dOut = randomValues(outputElements(p), 3);
-  if (p.inputType == HALF) {
-    in = halfRounded(in);
-    w = halfRounded(w);
-    dOut = halfRounded(dOut);
-  }
-  const std::string what = describe(p);
-  expectClose(runForward(p, in, w, run), referenceForward(p, in, w), tol, "forward " + what);
-  expectClose(runInputGrad(p, dOut, w, run), referenceInputGrad(p, dOut, w), tol,
-              "input gradient " + what);
-  expectClose(runWeightGrad(p, dOut, in, WeightGradMode::DELTAS, {}, 1.0f, run),
-              referenceWeightGrad(p, dOut, in), tol, "weight gradient " + what);
+  expectAllPassesMatch(p, asMatMul(given), tol);
 }
 
 TEST(Pointwise, PlansAreMatrixProductsOnlyForPointwiseConvolutions) {

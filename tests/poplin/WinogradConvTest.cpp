@@ -6,7 +6,6 @@
 // any host thread count; which convolutions get the method, and the option's errors.
 #include <gtest/gtest.h>
 
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -43,18 +42,12 @@ ConvRun withWinograd(ConvRun run = {}) {
 /// Forward, input gradient and weight gradient of `p` against the reference.
 void checkAllPasses(const ConvParams &p, const ConvRun &given = {}, double tol = 1e-5) {
   const ConvRun run = withWinograd(given);
-  const auto in = randomValues(inputElements(p), 1), w = randomValues(weightElements(p), 2);
-  const auto dOut = randomValues(outputElements(p), 3);
   const std::string what = describe(p);
   ASSERT_TRUE(isWinograd(planOf(p, false, run.options, run.tiles))) << what;
   ASSERT_TRUE(isWinograd(planOf(p, true, run.options, run.tiles))) << what;
   ASSERT_TRUE(isWinograd(planOf(poplin::getGradientParams(p), false, run.options, run.tiles)))
       << what;
-  expectClose(runForward(p, in, w, run), referenceForward(p, in, w), tol, "forward " + what);
-  expectClose(runInputGrad(p, dOut, w, run), referenceInputGrad(p, dOut, w), tol,
-              "input gradient " + what);
-  expectClose(runWeightGrad(p, dOut, in, WeightGradMode::DELTAS, {}, 1.0f, run),
-              referenceWeightGrad(p, dOut, in), tol, "weight gradient " + what);
+  expectAllPassesMatch(p, run, tol);
 }
 
 TEST(Winograd, OnlyDenseThreeByThreeStrideOneConvolutionsUseIt) {
