@@ -381,8 +381,11 @@ void runTorch(double minTime, const std::vector<std::size_t> &cases) {
           it->second = std::min(it->second, ms);
         any = true;
       }
-    } else if (s.rfind("settings ", 0) != 0 || !settingsPrinted) {
-      settingsPrinted |= s.rfind("settings ", 0) == 0;
+    } else {
+      const bool settings = s.rfind("settings ", 0) == 0;
+      if (settings && settingsPrinted)
+        continue; // the second pass's settings are the first's
+      settingsPrinted |= settings;
       std::printf("PyTorch: %s", s.c_str());
     }
   }
