@@ -239,7 +239,16 @@ void BM_ConvLayer(benchmark::State &state) {
   std::size_t index = 0;
   while (index + 1 < kNumCases && !isCase(kConvCases[index], state))
     ++index;
-  Bench &bench = convBench(index);
+  Bench *built = nullptr;
+  try {
+    built = &convBench(index);
+  } catch (const std::exception &e) {
+    // A bad --conv-option, or a plan that does not fit: this case reports why, the rest run.
+    benchSlot().reset();
+    state.SkipWithError(e.what());
+    return;
+  }
+  Bench &bench = *built;
   for (unsigned prog = 0; prog < 3; ++prog)
     bench.engine->run(prog); // warm up
   std::array<double, 3> passMs{};
