@@ -8,6 +8,7 @@
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "poplin/kernels/GemmKernels.cpp"
 #include <hwy/foreach_target.h> // IWYU pragma: keep
+#include <hwy/cache_control.h>
 #include <hwy/highway.h>
 
 #include <algorithm>
@@ -46,11 +47,19 @@ HWY_INLINE void PackFullPanel(std::size_t k, const float *HWY_RESTRICT b, std::s
                               float *HWY_RESTRICT panel) {
   const D d;
   const std::size_t lanes = hn::Lanes(d);
+  constexpr std::size_t kAhead = 8; // rows of B prefetched ahead of the copy
   for (std::size_t p = 0; p < k; ++p) {
+    if (p + kAhead < k) {
+      hwy::Prefetch(b + (p + kAhead) * ldb);
+      hwy::Prefetch(b + (p + kAhead) * ldb + 2 * lanes - 1);
+    }
     hn::StoreU(hn::LoadU(d, b + p * ldb), d, panel + 2 * p * lanes);
     hn::StoreU(hn::LoadU(d, b + p * ldb + lanes), d, panel + (2 * p + 1) * lanes);
   }
 }
+
+// Floats per 64-byte cache line.
+constexpr std::size_t kLineFloats = 16;
 
 /// Rows of A lda floats apart.
 struct StridedRows {
@@ -58,6 +67,12 @@ struct StridedRows {
   std::size_t lda;
   HWY_INLINE float at(std::size_t r, std::size_t p) const { return a[r * lda + p]; }
   HWY_INLINE StridedRows from(std::size_t i) const { return {a + i * lda, lda}; }
+  // Step p of `rows` rows starts a new cache line of each row every kLineFloats steps.
+  HWY_INLINE void prefetch(std::size_t rows, std::size_t p) const {
+    if (p % kLineFloats == 0)
+      for (std::size_t r = 0; r < rows; ++r)
+        hwy::Prefetch(a + r * lda + p);
+  }
 };
 
 /// A stored transposed ([k][m], lda floats between its k rows): row r of A is column r there.
@@ -67,6 +82,11 @@ struct TransposedRows {
   std::size_t lda;
   HWY_INLINE float at(std::size_t r, std::size_t p) const { return a[p * lda + r]; }
   HWY_INLINE TransposedRows from(std::size_t i) const { return {a + i, lda}; }
+  // Step p of `rows` rows reads rows adjacent floats at a + p · lda (one or two lines).
+  HWY_INLINE void prefetch(std::size_t rows, std::size_t p) const {
+    hwy::Prefetch(a + p * lda);
+    hwy::Prefetch(a + p * lda + rows - 1);
+  }
 };
 
 /// Rows of A anywhere: row r is the k floats at rows[r] (a convolution's plane rows in place).
@@ -74,13 +94,21 @@ struct PointerRows {
   const float *const *rows;
   HWY_INLINE float at(std::size_t r, std::size_t p) const { return rows[r][p]; }
   HWY_INLINE PointerRows from(std::size_t i) const { return {rows + i}; }
+  HWY_INLINE void prefetch(std::size_t count, std::size_t p) const {
+    if (p % kLineFloats == 0)
+      for (std::size_t r = 0; r < count; ++r)
+        hwy::Prefetch(rows[r] + p);
+  }
 };
 
-// C[R×cols] = A[R×k] · panel, R ≤ kRowsPerTile rows.
+// C[R×cols] = A[R×k] · panel, R ≤ kRowsPerTile rows. While it runs, the first `nextRows` rows
+// of `next` (the rows of A the following micro-tile reads) are prefetched step by step: a tile's
+// rows arrive from the exchange or a previous step, often not in cache, and each is too short a
+// stream for the hardware prefetcher to run ahead of.
 template <std::size_t R, class ARows>
-HWY_INLINE void MicroTile(std::size_t k, ARows a, const float *HWY_RESTRICT panel, std::size_t ldp,
-                          float *HWY_RESTRICT c, std::size_t ldc, std::size_t cols,
-                          bool accumulate) {
+HWY_INLINE void MicroTile(std::size_t k, ARows a, ARows next, std::size_t nextRows,
+                          const float *HWY_RESTRICT panel, std::size_t ldp, float *HWY_RESTRICT c,
+                          std::size_t ldc, std::size_t cols, bool accumulate) {
   const D d;
   const std::size_t lanes = hn::Lanes(d), nr = 2 * lanes;
   using V = hn::Vec<D>;
@@ -101,6 +129,8 @@ HWY_INLINE void MicroTile(std::size_t k, ARows a, const float *HWY_RESTRICT pane
     }
   }
   for (std::size_t p = 0; p < k; ++p) {
+    if (nextRows)
+      next.prefetch(nextRows, p);
     const V b0 = hn::LoadU(d, panel + p * ldp);
     const V b1 = hn::LoadU(d, panel + p * ldp + lanes);
     for (std::size_t r = 0; r < R; ++r) {
@@ -129,7 +159,7 @@ HWY_INLINE void EdgeRows(std::size_t rows, std::size_t k, ARows a, const float *
                          bool accumulate) {
   if constexpr (R > 0) {
     if (rows == R)
-      return MicroTile<R>(k, a, panel, ldp, c, ldc, cols, accumulate);
+      return MicroTile<R>(k, a, a, 0, panel, ldp, c, ldc, cols, accumulate);
     EdgeRows<R - 1>(rows, k, a, panel, ldp, c, ldc, cols, accumulate);
   }
 }
@@ -140,8 +170,12 @@ HWY_INLINE void PanelColumn(std::size_t m, std::size_t k, ARows a, const float *
                             std::size_t ldp, float *c, std::size_t ldc, std::size_t j0,
                             std::size_t cols, bool accumulate) {
   std::size_t i = 0;
-  for (; i + kRowsPerTile <= m; i += kRowsPerTile)
-    MicroTile<kRowsPerTile>(k, a.from(i), panel, ldp, c + i * ldc + j0, ldc, cols, accumulate);
+  for (; i + kRowsPerTile <= m; i += kRowsPerTile) {
+    const std::size_t next = i + kRowsPerTile;
+    MicroTile<kRowsPerTile>(k, a.from(i), a.from(next < m ? next : i),
+                            std::min(kRowsPerTile, m - next), panel, ldp, c + i * ldc + j0, ldc,
+                            cols, accumulate);
+  }
   if (i < m)
     EdgeRows<kRowsPerTile - 1>(m - i, k, a.from(i), panel, ldp, c + i * ldc + j0, ldc, cols,
                                accumulate);
