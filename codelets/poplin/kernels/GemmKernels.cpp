@@ -7,8 +7,8 @@
 // given by pointer and a B its caller packed (a convolution's weight gradient).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "poplin/kernels/GemmKernels.cpp"
-#include <hwy/foreach_target.h> // IWYU pragma: keep
 #include <hwy/cache_control.h>
+#include <hwy/foreach_target.h> // IWYU pragma: keep
 #include <hwy/highway.h>
 
 #include <algorithm>
