@@ -6,6 +6,7 @@
 #include <poplar/exceptions.hpp>
 
 #include "compiler/CompilerContext.hpp"
+#include "compiler/Liveness.hpp"
 
 namespace poplar::compiler {
 
@@ -65,8 +66,13 @@ void recordMemory(CompilerContext &ctx) {
         break;
       }
     }
-    r.memory[t].padding = ctx.allocator.top(t) -
-                          (r.memory[t].variables + r.memory[t].vertexState + r.memory[t].exchange);
+    // Variables that share bytes are counted once.
+    const std::uint64_t used =
+        r.memory[t].variables + r.memory[t].vertexState + r.memory[t].exchange;
+    const std::uint64_t top = ctx.allocator.top(t);
+    if (used > top)
+      r.memory[t].variables -= used - top;
+    r.memory[t].padding = used > top ? 0 : top - used;
     r.tileBytes[t] = alignUp(ctx.allocator.top(t), kArenaAlign);
   }
 }
@@ -82,7 +88,7 @@ CompiledGraph compile(const core::GraphData &graph, const std::vector<program::P
   };
   progress(0);
   const ProgramUse use = findProgramUse(graph, programs);
-  CompilerContext ctx(graph, options); // lays out every variable
+  CompilerContext ctx(graph, options, analyseLifetimes(graph, programs)); // lays out variables
   progress(1);
   auto &r = ctx.result;
   r.numTiles = graph.target.getNumTiles();

@@ -14,8 +14,8 @@
 namespace poplar::compiler {
 
 struct CompilerContext {
-  CompilerContext(const core::GraphData &g, const CompileOptions &o)
-      : graph(g), options(o), allocator(g.target.getNumTiles()), layout(g, allocator) {}
+  CompilerContext(const core::GraphData &g, const CompileOptions &o, const Lifetimes &lifetimes)
+      : graph(g), options(o), allocator(g.target.getNumTiles()), layout(g, allocator, lifetimes) {}
 
   const core::GraphData &graph;
   const CompileOptions &options;

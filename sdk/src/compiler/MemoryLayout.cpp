@@ -1,5 +1,7 @@
 #include "compiler/MemoryLayout.hpp"
 
+#include <algorithm>
+
 #include <poplar/exceptions.hpp>
 
 namespace poplar::compiler {
@@ -12,8 +14,16 @@ std::uint64_t TileAllocator::allocate(unsigned tile, std::uint64_t bytes, std::u
   return offset;
 }
 
-MemoryLayout::MemoryLayout(const core::GraphData &graph, TileAllocator &allocator)
+void TileAllocator::place(unsigned tile, std::uint64_t offset, std::uint64_t bytes, Use use,
+                          std::string what) {
+  top_[tile] = std::max(top_[tile], offset + bytes);
+  users_[tile].push_back({bytes, use, std::move(what)});
+}
+
+MemoryLayout::MemoryLayout(const core::GraphData &graph, TileAllocator &allocator,
+                           const Lifetimes &lifetimes)
     : graph_(graph), blocks_(graph.variables.size()) {
+  std::vector<std::vector<Pending>> shared(allocator.numTiles());
   for (unsigned v = 0; v < graph.variables.size(); ++v) {
     const auto &var = graph.variables[v];
     const std::string name = var.name.empty() ? "var" + std::to_string(v) : var.name;
@@ -46,10 +56,55 @@ MemoryLayout::MemoryLayout(const core::GraphData &graph, TileAllocator &allocato
       std::string what = "variable '" + name + "'";
       if (e.begin != 0 || e.end != var.numElements)
         what += " [" + std::to_string(e.begin) + ", " + std::to_string(e.end) + ")";
+      if (!lifetimes.persistent[v]) {
+        shared[e.tile].push_back({v, blocks_[v].size(), bytes, std::move(what)});
+        blocks_[v].push_back({e.begin, e.end, TileAddress{e.tile, 0}});
+        continue;
+      }
       const std::uint64_t off = allocator.allocate(e.tile, bytes, kTileAlign,
                                                    TileAllocator::Use::Variable, std::move(what));
       blocks_[v].push_back({e.begin, e.end, TileAddress{e.tile, off}});
     }
+  }
+  for (unsigned t = 0; t < allocator.numTiles(); ++t)
+    if (!shared[t].empty())
+      placeShared(allocator, t, shared[t], lifetimes);
+}
+
+void MemoryLayout::placeShared(TileAllocator &allocator, unsigned tile,
+                               std::vector<Pending> &pending, const Lifetimes &lifetimes) {
+  // In order of when they are first needed (then creation): a variable whose life ended
+  // before the next one starts leaves its bytes free for it.
+  auto start = [&](const Pending &p) { return lifetimes.spans[p.var].front().first; };
+  std::stable_sort(pending.begin(), pending.end(),
+                   [&](const Pending &a, const Pending &b) { return start(a) < start(b); });
+  struct Placed {
+    std::uint64_t begin, end;
+    unsigned var;
+    std::uint64_t lastStep;
+  };
+  // `live`: placed variables whose lifetime has not ended before the current one starts (those
+  // that have cannot meet it, nor any later one).
+  std::vector<Placed> live, busy;
+  const std::uint64_t base = alignUp(allocator.top(tile), kTileAlign);
+  for (auto &p : pending) {
+    const std::uint64_t first = start(p);
+    std::erase_if(live, [&](const Placed &q) { return q.lastStep < first; });
+    busy.clear();
+    for (const auto &q : live)
+      if (lifetimes.meet(q.var, p.var))
+        busy.push_back(q);
+    std::sort(busy.begin(), busy.end(),
+              [](const Placed &a, const Placed &b) { return a.begin < b.begin; });
+    std::uint64_t at = base;
+    for (const auto &q : busy) {
+      if (at + p.bytes <= q.begin)
+        break;
+      at = std::max(at, alignUp(q.end, kTileAlign));
+    }
+    live.push_back({at, at + p.bytes, p.var, lifetimes.spans[p.var].back().second});
+    blocks_[p.var][p.block].at = TileAddress{tile, at};
+    allocator.place(tile, at, p.bytes, TileAllocator::Use::Variable, std::move(p.what));
   }
 }
 

@@ -9,6 +9,7 @@
 #include <poplar/Tensor.hpp>
 
 #include "compiler/CompiledGraph.hpp"
+#include "compiler/Liveness.hpp"
 #include "core/GraphData.hpp"
 #include "core/TensorData.hpp"
 
@@ -33,6 +34,9 @@ public:
 
   std::uint64_t allocate(unsigned tile, std::uint64_t bytes, std::uint64_t align, Use use,
                          std::string what);
+  /// Records `bytes` at `offset` (which may share bytes with other users whose contents are
+  /// never needed at the same time), raising the tile's top if they end above it.
+  void place(unsigned tile, std::uint64_t offset, std::uint64_t bytes, Use use, std::string what);
   std::uint64_t top(unsigned tile) const { return top_[tile]; }
   void setTop(unsigned tile, std::uint64_t top) { top_[tile] = top; }
   const std::vector<User> &users(unsigned tile) const { return users_[tile]; }
@@ -43,8 +47,10 @@ private:
   std::vector<std::vector<User>> users_;
 };
 
-/// Places each variable's mapped intervals in its tiles' memory. Throws `invalid_tile_mapping`
-/// naming the first variable with an unmapped element.
+/// Places each variable's mapped intervals in its tiles' memory: persistent variables first, one
+/// after another, then the others above them, each at the lowest offset not used by a variable
+/// whose lifetime meets its own. Throws `invalid_tile_mapping` naming the first variable with an
+/// unmapped element.
 class MemoryLayout {
 public:
   struct Block {
@@ -53,7 +59,7 @@ public:
     TileAddress at;
   };
 
-  MemoryLayout(const core::GraphData &graph, TileAllocator &allocator);
+  MemoryLayout(const core::GraphData &graph, TileAllocator &allocator, const Lifetimes &lifetimes);
 
   /// Calls fn(tensorByteOffset, address, bytes) for each run of `t`'s bytes, in tensor order.
   template <class Fn> void forEachPiece(const core::TensorData &t, Fn &&fn) const;
@@ -63,6 +69,15 @@ public:
   std::vector<CompiledGraph::InitialData> initialData() const;
 
 private:
+  struct Pending {
+    unsigned var;
+    std::size_t block;
+    std::uint64_t bytes;
+    std::string what;
+  };
+  void placeShared(TileAllocator &allocator, unsigned tile, std::vector<Pending> &pending,
+                   const Lifetimes &lifetimes);
+
   const core::GraphData &graph_;
   std::vector<std::vector<Block>> blocks_; ///< Per variable, sorted by element.
 };
