@@ -115,14 +115,16 @@ poplar::Tensor weightMatrix(const poplar::Tensor &w) { return w.flatten(2, w.ran
 
 } // namespace
 
-/// A layer's three passes keep their operands and results on the same tiles from the first
-/// (every plan numbers its units from tile 0), so each product gets a third of the budget — the
-/// convolution planner's rule for its own blocks.
-constexpr double kPassesSharingTiles = 3;
-
-MatMulOptions convMatMulOptions(const ConvOptions &options) {
+MatMulOptions convMatMulOptions(const ConvOptions &options, ProductShare share) {
+  // Measured on conv_bench's layers: a pass's own inputs and results sit on the first tiles
+  // with its product's blocks and exchange buffers, and overflow them when the product takes
+  // the whole proportion; beside transforms, a bigger share gives Winograd products plans no
+  // faster, and lowered ones plans whose blocks and gather buffers overflow.
+  constexpr double kShareWholePass = 2.0 / 3, kShareBesideTransforms = 1.0 / 3;
   MatMulOptions m;
-  m.availableMemoryProportion = options.availableMemoryProportion / kPassesSharingTiles;
+  m.availableMemoryProportion =
+      options.availableMemoryProportion *
+      (share == ProductShare::WHOLE_PASS ? kShareWholePass : kShareBesideTransforms);
   m.partialsType = options.partialsType;
   return m;
 }
@@ -136,10 +138,11 @@ MatMulPlan planPointwise(const poplar::Target &target, const ConvParams &params,
   const std::size_t G = params.numConvGroups, O = params.outputChannelsPerConvGroup,
                     I = params.inputChannelsPerConvGroup,
                     P = positions(params, pointwiseForm(params));
-  return pass == ConvPass::FORWARD ? planMatMul(target, params.inputType, params.outputType, G, O,
-                                                P, I, convMatMulOptions(options), nullptr)
-                                   : planMatMul(target, params.inputType, params.outputType, G, O,
-                                                I, P, convMatMulOptions(options), nullptr);
+  return pass == ConvPass::FORWARD
+             ? planMatMul(target, params.inputType, params.outputType, G, O, P, I,
+                          convMatMulOptions(options, ProductShare::WHOLE_PASS), nullptr)
+             : planMatMul(target, params.inputType, params.outputType, G, O, I, P,
+                          convMatMulOptions(options, ProductShare::WHOLE_PASS), nullptr);
 }
 
 poplar::Tensor createPointwiseTensor(poplar::Graph &graph, const ConvPlan &plan,

@@ -35,9 +35,17 @@ poplar::Tensor asMatrix(const poplar::Tensor &t, std::size_t groups);
 poplar::Tensor asActivations(const poplar::Tensor &m, std::size_t batch,
                              const std::vector<std::size_t> &field);
 
-/// The matMul options of a convolution computed as a product: a third of the convolution's
-/// memory proportion (its three passes share tiles), its partials type.
-MatMulOptions convMatMulOptions(const ConvOptions &options);
+/// Whether a convolution pass is its product alone (pointwise) or keeps transformed or gathered
+/// operands beside it (Winograd, im2col, col2im).
+enum class ProductShare { WHOLE_PASS, BESIDE_TRANSFORMS };
+
+/// The matMul options of a convolution computed as a product, and its partials type. A
+/// pointwise pass's product gets two thirds of the convolution's memory proportion: its operand
+/// slices and blocks are temporaries, which share memory with the other passes' (the compiler's
+/// liveness analysis), and the rest is for the pass's own inputs and results. Beside transforms
+/// it gets a third: the transformed operands, the gathers' exchange buffers and the product's
+/// blocks are all on the same tiles at once.
+MatMulOptions convMatMulOptions(const ConvOptions &options, ProductShare share);
 
 /// Whether `params` is a pointwise convolution: each output position reads exactly the input
 /// position with the same index, through a kernel of one element.

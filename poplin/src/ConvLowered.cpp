@@ -246,7 +246,7 @@ MatMulPlan planLowered(const poplar::Target &target, const ConvParams &params, C
                        ConvMethod method, const ConvOptions &options) {
   const Shape s = shapeOf(params);
   const std::size_t K = s.kernel();
-  const MatMulOptions mmOptions = convMatMulOptions(options);
+  const MatMulOptions mmOptions = convMatMulOptions(options, ProductShare::BESIDE_TRANSFORMS);
   if (method == ConvMethod::COL2IM)
     return planMatMul(target, poplar::FLOAT, poplar::FLOAT, s.groups, s.outChans * K,
                       s.inPositions(), s.inChans, mmOptions, nullptr);

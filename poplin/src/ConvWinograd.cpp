@@ -166,10 +166,11 @@ MatMulPlan planWinograd(const poplar::Target &target, const ConvParams &params, 
                         const ConvOptions &options) {
   const Shape s = shapeOf(params);
   const std::size_t G = s.groups * kElements, T = s.tiles();
-  return pass == ConvPass::FORWARD ? planMatMul(target, poplar::FLOAT, poplar::FLOAT, G, s.outChans,
-                                                T, s.inChans, convMatMulOptions(options), nullptr)
-                                   : planMatMul(target, poplar::FLOAT, poplar::FLOAT, G, s.outChans,
-                                                s.inChans, T, convMatMulOptions(options), nullptr);
+  return pass == ConvPass::FORWARD
+             ? planMatMul(target, poplar::FLOAT, poplar::FLOAT, G, s.outChans, T, s.inChans,
+                          convMatMulOptions(options, ProductShare::BESIDE_TRANSFORMS), nullptr)
+             : planMatMul(target, poplar::FLOAT, poplar::FLOAT, G, s.outChans, s.inChans, T,
+                          convMatMulOptions(options, ProductShare::BESIDE_TRANSFORMS), nullptr);
 }
 
 std::uint64_t winogradTransformNanoseconds(const ConvParams &params) {
