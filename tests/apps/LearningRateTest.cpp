@@ -8,7 +8,8 @@
 using namespace tessera::apps;
 
 TEST(LearningRate, WarmupRisesLinearly) {
-  for (LrSchedule s : {LrSchedule::Cosine, LrSchedule::Step, LrSchedule::Constant}) {
+  for (LrSchedule s :
+       {LrSchedule::Cosine, LrSchedule::Step, LrSchedule::Constant, LrSchedule::Linear}) {
     EXPECT_DOUBLE_EQ(learningRateAt(s, 0.4, 0.5, 10, 2), 0.4 * 0.25);
     EXPECT_DOUBLE_EQ(learningRateAt(s, 0.4, 1.0, 10, 2), 0.2);
     EXPECT_DOUBLE_EQ(learningRateAt(s, 0.4, 0.0, 10, 2), 0.4e-3); // never zero
@@ -31,6 +32,23 @@ TEST(LearningRate, StepDecaysAtHalfAndThreeQuarters) {
   EXPECT_DOUBLE_EQ(learningRateAt(LrSchedule::Step, 1.0, 5.0, 10, 0), 0.1);
   EXPECT_DOUBLE_EQ(learningRateAt(LrSchedule::Step, 1.0, 7.5, 10, 0), 0.01);
   EXPECT_DOUBLE_EQ(learningRateAt(LrSchedule::Constant, 1.0, 9.0, 10, 0), 1.0);
+}
+
+TEST(LearningRate, LinearWarmsUpThenDecaysToZero) {
+  // BERT's schedule: 10 % warm-up, then a straight line to 0 at the end of the run.
+  EXPECT_DOUBLE_EQ(learningRateAt(LrSchedule::Linear, 1e-3, 0.0, 10, 1), 1e-6); // the floor
+  EXPECT_DOUBLE_EQ(learningRateAt(LrSchedule::Linear, 1e-3, 0.5, 10, 1), 0.5e-3);
+  EXPECT_DOUBLE_EQ(learningRateAt(LrSchedule::Linear, 1e-3, 1.0, 10, 1), 1e-3); // the peak
+  for (double e : {1.0, 2.5, 5.5, 9.0, 9.99, 10.0}) {
+    const double expected = 1e-3 * (10.0 - e) / 9.0;
+    EXPECT_NEAR(learningRateAt(LrSchedule::Linear, 1e-3, e, 10, 1), expected, 1e-18) << e;
+  }
+  EXPECT_DOUBLE_EQ(learningRateAt(LrSchedule::Linear, 1e-3, 10.0, 10, 1), 0.0);
+  EXPECT_DOUBLE_EQ(learningRateAt(LrSchedule::Linear, 1e-3, 11.0, 10, 1), 0.0); // never negative
+  // Without warm-up it starts at the peak; a warm-up as long as the run never decays.
+  EXPECT_DOUBLE_EQ(learningRateAt(LrSchedule::Linear, 2.0, 0.0, 4, 0), 2.0);
+  EXPECT_DOUBLE_EQ(learningRateAt(LrSchedule::Linear, 2.0, 3.0, 4, 0), 0.5);
+  EXPECT_DOUBLE_EQ(learningRateAt(LrSchedule::Linear, 2.0, 4.0, 4, 4), 2.0);
 }
 
 TEST(LearningRate, FromOptions) {

@@ -112,6 +112,7 @@ TEST(TrainingOptions, EveryFlagParses) {
   EXPECT_TRUE(parse({"--synthetic-data"}).syntheticData);
   EXPECT_TRUE(parse({"--stop-at-target", "--target-accuracy", "0.5"}).stopAtTarget);
   EXPECT_EQ(parse({"--lr-schedule=constant"}).lrSchedule, LrSchedule::Constant);
+  EXPECT_EQ(parse({"--lr-schedule=linear"}).lrSchedule, LrSchedule::Linear);
   EXPECT_EQ(parse({"--precision", "16.16"}).precision, Precision::Half16Partials16);
 }
 
@@ -145,8 +146,16 @@ TEST(TrainingOptions, UnknownEnumValuesListTheAcceptedOnes) {
   const std::string precision = cliErrorOf({"--precision", "8.8"});
   EXPECT_NE(precision.find("--precision '8.8'"), std::string::npos) << precision;
   EXPECT_NE(precision.find("16.16, 16.32 or 32.32"), std::string::npos) << precision;
-  const std::string schedule = cliErrorOf({"--lr-schedule", "linear"});
-  EXPECT_NE(schedule.find("cosine, step or constant"), std::string::npos) << schedule;
+  const std::string schedule = cliErrorOf({"--lr-schedule", "exponential"});
+  EXPECT_NE(schedule.find("cosine, step, constant or linear"), std::string::npos) << schedule;
+  EXPECT_EQ(schedule.find("did you mean"), std::string::npos) << schedule;
+}
+
+TEST(TrainingOptions, UnknownScheduleSuggestsTheNearestOne) {
+  const std::string typo = cliErrorOf({"--lr-schedule", "lineer"});
+  EXPECT_NE(typo.find("--lr-schedule 'lineer'"), std::string::npos) << typo;
+  EXPECT_NE(typo.find("did you mean linear?"), std::string::npos) << typo;
+  EXPECT_NE(cliErrorOf({"--lr-schedule", "cos"}).find("did you mean cosine?"), std::string::npos);
 }
 
 TEST(TrainingOptions, BoostErrorsBecomeCliErrorsNamingTheFlag) {

@@ -27,6 +27,12 @@ double learningRateAt(LrSchedule schedule, double baseRate, double epoch, double
     if (epoch >= 0.5 * totalEpochs)
       return baseRate * 0.1;
     return baseRate;
+  case LrSchedule::Linear: {
+    const double span = totalEpochs - warmupEpochs;
+    if (span <= 0)
+      return baseRate;
+    return baseRate * std::clamp((totalEpochs - epoch) / span, 0.0, 1.0);
+  }
   case LrSchedule::Cosine: {
     const double span = totalEpochs - warmupEpochs;
     if (span <= 0)

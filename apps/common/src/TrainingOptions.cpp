@@ -57,6 +57,8 @@ std::string toString(LrSchedule schedule) {
     return "step";
   case LrSchedule::Constant:
     return "constant";
+  case LrSchedule::Linear:
+    return "linear";
   }
   return "?";
 }
@@ -75,12 +77,19 @@ std::string toString(Precision precision) {
 
 void validate(boost::any &value, const std::vector<std::string> &tokens, LrSchedule *, int) {
   const std::string &text = singleToken(tokens, "--lr-schedule");
-  for (LrSchedule s : {LrSchedule::Cosine, LrSchedule::Step, LrSchedule::Constant})
+  std::vector<std::string> names;
+  for (LrSchedule s :
+       {LrSchedule::Cosine, LrSchedule::Step, LrSchedule::Constant, LrSchedule::Linear}) {
     if (text == toString(s)) {
       value = s;
       return;
     }
-  throw cli_error("--lr-schedule '" + text + "' is not a schedule; use cosine, step or constant");
+    names.push_back(toString(s));
+  }
+  const std::string suggestion = nearestName(text, names);
+  throw cli_error("--lr-schedule '" + text + "' is not a schedule" +
+                  (suggestion.empty() ? std::string("") : "; did you mean " + suggestion + "?") +
+                  " (use cosine, step, constant or linear)");
 }
 
 void validate(boost::any &value, const std::vector<std::string> &tokens, Precision *, int) {
@@ -111,7 +120,7 @@ void addTrainingOptions(po::options_description &description, TrainingOptions &o
     ("warmup-epochs", po::value(&o.warmupEpochs)->default_value(o.warmupEpochs),
      "Linear learning-rate warm-up, in epochs")
     ("lr-schedule", po::value(&o.lrSchedule)->default_value(o.lrSchedule, toString(o.lrSchedule)),
-     "Learning-rate schedule: cosine | step | constant")
+     "Learning-rate schedule: cosine | step | constant | linear")
     ("precision", po::value(&o.precision)->default_value(o.precision, toString(o.precision)),
      "Weights/activations.partials bits: 16.16 | 16.32 | 32.32")
     ("seed", po::value(&o.seed)->default_value(o.seed),

@@ -13,7 +13,9 @@ namespace tessera::apps {
 ///    at 1e-3 × baseRate so the first step still learns;
 ///  - cosine: then baseRate × ½ (1 + cos(π (epoch − warmup) / (totalEpochs − warmup)));
 ///  - step: then baseRate, × 0.1 from 50 % of totalEpochs, × 0.01 from 75 %;
-///  - constant: then baseRate.
+///  - constant: then baseRate;
+///  - linear (BERT's): then baseRate × (totalEpochs − epoch) / (totalEpochs − warmup), reaching
+///    0 at the end of the run.
 /// Throws cli_error for totalEpochs 0 or a warm-up longer than the run.
 double learningRateAt(LrSchedule schedule, double baseRate, double epoch, double totalEpochs,
                       double warmupEpochs);

@@ -16,11 +16,11 @@
 
 namespace tessera::apps {
 
-enum class LrSchedule { Cosine, Step, Constant };
+enum class LrSchedule { Cosine, Step, Constant, Linear };
 /// "<weights/activations>.<partials/accumulation>" bits, as Graphcore's --precision.
 enum class Precision { Half16Partials16, Half16Partials32, Float32 };
 
-std::string toString(LrSchedule schedule); // "cosine" | "step" | "constant"
+std::string toString(LrSchedule schedule); // "cosine" | "step" | "constant" | "linear"
 std::string toString(Precision precision); // "16.16" | "16.32" | "32.32"
 
 struct TrainingOptions {
