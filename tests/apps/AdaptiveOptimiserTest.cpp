@@ -122,7 +122,7 @@ TEST(AdamW, WithoutBiasCorrectionMatchesHostReference) {
 
 TEST(AdamW, OtherHyperparametersMatchHostReference) {
   AdaptiveOptions o;
-  o.beta1 = 0.5f;
+  o.beta1 = 0.0f; // bias correction 1 − 0^t = 1, not −expm1(t·ln 0)
   o.beta2 = 0.9f;
   o.epsilon = 1e-3f;
   o.weightDecay = 0.3f;

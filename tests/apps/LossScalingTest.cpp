@@ -240,6 +240,21 @@ TEST(LossScaling, CheckReadsTheAccumulatorsOnceSwappedIn) {
   EXPECT_FALSE(finite());
 }
 
+TEST(LossScaling, ParameterWithoutGradientIsNamed) {
+  OptimiserRig rig(2);
+  poplar::Tensor w = rig.graph().addVariable(poplar::FLOAT, {3}, "w");
+  rig.graph().setTileMapping(w, 0);
+  rig.ctx().addParameter("pooler/w", w, true);
+  LossScaler scaler(rig.ctx(), {});
+  poplar::program::Sequence prog;
+  try {
+    scaler.guardedUpdate(prog, poplar::program::Sequence{});
+    FAIL() << "checking a parameter without a gradient must fail";
+  } catch (const app_error &e) {
+    EXPECT_NE(std::string(e.what()).find("'pooler/w'"), std::string::npos) << e.what();
+  }
+}
+
 TEST(LossScaling, BadOptionsNameTheField) {
   struct Case {
     LossScalingOptions options;
