@@ -165,6 +165,26 @@ TEST(EngineErrors, TileOverflowNamesTileAndLargestVariable) {
       {"tile 3", "4096", "'hugeActivations' (6000 bytes)", "debug.allowOutOfMemory"});
 }
 
+TEST(EngineErrors, TileFullOfSmallVerticesNamesTheirComputeSet) {
+  // No single user stands out: hundreds of small vertices of one compute set fill the tile.
+  testvertices::registerTestVertices();
+  Device device = deviceWithTileBytes(2, 8192);
+  Graph graph(device.getTarget());
+  Tensor in = graph.addVariable(FLOAT, {400}, "in");
+  Tensor out = graph.addVariable(FLOAT, {400}, "out");
+  graph.setTileMapping(in, 0);
+  graph.setTileMapping(out, 0);
+  ComputeSet cs = graph.addComputeSet("manySmallSums");
+  for (std::size_t i = 0; i < 400; ++i) {
+    VertexRef v = graph.addVertex(cs, "Sum", {{"in", in.slice(i, i + 1)}, {"out", out[i]}});
+    graph.setTileMapping(v, 0);
+  }
+  expectThrowWithMessage<graph_memory_allocation_error>(
+      [&] { Engine e(graph, Execute(cs)); },
+      {"tile 0", "400 vertices' state",
+       "most vertex state from compute set 'manySmallSums' (400 vertices"});
+}
+
 TEST(EngineErrors, AllowOutOfMemoryCompilesAndRuns) {
   testvertices::registerTestVertices();
   Device device = deviceWithTileBytes(4, 1024);

@@ -1,6 +1,7 @@
 #include "compiler/Compiler.hpp"
 
 #include <algorithm>
+#include <map>
 #include <sstream>
 
 #include <poplar/exceptions.hpp>
@@ -42,6 +43,39 @@ void checkMemory(CompilerContext &ctx) {
   msg << ". Largest users on tile " << worst << ":";
   for (std::size_t i = 0; i < users.size() && i < 5; ++i)
     msg << (i ? ";" : "") << ' ' << users[i].what << " (" << users[i].bytes << " bytes)";
+  // A tile can also fill up with thousands of small users none of which makes the list above:
+  // say how much each kind adds up to, and how many there are.
+  std::uint64_t bytes[3] = {0, 0, 0};
+  std::size_t counts[3] = {0, 0, 0};
+  for (const auto &u : users) {
+    const auto kind = static_cast<std::size_t>(u.use);
+    bytes[kind] += u.bytes;
+    ++counts[kind];
+  }
+  using Use = TileAllocator::Use;
+  msg << ". In all on tile " << worst << ": " << counts[std::size_t(Use::Variable)]
+      << " variable regions (" << bytes[std::size_t(Use::Variable)] << " bytes), "
+      << counts[std::size_t(Use::VertexState)] << " vertices' state ("
+      << bytes[std::size_t(Use::VertexState)] << " bytes), exchange buffers ("
+      << bytes[std::size_t(Use::Exchange)] << " bytes)";
+  // Vertex state adds up per compute set: name the compute sets that put most on the tile.
+  std::map<std::string, std::pair<std::uint64_t, std::size_t>> perComputeSet;
+  const std::string marker = "in compute set '";
+  for (const auto &u : users)
+    if (u.use == Use::VertexState)
+      if (const auto at = u.what.find(marker); at != std::string::npos) {
+        auto &entry = perComputeSet[u.what.substr(at + marker.size(),
+                                                  u.what.size() - at - marker.size() - 1)];
+        entry.first += u.bytes;
+        ++entry.second;
+      }
+  std::vector<std::pair<std::string, std::pair<std::uint64_t, std::size_t>>> ranked(
+      perComputeSet.begin(), perComputeSet.end());
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const auto &a, const auto &b) { return a.second.first > b.second.first; });
+  for (std::size_t i = 0; i < ranked.size() && i < 3; ++i)
+    msg << (i ? "; " : "; most vertex state from compute set ") << "'" << ranked[i].first << "' ("
+        << ranked[i].second.second << " vertices, " << ranked[i].second.first << " bytes)";
   msg << ". Spread the largest tensors over more tiles, or set debug.allowOutOfMemory to "
          "compile anyway.";
   throw graph_memory_allocation_error(msg.str());

@@ -1,0 +1,289 @@
+#include "training/PretrainingSession.hpp"
+
+#include <chrono>
+#include <cstring>
+#include <ostream>
+
+#include <poplar/Engine.hpp>
+#include <poplar/IPUModel.hpp>
+#include <poplin/codelets.hpp>
+#include <popnn/codelets.hpp>
+#include <popops/Cast.hpp>
+#include <popops/ElementWise.hpp>
+#include <popops/Zero.hpp>
+#include <popops/codelets.hpp>
+#include <poprand/codelets.hpp>
+
+#include <tessera/apps/AdaptiveOptimisers.hpp>
+#include <tessera/apps/Errors.hpp>
+#include <tessera/apps/Optimiser.hpp>
+
+namespace tessera::bert {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+enum ProgramIndex : unsigned { kInitialise, kTrain, kEvaluate, kNumPrograms };
+
+// The device-side statistics vector: FLOAT [6] in this order.
+enum Statistic : std::size_t { kMlmLoss, kNspLoss, kMlmCorrect, kMlmCount, kNspCorrect, kNspCount };
+constexpr std::size_t kNumStatistics = 6;
+
+constexpr std::array<std::vector<std::uint32_t> HostBatch::*, 8> kBatchFields{
+    &HostBatch::tokenIds,    &HostBatch::positionIds,   &HostBatch::segmentIds,
+    &HostBatch::sequenceIds, &HostBatch::maskedIndices, &HostBatch::maskedLabels,
+    &HostBatch::clsIndices,  &HostBatch::nspLabels};
+
+} // namespace
+
+struct PretrainingSession::Impl {
+  SessionOptions options;
+  std::ostream &log;
+  poplar::Device device;
+  std::unique_ptr<poplar::Graph> graph;
+  std::unique_ptr<apps::BuildContext> ctx;
+  std::unique_ptr<BertModel> model;
+  std::unique_ptr<apps::SgdOptimiser> sgd;
+  std::unique_ptr<apps::AdamWOptimiser> adamW;
+  std::unique_ptr<apps::LambOptimiser> lamb;
+  std::unique_ptr<poplar::Engine> engine;
+  double buildSeconds = 0, compileSeconds = 0;
+  // The batches the input callbacks hand out, and each stream's next one.
+  const std::vector<HostBatch> *pending = nullptr;
+  std::array<std::size_t, 8> cursor{};
+
+  Impl(SessionOptions o, std::ostream &l) : options(std::move(o)), log(l) {}
+  void build();
+  void addOptimiserUpdate(poplar::program::Sequence &prog);
+  poplar::Tensor statistics(const PretrainingLosses &losses, poplar::program::Sequence &prog,
+                            const std::string &name);
+  StepStatistics readStatistics(const std::string &handle, unsigned steps);
+  void run(unsigned program, const std::vector<HostBatch> &batches);
+};
+
+poplar::Tensor PretrainingSession::Impl::statistics(const PretrainingLosses &losses,
+                                                    poplar::program::Sequence &prog,
+                                                    const std::string &name) {
+  poplar::Graph &g = *graph;
+  poplar::Tensor mlmCorrect = popops::cast(g, losses.mlmCorrect, poplar::FLOAT, prog, name + "/c1");
+  poplar::Tensor nspCorrect = popops::cast(g, losses.nspCorrect, poplar::FLOAT, prog, name + "/c2");
+  return poplar::concat(
+      {losses.mlmLoss, losses.nspLoss, mlmCorrect, losses.mlmCount, nspCorrect, losses.nspCount});
+}
+
+void PretrainingSession::Impl::addOptimiserUpdate(poplar::program::Sequence &prog) {
+  switch (options.optimiser) {
+  case OptimiserKind::Sgd:
+    sgd = std::make_unique<apps::SgdOptimiser>(
+        *ctx, apps::SgdOptions{options.momentum, options.weightDecay, false});
+    sgd->update(*ctx, prog);
+    return;
+  case OptimiserKind::AdamW: {
+    apps::AdamWOptions o;
+    o.weightDecay = options.weightDecay;
+    adamW = std::make_unique<apps::AdamWOptimiser>(*ctx, o);
+    adamW->update(*ctx, prog);
+    return;
+  }
+  case OptimiserKind::Lamb: {
+    apps::LambOptions o; // BERT's: no bias correction, ε 1e-6, β 0.9 / 0.999
+    o.weightDecay = options.weightDecay;
+    lamb = std::make_unique<apps::LambOptimiser>(*ctx, o);
+    lamb->update(*ctx, prog);
+    return;
+  }
+  }
+}
+
+void PretrainingSession::Impl::build() {
+  const auto start = Clock::now();
+  if (options.precision != apps::Precision::Float32)
+    throw apps::cli_error("--precision " + apps::toString(options.precision) +
+                          ": the BERT trainer runs 32.32 only so far");
+  if (options.stepsPerRun == 0)
+    throw apps::cli_error("--steps-per-run must be at least 1");
+  poplar::IPUModel ipu;
+  if (options.tilesPerIpu)
+    ipu.tilesPerIPU = options.tilesPerIpu;
+  if (options.bytesPerTile)
+    ipu.memoryBytesPerTile = options.bytesPerTile;
+  ipu.numIPUs = std::max(1u, options.ipus);
+  device = ipu.createDevice();
+  graph = std::make_unique<poplar::Graph>(device.getTarget());
+  poplar::Graph &g = *graph;
+  popops::addCodelets(g);
+  poprand::addCodelets(g);
+  poplin::addCodelets(g);
+  popnn::addCodelets(g);
+  ctx = std::make_unique<apps::BuildContext>(g, poplar::FLOAT, options.seed);
+  model = std::make_unique<BertModel>(*ctx, options.config, options.batchSize);
+
+  poplar::Tensor lossScale = g.addConstant(poplar::FLOAT, {1}, 1.0f, "lossScale");
+  g.setTileMapping(lossScale, 0);
+
+  // One training step: inputs, forward, losses, backward, update, statistics, next seed.
+  poplar::program::Sequence step;
+  step.add(model->readInputs());
+  PretrainingLosses losses = model->trainingPass(lossScale, step);
+  addOptimiserUpdate(step);
+  poplar::Tensor trainStatistics =
+      g.addVariable(poplar::FLOAT, {kNumStatistics}, "trainStatistics");
+  g.setTileMapping(trainStatistics, 0);
+  popops::addInPlace(g, trainStatistics, statistics(losses, step, "trainStatistics"), step,
+                     "trainStatistics/add");
+  model->advanceDropoutSeed(step);
+  poplar::program::Sequence train;
+  popops::zero(g, trainStatistics, train, "trainStatistics/zero");
+  train.add(poplar::program::Repeat(options.stepsPerRun, step));
+  g.createHostRead("trainStatistics", trainStatistics);
+
+  poplar::program::Sequence evaluate;
+  evaluate.add(model->readInputs());
+  PretrainingLosses evalLosses = model->evaluationPass(evaluate);
+  poplar::Tensor evalStatistics = statistics(evalLosses, evaluate, "evalStatistics");
+  g.createHostRead("evalStatistics", evalStatistics);
+
+  for (const auto &p : ctx->parameters()) {
+    g.createHostRead("param:" + p->name, p->value);
+    g.createHostWrite("param:" + p->name, p->value);
+  }
+  for (const auto &s : ctx->states()) {
+    g.createHostRead("state:" + s.name, s.value);
+    g.createHostWrite("state:" + s.name, s.value);
+  }
+
+  std::vector<poplar::program::Program> programs(kNumPrograms);
+  programs[kInitialise] = ctx->initialise;
+  programs[kTrain] = train;
+  programs[kEvaluate] = evaluate;
+  buildSeconds = secondsSince(start);
+  log << "built BERT " << options.config.name << " (" << options.config.layers << " layers, hidden "
+      << options.config.hidden << ", " << options.config.heads << " heads, FFN "
+      << options.config.ffn << "): " << ctx->parameters().size() << " parameter tensors, graph "
+      << buildSeconds << " s; compiling…" << std::endl;
+  poplar::OptionFlags engineOptions;
+  if (options.hostThreads)
+    engineOptions.set("target.hostThreads", std::to_string(options.hostThreads));
+  engine = std::make_unique<poplar::Engine>(g, programs, engineOptions);
+  engine->load(device);
+  for (std::size_t i = 0; i < kInputStreams.size(); ++i)
+    engine->connectStreamToCallback(kInputStreams[i], [this, i](void *buffer) {
+      const std::vector<std::uint32_t> &field = (*pending)[cursor[i]++].*kBatchFields[i];
+      std::memcpy(buffer, field.data(), field.size() * sizeof(std::uint32_t));
+    });
+  compileSeconds = secondsSince(start) - buildSeconds;
+  log << "compiled in " << compileSeconds << " s" << std::endl;
+}
+
+StepStatistics PretrainingSession::Impl::readStatistics(const std::string &handle, unsigned steps) {
+  std::array<float, kNumStatistics> v{};
+  engine->readTensor(handle, v.data(), v.data() + v.size());
+  StepStatistics s;
+  s.steps = steps;
+  s.mlmLoss = v[kMlmLoss];
+  s.nspLoss = v[kNspLoss];
+  s.mlmCorrect = v[kMlmCorrect];
+  s.mlmCount = v[kMlmCount];
+  s.nspCorrect = v[kNspCorrect];
+  s.nspCount = v[kNspCount];
+  return s;
+}
+
+void PretrainingSession::Impl::run(unsigned program, const std::vector<HostBatch> &batches) {
+  for (const HostBatch &b : batches)
+    model->checkBatch(b);
+  pending = &batches;
+  cursor.fill(0);
+  engine->run(program);
+  pending = nullptr;
+}
+
+PretrainingSession::PretrainingSession(SessionOptions options, std::ostream &log)
+    : impl_(std::make_unique<Impl>(std::move(options), log)) {
+  impl_->build();
+}
+
+PretrainingSession::~PretrainingSession() = default;
+
+const SessionOptions &PretrainingSession::options() const { return impl_->options; }
+
+void PretrainingSession::initialise() { impl_->engine->run(kInitialise); }
+
+StepStatistics PretrainingSession::train(const std::vector<HostBatch> &batches,
+                                         double learningRate) {
+  if (batches.size() != impl_->options.stepsPerRun)
+    throw apps::app_error("train() takes " + std::to_string(impl_->options.stepsPerRun) +
+                          " batches (one per step of a run), got " +
+                          std::to_string(batches.size()));
+  const float rate = float(learningRate);
+  impl_->engine->writeTensor("learningRate", &rate, &rate + 1);
+  impl_->run(kTrain, batches);
+  return impl_->readStatistics("trainStatistics", impl_->options.stepsPerRun);
+}
+
+StepStatistics PretrainingSession::evaluate(const HostBatch &batch) {
+  const std::vector<HostBatch> one{batch};
+  impl_->run(kEvaluate, one);
+  return impl_->readStatistics("evalStatistics", 1);
+}
+
+void PretrainingSession::saveState(apps::CheckpointState &state) {
+  auto read = [&](const std::string &handle, const poplar::Tensor &t) {
+    apps::NamedTensor out{handle, t.shape(), std::vector<float>(t.numElements())};
+    impl_->engine->readTensor(handle, out.data.data(), out.data.data() + out.data.size());
+    return out;
+  };
+  for (const auto &p : impl_->ctx->parameters())
+    state.tensors.push_back(read("param:" + p->name, p->value));
+  for (const auto &s : impl_->ctx->states()) {
+    if (s.value.elementType() == poplar::FLOAT) {
+      state.optimiserState.push_back(read("state:" + s.name, s.value));
+    } else { // the dropout seed
+      std::vector<std::uint32_t> words(s.value.numElements());
+      impl_->engine->readTensor("state:" + s.name, words.data(), words.data() + words.size());
+      state.rngState.insert(state.rngState.end(), words.begin(), words.end());
+    }
+  }
+}
+
+void PretrainingSession::restoreState(const apps::CheckpointState &state) {
+  auto find = [&](const std::vector<apps::NamedTensor> &list, const std::string &handle,
+                  const poplar::Tensor &t) -> const apps::NamedTensor & {
+    for (const auto &n : list)
+      if (n.name == handle) {
+        if (n.shape != t.shape())
+          throw apps::checkpoint_error("checkpoint tensor '" + handle +
+                                       "' has another shape than this model's: was it written "
+                                       "by another --config?");
+        return n;
+      }
+    throw apps::checkpoint_error("checkpoint has no tensor '" + handle +
+                                 "': was it written by another --config?");
+  };
+  for (const auto &p : impl_->ctx->parameters()) {
+    const auto &n = find(state.tensors, "param:" + p->name, p->value);
+    impl_->engine->writeTensor("param:" + p->name, n.data.data(), n.data.data() + n.data.size());
+  }
+  std::size_t word = 0;
+  for (const auto &s : impl_->ctx->states()) {
+    if (s.value.elementType() == poplar::FLOAT) {
+      const auto &n = find(state.optimiserState, "state:" + s.name, s.value);
+      impl_->engine->writeTensor("state:" + s.name, n.data.data(), n.data.data() + n.data.size());
+    } else {
+      const std::size_t n = s.value.numElements();
+      if (word + n > state.rngState.size())
+        throw apps::checkpoint_error("checkpoint has no value for '" + s.name + "'");
+      impl_->engine->writeTensor("state:" + s.name, state.rngState.data() + word,
+                                 state.rngState.data() + word + n);
+      word += n;
+    }
+  }
+}
+
+double PretrainingSession::buildSeconds() const { return impl_->buildSeconds; }
+double PretrainingSession::compileSeconds() const { return impl_->compileSeconds; }
+
+} // namespace tessera::bert

@@ -1,0 +1,76 @@
+// A BERT pre-training run on a simulated IPU: the device, the graph (model, losses, backward and
+// optimiser), the compiled engine and the host side of the input streams. One train() call runs
+// `stepsPerRun` training steps on the device inside a Repeat — forward, backward and the
+// optimiser update are one device program — and returns their summed statistics.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <tessera/apps/Checkpoint.hpp>
+#include <tessera/apps/TrainingOptions.hpp>
+
+#include "model/BertModel.hpp"
+
+namespace tessera::bert {
+
+enum class OptimiserKind { Sgd, AdamW, Lamb };
+
+struct SessionOptions {
+  BertConfig config;
+  std::size_t batchSize = 16;
+  apps::Precision precision = apps::Precision::Float32;
+  std::uint64_t seed = 42;
+  unsigned hostThreads = 0; ///< 0 lets the SDK choose
+  unsigned ipus = 1;
+  unsigned tilesPerIpu = 0;  ///< 0: a Mk2 IPU's 1472
+  unsigned bytesPerTile = 0; ///< 0: a Mk2 tile's 624 KiB
+  unsigned stepsPerRun = 1;  ///< training steps per host call (a device-side Repeat)
+  OptimiserKind optimiser = OptimiserKind::Lamb;
+  float momentum = 0.9f;     ///< SGD only
+  float weightDecay = 0.01f; ///< applied to weight matrices and tables only
+};
+
+/// Sums over the steps of one train() call (or one evaluate()).
+struct StepStatistics {
+  unsigned steps = 0;
+  double mlmLoss = 0, nspLoss = 0;     ///< sums of the per-step mean losses
+  double mlmCorrect = 0, mlmCount = 0; ///< masked-LM predictions right / made
+  double nspCorrect = 0, nspCount = 0; ///< next-sentence predictions right / made
+  double meanLoss() const { return steps ? (mlmLoss + nspLoss) / steps : 0.0; }
+  double mlmAccuracy() const { return mlmCount ? mlmCorrect / mlmCount : 0.0; }
+  double nspAccuracy() const { return nspCount ? nspCorrect / nspCount : 0.0; }
+};
+
+class PretrainingSession {
+public:
+  /// Builds and compiles; reports the graph and compile times on `log`.
+  PretrainingSession(SessionOptions options, std::ostream &log);
+  ~PretrainingSession();
+
+  const SessionOptions &options() const;
+  /// Gives every parameter its initial value and zeroes the optimiser state.
+  void initialise();
+  /// stepsPerRun training steps, one per batch, at learning rate `learningRate`.
+  StepStatistics train(const std::vector<HostBatch> &batches, double learningRate);
+  /// Losses and accuracies of one batch without dropout and without updating anything.
+  StepStatistics evaluate(const HostBatch &batch);
+
+  /// Every parameter, optimiser state and the dropout seed, for checkpoints.
+  void saveState(apps::CheckpointState &state);
+  /// Restores what saveState wrote. Throws checkpoint_error naming a missing or mis-shaped
+  /// tensor (e.g. a checkpoint of another configuration).
+  void restoreState(const apps::CheckpointState &state);
+
+  double buildSeconds() const;
+  double compileSeconds() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace tessera::bert
