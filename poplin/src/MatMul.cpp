@@ -1,6 +1,7 @@
 // poplin's matrix-multiply entry points: argument checks, then plan and build.
 #include <poplin/MatMul.hpp>
 
+#include <cstdint>
 #include <optional>
 #include <ostream>
 #include <sstream>
@@ -58,6 +59,15 @@ std::vector<std::size_t> grouped(const std::vector<std::size_t> &s) {
   return s.size() == 2 ? std::vector<std::size_t>{1, s[0], s[1]} : s;
 }
 
+/// A tile chosen by the operation's name (FNV-1a; the same name always gives the same tile):
+/// where a plan's few tiles start, so many small multiplies spread their outputs over the device.
+unsigned spreadTile(const std::string &name, unsigned numTiles) {
+  std::uint32_t h = 2166136261u;
+  for (unsigned char c : name)
+    h = (h ^ c) * 16777619u;
+  return numTiles ? h % numTiles : 0;
+}
+
 MatMulPlan plan(const poplar::Graph &graph, const poplar::Type &in, const poplar::Type &out,
                 const std::vector<std::size_t> &a3, const std::vector<std::size_t> &b3,
                 const poplar::OptionFlags &options, PlanningCache *cache) {
@@ -83,9 +93,11 @@ poplar::Tensor run(const std::string &fn, poplar::Graph &graph, const poplar::Te
   if (out && out->shape() != cShape)
     fail(fn, std::string(scale ? "C (the accumulator)" : "out") + " has shape " +
                  shapeString(out->shape()) + "; expected " + shapeString(cShape));
-  const MatMulPlan p = plan(graph, A.elementType(), outputType, a3, b3, options, cache);
+  MatMulPlan p = plan(graph, A.elementType(), outputType, a3, b3, options, cache);
   const std::string name =
       debugContext.getPathName().empty() ? "matMul" : debugContext.getPathName();
+  if (!out)
+    p.firstTile = spreadTile(name, p.numTiles);
   poplar::Tensor result =
       out ? *out : detail::createBlockedTensor(graph, p, detail::Operand::Output, outputType, name);
   if (!out && rank == 2)
@@ -105,7 +117,8 @@ poplar::Tensor createInput(const std::string &fn, poplar::Graph &graph, const po
   checkType(fn, "the input type", in);
   checkType(fn, "the output type", out);
   const auto a3 = grouped(aShape), b3 = grouped(bShape);
-  const MatMulPlan p = plan(graph, in, out, a3, b3, options, cache);
+  MatMulPlan p = plan(graph, in, out, a3, b3, options, cache);
+  p.firstTile = spreadTile(debugContext.getPathName(), p.numTiles);
   poplar::Tensor t = detail::createBlockedTensor(graph, p, which, in, debugContext.getPathName());
   return rank == 2 ? t.reshape(which == detail::Operand::LHS ? aShape : bShape) : t;
 }

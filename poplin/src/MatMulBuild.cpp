@@ -108,7 +108,7 @@ void buildMatMul(poplar::Graph &graph, const MatMulPlan &p, const poplar::Tensor
   for (std::size_t s = 0; s < p.innerSteps; ++s)
     steps.push_back(graph.addComputeSet(name + "/products" +
                                         (p.innerSteps > 1 ? "/step" + std::to_string(s) : "")));
-  // partials[unit] : [groups in block][rows][cols] fp32 on the unit's tile.
+  // partials[unitOf(…)] : [groups in block][rows][cols] fp32 on the unit's tile.
   std::vector<poplar::Tensor> partials;
   if (!direct)
     partials.resize(p.groupBlocks * p.rowBlocks * p.colBlocks * p.innerBlocks);
@@ -128,7 +128,7 @@ void buildMatMul(poplar::Graph &graph, const MatMulPlan &p, const poplar::Tensor
             partial = graph.addVariable(poplar::FLOAT, {gr.size(), ir.size(), jr.size()},
                                         name + "/partials");
             graph.setTileMapping(partial, tile);
-            partials[p.tileOf(g, i, j, q)] = partial;
+            partials[p.unitOf(g, i, j, q)] = partial;
           }
           for (std::size_t s = 0; s < p.innerSteps; ++s) {
             const Range sr = blockRange(s, p.innerPerStep, kr.size());
@@ -187,7 +187,7 @@ void buildMatMul(poplar::Graph &graph, const MatMulPlan &p, const poplar::Tensor
               continue;
             std::vector<poplar::Tensor> pieces;
             for (std::size_t r = 0; r < p.innerBlocks; ++r)
-              pieces.push_back(partials[p.tileOf(g, i, j, r)][gg].flatten().slice(b, e));
+              pieces.push_back(partials[p.unitOf(g, i, j, r)][gg].flatten().slice(b, e));
             auto v = graph.addVertex(reduce, reduceType, {{"out", outBlock.slice(b, e)}});
             graph.connect(v["partials"], pieces);
             graph.setInitialValue(v["scale"], scale.value_or(1.0f));

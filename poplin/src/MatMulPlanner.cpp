@@ -248,6 +248,7 @@ MatMulPlan search(const poplar::Target &target, const poplar::Type &inputType,
   best.partialsType = options.partialsType;
   best.bytesBudget = budget;
   best.objective = options.objective;
+  best.numTiles = static_cast<unsigned>(tiles);
   return best;
 }
 

@@ -1,6 +1,7 @@
 // popnn losses, accuracy and arg max/min/top-k, composed from popops maps, reductions and topK.
 #include <popnn/Loss.hpp>
 
+#include <algorithm>
 #include <vector>
 
 #include <popops/ElementWise.hpp>
@@ -9,6 +10,7 @@
 #include <poputil/TileMapping.hpp>
 
 #include "NnChecks.hpp"
+#include "RowBlocks.hpp"
 
 namespace popnn {
 namespace {
@@ -48,7 +50,7 @@ Tensor scalarOne(poplar::Graph &graph, const poplar::Type &type, const poplar::D
   return t;
 }
 
-/// FLOAT: one popnn::LossRows vertex per tile over the rows whose first element it holds.
+/// FLOAT: one popnn::LossRows vertex per block of rows (see rowBlocks).
 void lossRowsVertices(poplar::Graph &graph, const Tensor &modelOutputs, const Tensor &expected,
                       const Tensor &loss, const Tensor &deltas, const Tensor &deltasScale,
                       const Tensor &modelOutputScaling, bool crossEntropy,
@@ -58,24 +60,19 @@ void lossRowsVertices(poplar::Graph &graph, const Tensor &modelOutputs, const Te
   const Tensor labels =
       expected.elementType() == poplar::INT ? expected.reinterpret(poplar::UNSIGNED_INT) : expected;
   poplar::ComputeSet cs = graph.addComputeSet({dc, "lossRows"});
-  const auto mapping = graph.getTileMapping(modelOutputs);
-  for (unsigned tile = 0; tile < mapping.size(); ++tile)
-    for (const auto &interval : mapping[tile]) {
-      const std::size_t first = (interval.begin() + classes - 1) / classes;
-      const std::size_t last = (interval.end() + classes - 1) / classes;
-      if (first >= last)
-        continue;
-      auto v = graph.addVertex(cs, "popnn::LossRows<float>",
-                               {{"modelOutputs", modelOutputs.slice(first, last).flatten()},
-                                {"labels", labels.slice(first, last)},
-                                {"deltasScale", deltasScale.flatten()[0]},
-                                {"modelOutputScaling", modelOutputScaling.flatten()[0]},
-                                {"deltas", deltas.slice(first, last).flatten()},
-                                {"loss", loss.slice(first, last)}});
-      graph.setInitialValue(v["rowLength"], static_cast<unsigned>(classes));
-      graph.setInitialValue(v["crossEntropy"], crossEntropy);
-      graph.setTileMapping(v, tile);
-    }
+  for (const detail::RowBlock &block : detail::rowBlocks(graph, modelOutputs)) {
+    const std::size_t first = block.first, last = block.last;
+    auto v = graph.addVertex(cs, "popnn::LossRows<float>",
+                             {{"modelOutputs", modelOutputs.slice(first, last).flatten()},
+                              {"labels", labels.slice(first, last)},
+                              {"deltasScale", deltasScale.flatten()[0]},
+                              {"modelOutputScaling", modelOutputScaling.flatten()[0]},
+                              {"deltas", deltas.slice(first, last).flatten()},
+                              {"loss", loss.slice(first, last)}});
+    graph.setInitialValue(v["rowLength"], static_cast<unsigned>(classes));
+    graph.setInitialValue(v["crossEntropy"], crossEntropy);
+    graph.setTileMapping(v, block.tile);
+  }
   prog.add(poplar::program::Execute(cs, {dc, "lossRows"}));
 }
 

@@ -4,6 +4,8 @@
 #include <popops/ElementWise.hpp>
 #include <popops/Reduce.hpp>
 
+#include "RowBlocks.hpp"
+
 namespace popnn::detail {
 namespace {
 
@@ -13,29 +15,23 @@ poplar::Tensor asRows(const poplar::Tensor &t) {
   return t.reshape({t.numElements() / cols, cols});
 }
 
-/// FLOAT rows: one SoftmaxRows vertex per tile over the rows whose first element that tile
-/// holds (a row straddling tiles is brought to it by the exchange). `out` must not alias `t`.
+/// FLOAT rows: one SoftmaxRows vertex per block of rows (see rowBlocks); a row straddling
+/// tiles is brought to its vertex by the exchange. `out` must not alias `t`.
 void softmaxRowsVertices(poplar::Graph &graph, const poplar::Tensor &x, const poplar::Tensor &out,
                          bool log, float scale, poplar::program::Sequence &prog,
                          const poplar::DebugContext &dc) {
   const std::size_t cols = x.dim(1);
-  const auto mapping = graph.getTileMapping(x);
   poplar::ComputeSet cs = graph.addComputeSet({dc, "softmaxRows"});
-  for (unsigned tile = 0; tile < mapping.size(); ++tile)
-    for (const auto &interval : mapping[tile]) {
-      // Rows r with r * cols in [begin, end).
-      const std::size_t first = (interval.begin() + cols - 1) / cols;
-      const std::size_t last = (interval.end() + cols - 1) / cols;
-      if (first >= last)
-        continue;
-      auto v = graph.addVertex(
-          cs, "popnn::SoftmaxRows<float>",
-          {{"in", x.slice(first, last).flatten()}, {"out", out.slice(first, last).flatten()}});
-      graph.setInitialValue(v["rowLength"], static_cast<unsigned>(cols));
-      graph.setInitialValue(v["scale"], scale);
-      graph.setInitialValue(v["logSoftmax"], log);
-      graph.setTileMapping(v, tile);
-    }
+  for (const RowBlock &block : rowBlocks(graph, x)) {
+    const std::size_t first = block.first, last = block.last;
+    auto v = graph.addVertex(
+        cs, "popnn::SoftmaxRows<float>",
+        {{"in", x.slice(first, last).flatten()}, {"out", out.slice(first, last).flatten()}});
+    graph.setInitialValue(v["rowLength"], static_cast<unsigned>(cols));
+    graph.setInitialValue(v["scale"], scale);
+    graph.setInitialValue(v["logSoftmax"], log);
+    graph.setTileMapping(v, block.tile);
+  }
   prog.add(poplar::program::Execute(cs, {dc, "softmaxRows"}));
 }
 

@@ -185,24 +185,16 @@ poplar::Tensor mapImpl(poplar::Graph &graph, const expr::Expr &e,
   for (unsigned d = 0; d < order.size(); ++d)
     order[d] = d;
   auto runsIn = [&](const std::vector<unsigned> &o) {
-    return detail::contiguousRunsPerTile(graph, result.dimShuffle(o));
-  };
-  auto countRuns = [](const std::vector<std::vector<poplar::Interval>> &r) {
-    std::size_t n = 0, tiles = 0;
-    for (const auto &t : r) {
-      n += t.size();
-      tiles += !t.empty();
-    }
-    return std::make_pair(n, tiles);
+    return detail::memoryOrderedRunsPerTile(graph, result.dimShuffle(o));
   };
   auto runs = runsIn(order);
   if (order.size() >= 2) {
-    const auto [n, tiles] = countRuns(runs);
+    const auto [n, tiles] = detail::countGroups(runs);
     if (n > 4 * tiles) {
       std::vector<unsigned> channelsFirst = order;
       std::swap(channelsFirst[0], channelsFirst[1]);
       auto alternative = runsIn(channelsFirst);
-      if (countRuns(alternative).first < n) {
+      if (detail::countGroups(alternative).first < n) {
         order = channelsFirst;
         runs = std::move(alternative);
       }
@@ -218,19 +210,21 @@ poplar::Tensor mapImpl(poplar::Graph &graph, const expr::Expr &e,
   poplar::ComputeSet cs = graph.addComputeSet({dc, "map"});
   const std::string vertexType = poputil::templateVertex("popops::MapExpr", compiled.outType);
   const poplar::Tensor outFlat = result.dimShuffle(order).flatten();
+  // One vertex per memory-contiguous group of the output on a tile; operands laid out like
+  // the output (clones of it, say) are then contiguous too and need no exchange.
   for (unsigned tile = 0; tile < runs.size(); ++tile)
-    for (const auto &run : runs[tile]) {
+    for (const auto &group : runs[tile]) {
       std::vector<poplar::Tensor> lists[3];
       for (const auto &use : compiled.inputs) {
         const poplar::Tensor &flat = inputs[use.tensorIndex];
-        poplar::Tensor piece = use.isScalar ? flat : flat.slice(run);
+        poplar::Tensor piece = use.isScalar ? flat : poplar::concat(flat.slices(group));
         lists[use.field].push_back(piece.reinterpret(fieldType(use.field)));
       }
       poplar::VertexRef v = graph.addVertex(cs, vertexType);
       graph.connect(v["in4"], lists[0]);
       graph.connect(v["in2"], lists[1]);
       graph.connect(v["in1"], lists[2]);
-      graph.connect(v["out"], outFlat.slice(run));
+      graph.connect(v["out"], poplar::concat(outFlat.slices(group)));
       graph.setInitialValue(v["code"], poplar::ArrayRef<std::uint32_t>(compiled.code));
       graph.setInitialValue(v["consts"], poplar::ArrayRef<std::uint32_t>(compiled.consts));
       graph.setTileMapping(v, tile);

@@ -1,6 +1,6 @@
 #include "RowsByTile.hpp"
 
-#include <algorithm>
+#include <poputil/TileMapping.hpp>
 
 namespace popops::detail {
 
@@ -9,13 +9,9 @@ std::map<unsigned, std::vector<std::size_t>> rowsByTile(const poplar::Graph &gra
   std::map<unsigned, std::vector<std::size_t>> out;
   if (rows2d.dim(0) == 0 || rows2d.dim(1) == 0)
     return out;
-  const auto mapping = graph.getTileMapping(rows2d.slice(0, 1, 1));
-  for (unsigned tile = 0; tile < mapping.size(); ++tile)
-    for (const auto &iv : mapping[tile])
-      for (std::size_t r = iv.begin(); r < iv.end(); ++r)
-        out[tile].push_back(r);
-  for (auto &[tile, rows] : out)
-    std::sort(rows.begin(), rows.end());
+  const std::vector<unsigned> tiles = poputil::wholeRowTiles(graph, rows2d);
+  for (std::size_t r = 0; r < tiles.size(); ++r)
+    out[tiles[r]].push_back(r);
   return out;
 }
 

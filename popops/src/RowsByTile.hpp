@@ -1,5 +1,5 @@
-// Grouping the rows of a [rows][n] tensor by the tile holding each row's first element, so one
-// vertex per tile can process whole rows (sort, topK).
+// Grouping the rows of a [rows][n] tensor by the tile to work on each (poputil::wholeRowTiles),
+// so one vertex per tile can process whole rows (sort, topK).
 #pragma once
 
 #include <map>
@@ -10,8 +10,7 @@
 
 namespace popops::detail {
 
-/// tile -> rows (ascending) whose element 0 that tile holds. Throws invalid_tile_mapping if
-/// unmapped.
+/// tile -> rows (ascending) worked on there. Throws invalid_tile_mapping if unmapped.
 std::map<unsigned, std::vector<std::size_t>> rowsByTile(const poplar::Graph &graph,
                                                         const poplar::Tensor &rows2d);
 

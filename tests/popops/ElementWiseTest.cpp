@@ -408,6 +408,44 @@ TEST(ElementWise, TransposedAndSlicedInputs) {
         ASSERT_EQ(gsh[(k * 17 + i) * 4 + j], -nv[i * 24 + j * 6 + k]);
 }
 
+TEST(ElementWise, ColumnBlockedTableWithRowMajorOperand) {
+  // A table stored as column blocks, one per tile (how sliceable tables are built): a map over
+  // it works on each block in memory order, and an operand stored row-major still lines up
+  // element by element.
+  Fixture f(4);
+  std::vector<Tensor> blocks;
+  for (unsigned b = 0; b < 3; ++b) {
+    blocks.push_back(f.graph.addVariable(FLOAT, {40, 3}, "block" + std::to_string(b)));
+    f.graph.setTileMapping(blocks.back(), b);
+  }
+  Tensor table = concat(blocks, 1); // [40][9]
+  f.graph.createHostWrite("table", table);
+  Tensor other = f.var(FLOAT, {40, 9}, "other");
+  Tensor grad = f.graph.clone(table, "grad");
+  f.graph.createHostWrite("grad", grad);
+  namespace pe = popops::expr;
+  popops::mapInPlace(f.graph, pe::_1 - 0.5f * pe::_2 + pe::_3, {table, grad, other}, f.prog);
+  Tensor doubled = popops::mul(f.graph, other, table, f.prog);
+  f.read("tableOut", table);
+  f.read("doubled", doubled);
+  Engine engine(f.graph, f.prog);
+  engine.load(f.dev);
+  const auto tv = ewtest::randomFloats(40 * 9, -2, 2, 31);
+  const auto gv = ewtest::randomFloats(40 * 9, -2, 2, 32);
+  const auto ov = ewtest::randomFloats(40 * 9, -2, 2, 33);
+  ewtest::write(engine, "table", tv);
+  ewtest::write(engine, "grad", gv);
+  ewtest::write(engine, "other", ov);
+  engine.run();
+  const auto gt = ewtest::read<float>(engine, "tableOut", 40 * 9);
+  const auto gd = ewtest::read<float>(engine, "doubled", 40 * 9);
+  for (std::size_t i = 0; i < 40 * 9; ++i) {
+    const float updated = tv[i] - 0.5f * gv[i] + ov[i];
+    ASSERT_EQ(gt[i], updated) << i;
+    ASSERT_EQ(gd[i], ov[i] * updated) << i;
+  }
+}
+
 TEST(ElementWise, InPlaceWithAnOverlappingViewReadsTheOldValues) {
   Fixture f(2);
   Tensor a = f.var(FLOAT, {40}, "a");

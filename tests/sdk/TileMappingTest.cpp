@@ -232,6 +232,19 @@ TEST_F(TileMapping, TileImbalanceAndTilesUsed) {
   EXPECT_EQ(used.back(), 15u);
 }
 
+TEST_F(TileMapping, WholeRowTilesKeepsWholeRowsAndDealsOutSpreadOnes) {
+  // Graph of 16 tiles. Rows 0-1 sit whole on tiles 5 and 6; rows 2-5 each straddle tiles 0 and
+  // 1 (their first elements all on tile 0), so they are dealt out over the 16 tiles: 0, 4, 8, 12.
+  Tensor t = graph.addVariable(FLOAT, {6, 8}, "rows");
+  graph.setTileMapping(t[0], 5);
+  graph.setTileMapping(t[1], 6);
+  graph.setTileMapping(t.slice({2, 0}, {6, 4}), 0);
+  graph.setTileMapping(t.slice({2, 4}, {6, 8}), 1);
+  EXPECT_EQ(poputil::wholeRowTiles(graph, t), (std::vector<unsigned>{5, 6, 0, 4, 8, 12}));
+  Tensor unmapped = graph.addVariable(FLOAT, {2, 3}, "unmapped");
+  EXPECT_THROW_MSG(invalid_tile_mapping, poputil::wholeRowTiles(graph, unmapped), {"unmapped"});
+}
+
 // ---- virtual graphs --------------------------------------------------------------------------
 
 TEST_F(TileMapping, VirtualGraphTileNumbersAreOffset) {

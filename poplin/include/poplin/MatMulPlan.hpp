@@ -55,10 +55,25 @@ struct MatMulPlan {
   /// The host cost model's estimate of one run on the host (nanoseconds, rough).
   std::uint64_t hostNanoseconds = 0;
   PlanObjective objective = PlanObjective::HOST_TIME;
+  /// Where the plan's tiles start: unit u (then the storage tiles) sits on tile
+  /// (firstTile + u) mod numTiles. The planner leaves it 0; matMul moves it by a hash of the
+  /// operation's name, so a model's many multiplies, each on a few tiles, do not all pile their
+  /// outputs onto the first tiles.
+  unsigned firstTile = 0;
+  unsigned numTiles = 0; ///< The target's tiles (0: no wrapping).
+
+  /// The tile of the plan's `index`-th tile slot.
+  unsigned placed(std::size_t index) const {
+    return static_cast<unsigned>(numTiles ? (firstTile + index) % numTiles : index);
+  }
 
   /// The tile of work unit (group block, row block, column block, inner block).
   unsigned tileOf(std::size_t g, std::size_t i, std::size_t j, std::size_t p) const {
-    return static_cast<unsigned>(((g * rowBlocks + i) * colBlocks + j) * innerBlocks + p);
+    return placed(unitOf(g, i, j, p));
+  }
+  /// The index of work unit (group block, row block, column block, inner block), from 0.
+  std::size_t unitOf(std::size_t g, std::size_t i, std::size_t j, std::size_t p) const {
+    return ((g * rowBlocks + i) * colBlocks + j) * innerBlocks + p;
   }
 
   /// When storageTiles > 0: the tile holding step `s` of operand block (g, outer, inner) — for
@@ -69,7 +84,7 @@ struct MatMulPlan {
     const std::size_t slice =
         lhs ? ((g * rowBlocks + outer) * innerBlocks + inner) * innerSteps + s
             : lhsSlices + ((g * innerBlocks + outer) * colBlocks + inner) * innerSteps + s;
-    return static_cast<unsigned>(tilesUsed + slice % storageTiles);
+    return placed(tilesUsed + slice % storageTiles);
   }
 };
 

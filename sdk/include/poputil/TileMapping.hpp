@@ -34,4 +34,11 @@ unsigned getTileImbalance(const poplar::Graph &graph, const poplar::Tensor &t,
 /// Tiles that hold at least one element of `t`, in increasing order.
 std::vector<unsigned> getTilesUsed(const poplar::Graph &graph, const poplar::Tensor &t);
 
+/// Tessera extension, for vertices that work on whole rows of a [rows][n] tensor (softmax,
+/// losses, top-k): the tile to work on each row. A row held whole by one tile is worked on
+/// there. Rows spread over several tiles are dealt out evenly over all the target's tiles in row
+/// order — the tile of their first element is often the same for every row, and gathering them
+/// all there would overflow it. Throws invalid_tile_mapping if an element is unmapped.
+std::vector<unsigned> wholeRowTiles(const poplar::Graph &graph, const poplar::Tensor &rows2d);
+
 } // namespace poputil

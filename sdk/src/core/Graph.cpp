@@ -179,12 +179,18 @@ Tensor Graph::clone(const Type &type, const Tensor &t, const DebugContext &dc,
       for (const auto &iv : mapping[tile])
         for (std::size_t i = iv.begin(); i < iv.end(); ++i)
           tileOf[i] = tile;
-    auto &var = data_->variables[flat.data().regions.front().var];
+    // Decide every new element's tile first, then assign in ascending element order: the
+    // interval map appends in O(1) that way, where out-of-order assigns cost O(entries) each.
+    std::vector<unsigned> newTile(slot.size(), core::kNoTile);
     for (std::size_t i = 0; i < order.size(); ++i)
       if (!mapped[order[i]] && tileOf[i] != core::kNoTile) {
-        var.mapping.assign(order[i], order[i] + 1, tileOf[i] + tileBase_);
+        newTile[order[i]] = tileOf[i];
         mapped[order[i]] = true;
       }
+    auto &var = data_->variables[flat.data().regions.front().var];
+    for (std::size_t i = 0; i < newTile.size(); ++i)
+      if (newTile[i] != core::kNoTile)
+        var.mapping.assign(i, i + 1, newTile[i] + tileBase_);
     core::RegionList regions;
     const unsigned vid = flat.data().regions.front().var;
     for (auto idx : order)
@@ -194,16 +200,39 @@ Tensor Graph::clone(const Type &type, const Tensor &t, const DebugContext &dc,
     d->regions = std::move(regions);
     return Tensor(std::move(d));
   }
-  Tensor out = addVariable(type, src.shape, dc);
-  bool complete = true;
-  auto mapping = getTileMapping(t, &complete);
-  if (!out.data().regions.empty()) {
-    auto &var = data_->variables[out.data().regions.front().var];
-    for (unsigned tile = 0; tile < mapping.size(); ++tile)
-      for (const auto &iv : mapping[tile])
-        var.mapping.assign(iv.begin(), iv.end(), tile + tileBase_);
+  // The new variable stores the elements in the source's memory order, not its view order, so
+  // a clone of a column-blocked table (or of any shuffled view) is laid out on each tile
+  // exactly like the original and element-wise work over both stays contiguous.
+  std::vector<std::size_t> byMemory(src.regions.size());
+  for (std::size_t i = 0; i < byMemory.size(); ++i)
+    byMemory[i] = i;
+  std::stable_sort(byMemory.begin(), byMemory.end(), [&](std::size_t a, std::size_t b) {
+    const auto &ra = src.regions[a], &rb = src.regions[b];
+    return ra.var != rb.var ? ra.var < rb.var : ra.begin < rb.begin;
+  });
+  Tensor flat = addVariable(type, {src.numElements}, dc);
+  if (src.numElements == 0)
+    return flat.reshape(src.shape);
+  const unsigned vid = flat.data().regions.front().var;
+  std::vector<std::size_t> newBegin(src.regions.size());
+  std::size_t at = 0;
+  for (std::size_t i : byMemory) {
+    const core::Region &r = src.regions[i];
+    newBegin[i] = at;
+    // Copy the source's tile for each element, in ascending order of the new variable.
+    data_->variables[r.var].mapping.forEachOverlap(r.begin, r.end, [&](const auto &e) {
+      data_->variables[vid].mapping.assign(at + (e.begin - r.begin), at + (e.end - r.begin),
+                                           e.tile);
+    });
+    at += r.size();
   }
-  return out;
+  core::RegionList regions;
+  for (std::size_t i = 0; i < src.regions.size(); ++i)
+    core::appendRegion(regions, {vid, newBegin[i], newBegin[i] + src.regions[i].size()});
+  auto d = std::make_shared<TensorData>(src);
+  d->type = type;
+  d->regions = std::move(regions);
+  return Tensor(std::move(d));
 }
 
 Tensor Graph::cloneN(const Tensor &t, std::size_t N, const DebugContext &dc,
@@ -262,6 +291,12 @@ void Graph::setTileMapping(const Tensor &t, const TileToTensorMapping &mapping) 
                                std::to_string(mapping.size()) + " tiles but the graph has " +
                                std::to_string(target_.getNumTiles()));
   core::RegionIndex index(d);
+  struct Piece {
+    unsigned var;
+    std::size_t begin, end;
+    unsigned tile;
+  };
+  std::vector<Piece> pieces;
   for (unsigned tile = 0; tile < mapping.size(); ++tile)
     for (const auto &iv : mapping[tile]) {
       if (iv.begin() > iv.end() || iv.end() > d.numElements)
@@ -269,11 +304,22 @@ void Graph::setTileMapping(const Tensor &t, const TileToTensorMapping &mapping) 
                           std::to_string(iv.begin()) + ", " + std::to_string(iv.end()) +
                           ") for tile " + std::to_string(tile) + " is outside its " +
                           std::to_string(d.numElements) + " elements");
-      core::RegionList pieces;
-      index.append(pieces, iv.begin(), iv.end());
-      for (const auto &r : pieces)
-        data_->variables[r.var].mapping.assign(r.begin, r.end, tile + tileBase_);
+      core::RegionList regions;
+      index.append(regions, iv.begin(), iv.end());
+      for (const auto &r : regions)
+        pieces.push_back({r.var, r.begin, r.end, tile + tileBase_});
     }
+  // The mapping arrives tile by tile; assigning in element order keeps each variable's interval
+  // map on its O(1) append path. Overlapping intervals (later ones win) keep the given order.
+  std::vector<Piece> sorted = pieces;
+  std::stable_sort(sorted.begin(), sorted.end(), [](const Piece &a, const Piece &b) {
+    return a.var != b.var ? a.var < b.var : a.begin < b.begin;
+  });
+  bool overlaps = false;
+  for (std::size_t i = 1; i < sorted.size() && !overlaps; ++i)
+    overlaps = sorted[i].var == sorted[i - 1].var && sorted[i].begin < sorted[i - 1].end;
+  for (const Piece &p : overlaps ? pieces : sorted)
+    data_->variables[p.var].mapping.assign(p.begin, p.end, p.tile);
 }
 
 void Graph::setTileMapping(VertexRef v, unsigned tile) {

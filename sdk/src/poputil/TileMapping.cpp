@@ -72,4 +72,24 @@ std::vector<unsigned> getTilesUsed(const poplar::Graph &graph, const poplar::Ten
   return out;
 }
 
+std::vector<unsigned> wholeRowTiles(const poplar::Graph &graph, const poplar::Tensor &rows2d) {
+  const std::size_t rows = rows2d.dim(0), cols = rows2d.dim(1);
+  constexpr unsigned kSpread = ~0u;
+  std::vector<unsigned> home(rows, kSpread);
+  if (rows == 0 || cols == 0)
+    return std::vector<unsigned>(rows, 0);
+  const auto mapping = graph.getTileMapping(rows2d);
+  for (unsigned tile = 0; tile < mapping.size(); ++tile)
+    for (const auto &interval : mapping[tile])
+      for (std::size_t r = (interval.begin() + cols - 1) / cols; (r + 1) * cols <= interval.end();
+           ++r)
+        home[r] = tile;
+  const std::size_t spread = std::count(home.begin(), home.end(), kSpread);
+  const std::size_t numTiles = graph.getTarget().getNumTiles();
+  for (std::size_t r = 0, k = 0; r < rows; ++r)
+    if (home[r] == kSpread)
+      home[r] = static_cast<unsigned>(k++ * numTiles / spread);
+  return home;
+}
+
 } // namespace poputil
