@@ -3,6 +3,7 @@
 #include <popops/DynamicSlice.hpp>
 #include <popops/ElementWise.hpp>
 #include <popops/Zero.hpp>
+#include <poputil/TileMapping.hpp>
 
 #include "model/Parameters.hpp"
 
@@ -55,9 +56,14 @@ poplar::Tensor Embeddings::forward(apps::BuildContext &ctx, const TokenInputs &i
   poplar::Tensor position =
       lookUp(ctx, positionLookup_, inputs.positionIds, mode, prog, "position");
   poplar::Tensor segment = lookUp(ctx, segmentLookup_, inputs.segmentIds, mode, prog, "segment");
+  // The lookups come out laid out like the tables, a few columns of every token per tile; the
+  // encoder works token by token, so the sum is written to whole tokens spread over the tiles.
+  poplar::Tensor summed = g.addVariable(ctx.dataType, {tokens_, hidden_}, name_ + "/sum");
+  poputil::mapTensorLinearly(g, summed, 0, hidden_);
   namespace pe = popops::expr;
-  popops::mapInPlace(g, pe::_1 + pe::_2 + pe::_3, {sum, position, segment}, prog, name_ + "/sum");
-  poplar::Tensor normalised = norm_.forward(ctx, sum, mode, prog);
+  popops::mapWithOutput(g, pe::_1 + pe::_2 + pe::_3, {sum, position, segment}, summed, prog,
+                        name_ + "/sum");
+  poplar::Tensor normalised = norm_.forward(ctx, summed, mode, prog);
   return dropout_.forward(ctx, normalised, mode, prog);
 }
 
