@@ -1,9 +1,11 @@
 // bert: pre-trains BERT (masked LM + next sentence) on the FOLDOC corpus (Debian's dict-foldoc)
 // on a simulated IPU, printing the loss and accuracies as it goes and the held-out masked-LM
 // accuracy curve.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -56,6 +58,7 @@ struct Options {
   float hiddenDropout = 0.1f, attentionDropout = 0.1f;
   std::string exportRun, recordFile;
   double targetMlmAccuracy = 0;
+  std::size_t trainSubset = 0;
 };
 
 OptimiserKind optimiserKind(const std::string &name) {
@@ -71,13 +74,13 @@ OptimiserKind optimiserKind(const std::string &name) {
   throw apps::cli_error(message);
 }
 
-StepStatistics evaluateHeldOut(PretrainingSession &session, const HeldOutBatches &heldOut,
-                               std::size_t maxBatches) {
+/// Sums the session's evaluation over `count` batches from `batchAt`.
+StepStatistics evaluateBatches(PretrainingSession &session, std::size_t count,
+                               const std::function<PretrainingBatch(std::size_t)> &batchAt) {
   StepStatistics total;
   const auto &o = session.options();
-  for (std::size_t i = 0; i < heldOut.size() && i < maxBatches; ++i) {
-    const StepStatistics s =
-        session.evaluate(toDeviceLayout(heldOut.batch(i), o.config, o.batchSize));
+  for (std::size_t i = 0; i < count; ++i) {
+    const StepStatistics s = session.evaluate(toDeviceLayout(batchAt(i), o.config, o.batchSize));
     total.steps += 1;
     total.mlmLoss += s.mlmLoss;
     total.nspLoss += s.nspLoss;
@@ -124,7 +127,7 @@ std::map<std::string, std::string> describeRun(const Options &o, const BertConfi
 /// untouched and the twin's data order is exactly the run's.
 void exportRun(const Options &o, PretrainingSession &session, const BertDataOptions &data,
                const std::shared_ptr<const TokenizedDocuments> &training,
-               const HeldOutBatches &heldOut) {
+               const HeldOutBatches &heldOut, const std::vector<PretrainingBatch> &subset) {
   const std::filesystem::path dir(o.exportRun);
   apps::CheckpointState state;
   state.modelName = "bert";
@@ -134,8 +137,10 @@ void exportRun(const Options &o, PretrainingSession &session, const BertDataOpti
   PretrainingLoader replay(training, data);
   std::vector<PretrainingBatch> train, evaluation;
   for (std::uint64_t i = 0; i < o.steps; ++i)
-    train.push_back(replay.next());
-  for (std::size_t i = 0; i < heldOut.size() && i < o.evaluationBatches; ++i)
+    train.push_back(subset.empty() ? replay.next() : subset[i % subset.size()]);
+  if (!subset.empty()) // the run evaluates on its training subset
+    evaluation = subset;
+  for (std::size_t i = 0; subset.empty() && i < heldOut.size() && i < o.evaluationBatches; ++i)
     evaluation.push_back(heldOut.batch(i));
   BatchFileHeader header;
   header.config = session.options().config;
@@ -183,6 +188,7 @@ int run(int argc, char **argv) {
     ("hidden-dropout", po::value(&o.hiddenDropout)->default_value(o.hiddenDropout), "Dropout after the embeddings, attention output and feed-forward")
     ("attention-dropout", po::value(&o.attentionDropout)->default_value(o.attentionDropout), "Dropout on the attention probabilities")
     ("target-mlm-accuracy", po::value(&o.targetMlmAccuracy)->default_value(0), "Held-out MLM accuracy whose first reaching is timed (0: none)")
+    ("train-subset", po::value(&o.trainSubset)->default_value(0), "Train on the first N sequences only, over and over (an overfitting check; a multiple of --batch-size; 0: the whole corpus)")
     ("record-file", po::value(&o.recordFile), "Write a benchmark record (JSON) of the run here")
     ("export-run", po::value(&o.exportRun), "Before training, write DIR/initial.ckpt (the initial weights) and DIR/batches.pb (the run's training and held-out batches) for bench/bert_torch.py");
   // clang-format on
@@ -210,6 +216,9 @@ int run(int argc, char **argv) {
     throw apps::cli_error("--steps " + std::to_string(o.steps) +
                           " must be a positive multiple of --steps-per-run " +
                           std::to_string(o.stepsPerRun));
+  if (o.trainSubset % o.batchSize != 0)
+    throw apps::cli_error("--train-subset " + std::to_string(o.trainSubset) +
+                          " must be a multiple of --batch-size " + std::to_string(o.batchSize));
   if (!(o.warmupFraction >= 0 && o.warmupFraction < 1))
     throw apps::cli_error("--warmup must be in [0, 1)");
 
@@ -231,6 +240,15 @@ int run(int argc, char **argv) {
   data.maxSequencesPerRow = config.maxSequencesPerRow;
   PretrainingLoader loader(training, data);
   const HeldOutBatches heldOut(heldOutDocs, data);
+  // --train-subset: the loader's first batches, cycled.
+  std::vector<PretrainingBatch> subset;
+  for (std::size_t i = 0; i < o.trainSubset / o.batchSize; ++i)
+    subset.push_back(loader.next());
+  std::uint64_t batchesServed = 0;
+  auto nextBatch = [&]() -> PretrainingBatch {
+    const std::uint64_t i = batchesServed++;
+    return subset.empty() ? loader.next() : subset[i % subset.size()];
+  };
   std::cout << "corpus: " << corpus.training.size() << " training and " << corpus.heldOut.size()
             << " held-out documents; vocabulary " << vocabulary.size() << " pieces ("
             << (vocabulary.loadedFromCache() ? "cached" : "trained") << ", "
@@ -255,10 +273,17 @@ int run(int argc, char **argv) {
   std::optional<double> timeToTarget;
   std::optional<std::chrono::steady_clock::time_point> trainStart;
   auto report = [&](std::uint64_t step) {
-    lastEvaluation = evaluateHeldOut(session, heldOut, o.evaluationBatches);
+    // With --train-subset the question is whether the model learns what it sees: evaluate on
+    // the subset itself.
+    lastEvaluation =
+        subset.empty()
+            ? evaluateBatches(session, std::min(heldOut.size(), o.evaluationBatches),
+                              [&](std::size_t i) { return heldOut.batch(i); })
+            : evaluateBatches(session, subset.size(), [&](std::size_t i) { return subset[i]; });
     const StepStatistics &e = lastEvaluation;
-    std::printf("eval step %llu: held-out loss %.4f, MLM acc %.4f, NSP acc %.4f\n",
-                (unsigned long long)step, e.meanLoss(), e.mlmAccuracy(), e.nspAccuracy());
+    std::printf("eval step %llu: %s loss %.4f, MLM acc %.4f, NSP acc %.4f\n",
+                (unsigned long long)step, subset.empty() ? "held-out" : "training-subset",
+                e.meanLoss(), e.mlmAccuracy(), e.nspAccuracy());
     if (trainStart && !timeToTarget && o.targetMlmAccuracy > 0 &&
         e.mlmAccuracy() >= o.targetMlmAccuracy) {
       timeToTarget =
@@ -270,7 +295,7 @@ int run(int argc, char **argv) {
     std::fflush(stdout);
   };
   if (!o.exportRun.empty())
-    exportRun(o, session, data, training, heldOut);
+    exportRun(o, session, data, training, heldOut, subset);
   report(0);
   const double warmup = o.warmupFraction * double(o.steps);
   trainStart = std::chrono::steady_clock::now();
@@ -278,11 +303,14 @@ int run(int argc, char **argv) {
   for (std::uint64_t step = 0; step < o.steps; step += o.stepsPerRun) {
     std::vector<HostBatch> batches;
     for (unsigned i = 0; i < o.stepsPerRun; ++i)
-      batches.push_back(toDeviceLayout(loader.next(), config, o.batchSize));
-    const double rate = apps::learningRateAt(apps::LrSchedule::Linear, o.learningRate, double(step),
-                                             double(o.steps), warmup);
+      batches.push_back(toDeviceLayout(nextBatch(), config, o.batchSize));
+    std::vector<double> rates;
+    for (unsigned i = 0; i < o.stepsPerRun; ++i)
+      rates.push_back(apps::learningRateAt(apps::LrSchedule::Linear, o.learningRate,
+                                           double(step + i), double(o.steps), warmup));
+    const double rate = rates.back();
     const auto runStart = std::chrono::steady_clock::now();
-    const StepStatistics r = session.train(batches, rate);
+    const StepStatistics r = session.train(batches, rates);
     lastTraining = r;
     trainSeconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - runStart).count();

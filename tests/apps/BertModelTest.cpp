@@ -176,6 +176,42 @@ TEST(BertModel, GradientsMatchFiniteDifferencesOfTheLoss) {
   }
 }
 
+TEST(BertModel, GradientsWithDropoutMatchFiniteDifferencesOfTheTrainingLoss) {
+  // With dropout on, the loss is the training pass's under one mask. Restoring the state also
+  // restores the dropout seed, so a step at rate 0 measures the loss under the same mask the
+  // rate-1 step differentiated: forward and backward must drop the same elements.
+  BertConfig c = smallConfig();
+  c.hiddenDropout = c.attentionDropout = 0.25f;
+  std::ostringstream log;
+  SessionOptions o = sessionOptions(c, 2);
+  o.momentum = 0.0f;
+  PretrainingSession session(o, log);
+  session.initialise();
+  const HostBatch batch = randomBatch(c, 2, 4);
+  apps::CheckpointState start, stepped;
+  session.saveState(start);
+  session.train({batch}, 1.0);
+  session.saveState(stepped);
+  const double h = 1e-2;
+  std::mt19937 rng(3);
+  for (std::size_t t = 0; t < start.tensors.size(); ++t) {
+    const auto &tensor = start.tensors[t];
+    for (int sample = 0; sample < 3; ++sample) {
+      const std::size_t i = rng() % tensor.data.size();
+      const double gradient = double(tensor.data[i]) - double(stepped.tensors[t].data[i]);
+      auto lossAt = [&](double delta) {
+        apps::CheckpointState moved = start;
+        moved.tensors[t].data[i] = float(double(tensor.data[i]) + delta);
+        session.restoreState(moved);
+        const StepStatistics s = session.train({batch}, 0.0);
+        return s.mlmLoss + s.nspLoss;
+      };
+      const double fd = (lossAt(h) - lossAt(-h)) / (2 * h);
+      EXPECT_NEAR(gradient, fd, 2e-3 + 0.05 * std::abs(fd)) << tensor.name << "[" << i << "]";
+    }
+  }
+}
+
 std::vector<apps::NamedTensor> trainedParameters(unsigned hostThreads) {
   const BertConfig c = smallConfig();
   std::ostringstream log;
@@ -188,6 +224,33 @@ std::vector<apps::NamedTensor> trainedParameters(unsigned hostThreads) {
   apps::CheckpointState state;
   session.saveState(state);
   return state.tensors;
+}
+
+std::vector<apps::NamedTensor> parametersAfterTwelveSteps(unsigned stepsPerRun) {
+  const BertConfig c = smallConfig(); // dropout on
+  std::ostringstream log;
+  SessionOptions o = sessionOptions(c, 4);
+  o.optimiser = OptimiserKind::AdamW;
+  o.stepsPerRun = stepsPerRun;
+  PretrainingSession session(o, log);
+  session.initialise();
+  std::vector<HostBatch> all;
+  for (std::uint32_t i = 0; i < 12; ++i)
+    all.push_back(randomBatch(c, 4, 10 + i % 3));
+  for (std::size_t step = 0; step < all.size(); step += stepsPerRun)
+    session.train({all.begin() + step, all.begin() + step + stepsPerRun}, 0.003);
+  apps::CheckpointState state;
+  session.saveState(state);
+  return state.tensors;
+}
+
+TEST(BertModel, StepsPerRunDoNotChangeTheResult) {
+  // A Repeat of several steps per host call is the same computation as one step per call.
+  const auto one = parametersAfterTwelveSteps(1), six = parametersAfterTwelveSteps(6);
+  ASSERT_EQ(one.size(), six.size());
+  for (std::size_t i = 0; i < one.size(); ++i)
+    ASSERT_EQ(std::memcmp(one[i].data.data(), six[i].data.data(), one[i].data.size() * 4), 0)
+        << one[i].name;
 }
 
 TEST(BertModel, SameBitsForOneAndTwoHostThreads) {

@@ -20,7 +20,7 @@ apps/common's, re-implemented to the letter: AdamW (bias correction on) and LAMB
 ratio 1 when either norm is 0), epsilon added to sqrt(v), decoupled weight decay on weight
 matrices and embedding tables only; SGD with momentum and L2 decay on the same tensors. The
 learning rate is the trainer's: linear warm-up (at least 1e-3 of the peak) then linear decay to 0,
-evaluated at the first step of every run of --steps-per-run steps and held for the run.
+evaluated at every step (Tessera streams one rate per step into its runs of --steps-per-run).
 
 Dropout: the masks come from torch's generator, not Tessera's, so two runs with dropout agree only
 statistically. --dropout 0 (or --hidden-dropout 0 --attention-dropout 0, passed to both trainers)
@@ -401,9 +401,8 @@ def learning_rate_at(base, step, total, warmup):
 
 
 def step_learning_rate(a, step, total):
-    """The trainer's rate for `step`: the schedule at the run's first step, held for the run."""
-    first = step - step % a.steps_per_run
-    return f32(learning_rate_at(a.learning_rate, first, total, a.warmup * total))
+    """The trainer's rate for `step`: the schedule at that step."""
+    return f32(learning_rate_at(a.learning_rate, step, total, a.warmup * total))
 
 
 # ---- training ----------------------------------------------------------------------------------

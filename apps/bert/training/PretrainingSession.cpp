@@ -54,10 +54,14 @@ struct PretrainingSession::Impl {
   // The batches the input callbacks hand out, and each stream's next one.
   const std::vector<HostBatch> *pending = nullptr;
   std::array<std::size_t, 8> cursor{};
+  // The learning rate of each step of the current run, handed out one per step.
+  std::vector<float> pendingRates;
+  std::size_t rateCursor = 0;
 
   Impl(SessionOptions o, std::ostream &l) : options(std::move(o)), log(l) {}
   void build();
   void addOptimiserUpdate(poplar::program::Sequence &prog);
+  const poplar::Tensor &learningRate() const;
   poplar::Tensor statistics(const PretrainingLosses &losses, poplar::program::Sequence &prog,
                             const std::string &name);
   StepStatistics readStatistics(const std::string &handle, unsigned steps);
@@ -72,6 +76,10 @@ poplar::Tensor PretrainingSession::Impl::statistics(const PretrainingLosses &los
   poplar::Tensor nspCorrect = popops::cast(g, losses.nspCorrect, poplar::FLOAT, prog, name + "/c2");
   return poplar::concat(
       {losses.mlmLoss, losses.nspLoss, mlmCorrect, losses.mlmCount, nspCorrect, losses.nspCount});
+}
+
+const poplar::Tensor &PretrainingSession::Impl::learningRate() const {
+  return sgd ? sgd->learningRate() : adamW ? adamW->learningRate() : lamb->learningRate();
 }
 
 void PretrainingSession::Impl::addOptimiserUpdate(poplar::program::Sequence &prog) {
@@ -125,10 +133,15 @@ void PretrainingSession::Impl::build() {
   g.setTileMapping(lossScale, 0);
 
   // One training step: inputs, forward, losses, backward, update, statistics, next seed.
-  poplar::program::Sequence step;
+  // The learning rate comes with each step's batch (a FIFO), so a warm-up is as smooth with
+  // many steps per host call as with one.
+  poplar::program::Sequence step, update;
   step.add(model->readInputs());
   PretrainingLosses losses = model->trainingPass(lossScale, step);
-  addOptimiserUpdate(step);
+  addOptimiserUpdate(update);
+  step.add(poplar::program::Copy(g.addHostToDeviceFIFO("learningRates", poplar::FLOAT, 1),
+                                 learningRate()));
+  step.add(update);
   poplar::Tensor trainStatistics =
       g.addVariable(poplar::FLOAT, {kNumStatistics}, "trainStatistics");
   g.setTileMapping(trainStatistics, 0);
@@ -174,6 +187,9 @@ void PretrainingSession::Impl::build() {
       const std::vector<std::uint32_t> &field = (*pending)[cursor[i]++].*kBatchFields[i];
       std::memcpy(buffer, field.data(), field.size() * sizeof(std::uint32_t));
     });
+  engine->connectStreamToCallback("learningRates", [this](void *buffer) {
+    std::memcpy(buffer, &pendingRates.at(rateCursor++), sizeof(float));
+  });
   compileSeconds = secondsSince(start) - buildSeconds;
   log << "compiled in " << compileSeconds << " s" << std::endl;
 }
@@ -214,12 +230,21 @@ void PretrainingSession::initialise() { impl_->engine->run(kInitialise); }
 
 StepStatistics PretrainingSession::train(const std::vector<HostBatch> &batches,
                                          double learningRate) {
+  return train(batches, std::vector<double>(batches.size(), learningRate));
+}
+
+StepStatistics PretrainingSession::train(const std::vector<HostBatch> &batches,
+                                         const std::vector<double> &learningRates) {
   if (batches.size() != impl_->options.stepsPerRun)
     throw apps::app_error("train() takes " + std::to_string(impl_->options.stepsPerRun) +
                           " batches (one per step of a run), got " +
                           std::to_string(batches.size()));
-  const float rate = float(learningRate);
-  impl_->engine->writeTensor("learningRate", &rate, &rate + 1);
+  if (learningRates.size() != batches.size())
+    throw apps::app_error(
+        "train() takes one learning rate per batch: " + std::to_string(batches.size()) +
+        " batches, " + std::to_string(learningRates.size()) + " rates");
+  impl_->pendingRates.assign(learningRates.begin(), learningRates.end());
+  impl_->rateCursor = 0;
   impl_->run(kTrain, batches);
   return impl_->readStatistics("trainStatistics", impl_->options.stepsPerRun);
 }

@@ -54,7 +54,12 @@ public:
   const SessionOptions &options() const;
   /// Gives every parameter its initial value and zeroes the optimiser state.
   void initialise();
-  /// stepsPerRun training steps, one per batch, at learning rate `learningRate`.
+  /// stepsPerRun training steps, one per batch, step i at learning rate learningRates[i] (the
+  /// rates travel with the batches, so a schedule changes every step however many steps a run
+  /// holds).
+  StepStatistics train(const std::vector<HostBatch> &batches,
+                       const std::vector<double> &learningRates);
+  /// As above, every step at `learningRate`.
   StepStatistics train(const std::vector<HostBatch> &batches, double learningRate);
   /// Losses and accuracies of one batch without dropout and without updating anything.
   StepStatistics evaluate(const HostBatch &batch);
