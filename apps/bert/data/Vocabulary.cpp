@@ -1,6 +1,7 @@
 #include "data/Vocabulary.hpp"
 
 #include "tessera/apps/Errors.hpp"
+#include "tessera/apps/FileEnvelope.hpp"
 
 #include "data/SentencePieceTraining.hpp"
 #include "data/UnigramModel.hpp"
@@ -8,7 +9,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
 #include <unistd.h>
 
 namespace tessera::bert {
@@ -32,46 +32,21 @@ std::string trainerSettings() {
 }
 
 std::string readFile(const std::filesystem::path &file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in)
-    throw dataset_error("cannot read vocabulary model " + file.string() +
+  try {
+    return apps::readWholeFile(file, "vocabulary model");
+  } catch (const apps::file_read_error &e) {
+    throw dataset_error(std::string(e.what()) +
                         "; check its permissions, or delete it so the vocabulary is retrained");
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
+  }
 }
 
+// Readers (other processes sharing the cache) never see a partial model.
 void writeAtomically(const std::filesystem::path &file, const std::string &bytes) {
-  const std::filesystem::path directory = file.parent_path();
-  std::error_code ec;
-  std::filesystem::create_directories(directory, ec);
-  if (ec)
-    throw dataset_error("cannot create the vocabulary cache directory " + directory.string() +
-                        ": " + ec.message() + "; set $TESSERA_DATA_CACHE to a writable directory");
-  // Same directory as the target, so the rename is atomic and readers never see a partial model.
-  // (Built by appending: GCC 12 warns falsely on a chain of string + operators here.)
-  std::string tempName = ".";
-  tempName += file.filename().string();
-  tempName += ".tmp.";
-  tempName += std::to_string(::getpid());
-  const std::filesystem::path temp = directory / tempName;
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.close();
-    if (!out) {
-      std::filesystem::remove(temp, ec);
-      throw dataset_error("cannot write vocabulary model " + temp.string() +
-                          " (disk full or read-only?); set $TESSERA_DATA_CACHE to a writable "
-                          "directory");
-    }
-  }
-  std::filesystem::rename(temp, file, ec);
-  if (ec) {
-    std::error_code ignored;
-    std::filesystem::remove(temp, ignored);
-    throw dataset_error("cannot rename " + temp.string() + " to " + file.string() + ": " +
-                        ec.message());
+  try {
+    apps::writeFileAtomically(file, bytes);
+  } catch (const apps::file_write_error &e) {
+    throw dataset_error(std::string(e.what()) +
+                        "; set $TESSERA_DATA_CACHE to a writable directory");
   }
 }
 

@@ -1,15 +1,9 @@
 #include "training/BatchFile.hpp"
 
-#include <cerrno>
-#include <cstring>
-#include <fcntl.h>
-#include <fstream>
 #include <limits>
-#include <unistd.h>
-
-#include <zlib.h>
 
 #include <tessera/apps/Errors.hpp>
+#include <tessera/apps/FileEnvelope.hpp>
 
 #include "pretraining_batches.pb.h"
 
@@ -17,95 +11,7 @@ namespace tessera::bert {
 namespace {
 using apps::dataset_error;
 
-constexpr char kMagic[8] = {'T', 'S', 'R', 'B', 'T', 'C', 'H', '\n'};
-constexpr std::uint32_t kFormatVersion = 1;
-constexpr std::size_t kEnvelopeBytes = sizeof(kMagic) + 4 + 8 + 4;
-
-void putLittleEndian(std::string &out, std::uint64_t value, unsigned bytes) {
-  for (unsigned i = 0; i < bytes; ++i)
-    out.push_back(static_cast<char>((value >> (8 * i)) & 0xff));
-}
-
-std::uint64_t getLittleEndian(const std::string &in, std::size_t offset, unsigned bytes) {
-  std::uint64_t value = 0;
-  for (unsigned i = 0; i < bytes; ++i)
-    value |= std::uint64_t{static_cast<unsigned char>(in[offset + i])} << (8 * i);
-  return value;
-}
-
-std::uint32_t crc32Of(const char *data, std::size_t size) {
-  // zlib's crc32 takes a uInt length; feed large payloads in pieces.
-  uLong crc = crc32(0L, Z_NULL, 0);
-  for (std::size_t done = 0; done < size;) {
-    const std::size_t n = std::min<std::size_t>(size - done, 1u << 30);
-    crc = crc32(crc, reinterpret_cast<const Bytef *>(data + done), static_cast<uInt>(n));
-    done += n;
-  }
-  return static_cast<std::uint32_t>(crc);
-}
-
-[[noreturn]] void ioFailure(const std::string &what, const std::filesystem::path &path) {
-  throw dataset_error("cannot " + what + " batch file " + path.string() + ": " +
-                      std::strerror(errno) + "; check the path, permissions and free space");
-}
-
-void writeAll(int fd, const std::string &bytes, const std::filesystem::path &path) {
-  for (std::size_t done = 0; done < bytes.size();) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0) {
-      if (errno == EINTR)
-        continue;
-      ioFailure("write", path);
-    }
-    done += static_cast<std::size_t>(n);
-  }
-}
-
-// Temporary file beside the target (so the rename is atomic), fsync, rename, fsync the directory:
-// the approach of apps/common's writeCheckpointFile.
-void writeAtomically(const std::filesystem::path &file, const std::string &bytes) {
-  const std::filesystem::path directory =
-      file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
-  std::error_code ec;
-  std::filesystem::create_directories(directory, ec);
-  if (ec)
-    throw dataset_error("cannot create directory " + directory.string() + " for batch file " +
-                        file.string() + ": " + ec.message());
-  std::string tempName = "."; // appended piecewise: GCC 12 -O3 misreads `"." + string` (-Wrestrict)
-  tempName += file.filename().string();
-  tempName += ".tmp.";
-  tempName += std::to_string(::getpid());
-  const std::filesystem::path temp = directory / tempName;
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0)
-    ioFailure("create", temp);
-  try {
-    writeAll(fd, bytes, temp);
-    if (::fsync(fd) != 0)
-      ioFailure("fsync", temp);
-  } catch (...) {
-    ::close(fd);
-    ::unlink(temp.c_str());
-    throw;
-  }
-  if (::close(fd) != 0) {
-    ::unlink(temp.c_str());
-    ioFailure("close", temp);
-  }
-  if (::rename(temp.c_str(), file.c_str()) != 0) {
-    const int saved = errno;
-    ::unlink(temp.c_str());
-    errno = saved;
-    ioFailure("rename " + temp.string() + " to", file);
-  }
-  const int dirFd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dirFd < 0)
-    ioFailure("open the directory of", file);
-  const bool synced = ::fsync(dirFd) == 0;
-  ::close(dirFd);
-  if (!synced)
-    ioFailure("fsync the directory of", file);
-}
+constexpr apps::EnvelopeFormat kBatchFileFormat("TSRBTCH\n", 1, "BERT batch file");
 
 std::string batchName(const char *list, std::size_t index) {
   return std::string(list) + " batch " + std::to_string(index);
@@ -252,50 +158,30 @@ void writeBatchFile(const std::filesystem::path &file, const BatchFileHeader &he
   if (!message.SerializeToString(&payload))
     throw dataset_error("cannot serialise batch file " + file.string() +
                         " (over protobuf's 2 GiB message limit? export fewer --steps)");
-  std::string bytes(kMagic, sizeof(kMagic));
-  putLittleEndian(bytes, kFormatVersion, 4);
-  putLittleEndian(bytes, payload.size(), 8);
-  putLittleEndian(bytes, crc32Of(payload.data(), payload.size()), 4);
-  bytes += payload;
-  writeAtomically(file, bytes);
+  try {
+    apps::writeFileAtomically(file, {apps::envelopeHeader(kBatchFileFormat, payload), payload});
+  } catch (const apps::file_write_error &e) {
+    throw dataset_error(std::string(e.what()) + "; check the path, permissions and free space");
+  }
 }
 
 BatchFileContents readBatchFile(const std::filesystem::path &file) {
-  std::ifstream in(file, std::ios::binary | std::ios::ate);
-  if (!in)
-    throw dataset_error("cannot open batch file " + file.string() + ": " + std::strerror(errno));
-  std::string bytes(static_cast<std::size_t>(in.tellg()), '\0');
-  in.seekg(0);
-  if (!in.read(bytes.data(), static_cast<std::streamsize>(bytes.size())))
-    throw dataset_error("cannot read batch file " + file.string() + ": " + std::strerror(errno));
-  if (bytes.size() < sizeof(kMagic) || bytes.compare(0, sizeof(kMagic), kMagic, sizeof(kMagic)))
-    throw dataset_error(file.string() +
-                        " is not a BERT batch file (no TSRBTCH header); pass the batches.pb "
-                        "written by bert --export-run");
-  if (bytes.size() < kEnvelopeBytes)
-    throw dataset_error(file.string() + " is truncated: " + std::to_string(bytes.size()) +
-                        " bytes, shorter than the batch-file header");
-  const auto version = static_cast<std::uint32_t>(getLittleEndian(bytes, 8, 4));
-  if (version != kFormatVersion)
-    throw dataset_error(file.string() + " has batch-file format version " +
-                        std::to_string(version) + "; this build reads version " +
-                        std::to_string(kFormatVersion));
-  const std::uint64_t size = getLittleEndian(bytes, 12, 8);
-  const auto crc = static_cast<std::uint32_t>(getLittleEndian(bytes, 20, 4));
-  const std::size_t actual = bytes.size() - kEnvelopeBytes;
-  if (actual < size)
-    throw dataset_error(file.string() + " is truncated: its header promises " +
-                        std::to_string(size) + " payload bytes, only " + std::to_string(actual) +
-                        " are present");
-  if (actual > size)
-    throw dataset_error(file.string() + " is corrupt: " + std::to_string(actual - size) +
-                        " unexpected bytes after the payload");
-  const char *payload = bytes.data() + kEnvelopeBytes;
-  if (crc32Of(payload, size) != crc)
-    throw dataset_error(file.string() + " is corrupt: payload CRC-32 does not match");
+  std::string bytes;
+  std::string_view payload;
+  try {
+    bytes = apps::readWholeFile(file, "batch file");
+    payload = apps::openEnvelope(kBatchFileFormat, bytes, file);
+  } catch (const apps::file_read_error &e) {
+    throw dataset_error(e.what());
+  } catch (const apps::envelope_error &e) {
+    std::string message = e.what();
+    if (e.problem() == apps::EnvelopeProblem::OtherFormat)
+      message += "; pass the batches.pb written by bert --export-run";
+    throw dataset_error(message);
+  }
   pb::BatchFile message;
-  if (size > static_cast<std::uint64_t>(std::numeric_limits<int>::max()) ||
-      !message.ParseFromArray(payload, static_cast<int>(size)))
+  if (payload.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()) ||
+      !message.ParseFromArray(payload.data(), static_cast<int>(payload.size())))
     throw dataset_error(file.string() + " is corrupt: the payload is not a batch-file message");
 
   constexpr const char *problem = " is corrupt: ";

@@ -1,6 +1,7 @@
 #include "tessera/apps/BenchmarkRecord.hpp"
 
 #include "tessera/apps/Errors.hpp"
+#include "tessera/apps/FileEnvelope.hpp"
 
 #include <poplar/Version.hpp>
 
@@ -11,7 +12,6 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -20,18 +20,9 @@
 #include <iterator>
 #include <sstream>
 #include <thread>
-#include <unistd.h>
 
 namespace tessera::apps {
 namespace {
-
-std::string readWholeFile(const std::filesystem::path &file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in)
-    throw record_error("cannot open benchmark record " + file.string() + ": " +
-                       std::strerror(errno));
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
 
 bool isJsonFile(const std::filesystem::path &file) { return file.extension() == ".json"; }
 
@@ -188,31 +179,21 @@ void saveBenchmarkRecord(const std::filesystem::path &file, const BenchmarkRecor
   } else if (!record.SerializeToString(&bytes)) {
     throw record_error("cannot serialise benchmark record for " + file.string());
   }
-  std::error_code ec;
-  if (file.has_parent_path())
-    std::filesystem::create_directories(file.parent_path(), ec);
-  std::filesystem::path temp = file;
-  temp += ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.close();
-    if (!out) {
-      std::filesystem::remove(temp, ec);
-      throw record_error("cannot write benchmark record " + file.string() +
-                         "; check the path and permissions of --record-file");
-    }
-  }
-  std::filesystem::rename(temp, file, ec);
-  if (ec) {
-    std::filesystem::remove(temp, ec);
-    throw record_error("cannot rename " + temp.string() + " to " + file.string() + ": " +
-                       ec.message());
+  try {
+    writeFileAtomically(file, bytes);
+  } catch (const file_write_error &e) {
+    throw record_error(std::string(e.what()) +
+                       "; check the path, permissions and free space of --record-file");
   }
 }
 
 BenchmarkRecord loadBenchmarkRecord(const std::filesystem::path &file) {
-  const std::string bytes = readWholeFile(file);
+  std::string bytes;
+  try {
+    bytes = readWholeFile(file, "benchmark record");
+  } catch (const file_read_error &e) {
+    throw record_error(e.what());
+  }
   if (isJsonFile(file))
     return benchmarkRecordFromJson(bytes, file.string());
   BenchmarkRecord record;

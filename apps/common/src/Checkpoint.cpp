@@ -1,51 +1,20 @@
 #include "tessera/apps/Checkpoint.hpp"
 
 #include "tessera/apps/Errors.hpp"
+#include "tessera/apps/FileEnvelope.hpp"
 
 #include "checkpoint.pb.h"
 
 #include <poplar/Version.hpp>
 
-#include <zlib.h>
-
-#include <cerrno>
-#include <cstring>
-#include <fcntl.h>
-#include <fstream>
 #include <limits>
-#include <unistd.h>
 
 namespace tessera::apps {
 namespace {
 
-constexpr char kMagic[8] = {'T', 'S', 'R', 'C', 'K', 'P', 'T', '\n'};
-constexpr std::uint32_t kFormatVersion = 1;
-constexpr std::size_t kEnvelopeBytes = sizeof(kMagic) + 4 + 8 + 4;
+constexpr EnvelopeFormat kCheckpointFormat("TSRCKPT\n", 1, "Tessera checkpoint");
 const std::string kExtension = ".tckpt";
 const std::string kPrefix = "checkpoint-";
-
-void putLittleEndian(std::string &out, std::uint64_t value, unsigned bytes) {
-  for (unsigned i = 0; i < bytes; ++i)
-    out.push_back(static_cast<char>((value >> (8 * i)) & 0xff));
-}
-
-std::uint64_t getLittleEndian(const std::string &in, std::size_t offset, unsigned bytes) {
-  std::uint64_t value = 0;
-  for (unsigned i = 0; i < bytes; ++i)
-    value |= std::uint64_t{static_cast<unsigned char>(in[offset + i])} << (8 * i);
-  return value;
-}
-
-std::uint32_t crc32Of(const char *data, std::size_t size) {
-  // zlib's crc32 takes a uInt length; feed large payloads in pieces.
-  uLong crc = crc32(0L, Z_NULL, 0);
-  for (std::size_t done = 0; done < size;) {
-    const std::size_t n = std::min<std::size_t>(size - done, 1u << 30);
-    crc = crc32(crc, reinterpret_cast<const Bytef *>(data + done), static_cast<uInt>(n));
-    done += n;
-  }
-  return static_cast<std::uint32_t>(crc);
-}
 
 std::string shapeText(const std::vector<std::size_t> &shape) {
   std::string s = "[";
@@ -83,33 +52,6 @@ NamedTensor fromProto(const pb::NamedTensor &t, const std::filesystem::path &fil
                            shapeText(out.shape) + " but " + std::to_string(out.data.size()) +
                            " values");
   return out;
-}
-
-[[noreturn]] void ioFailure(const std::string &what, const std::filesystem::path &path) {
-  throw checkpoint_error("cannot " + what + " " + path.string() + ": " + std::strerror(errno) +
-                         "; check the --checkpoint-dir path, permissions and free space");
-}
-
-void fsyncPath(const std::filesystem::path &path, int flags) {
-  const int fd = ::open(path.c_str(), flags);
-  if (fd < 0)
-    ioFailure("open", path);
-  const bool ok = ::fsync(fd) == 0;
-  ::close(fd);
-  if (!ok)
-    ioFailure("fsync", path);
-}
-
-void writeAll(int fd, const std::string &bytes, const std::filesystem::path &path) {
-  for (std::size_t done = 0; done < bytes.size();) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0) {
-      if (errno == EINTR)
-        continue;
-      ioFailure("write", path);
-    }
-    done += static_cast<std::size_t>(n);
-  }
 }
 
 std::optional<std::uint64_t> stepOfFileName(const std::string &name) {
@@ -151,49 +93,12 @@ void writeCheckpointFile(const std::filesystem::path &file, const CheckpointStat
   if (!message.SerializeToString(&payload))
     throw checkpoint_error("cannot serialise checkpoint " + file.string() +
                            " (over protobuf's 2 GiB message limit?)");
-  std::string header(kMagic, sizeof(kMagic));
-  putLittleEndian(header, kFormatVersion, 4);
-  putLittleEndian(header, payload.size(), 8);
-  putLittleEndian(header, crc32Of(payload.data(), payload.size()), 4);
-
-  const std::filesystem::path directory =
-      file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
-  std::error_code ec;
-  std::filesystem::create_directories(directory, ec);
-  if (ec)
-    throw checkpoint_error("cannot create checkpoint directory " + directory.string() + ": " +
-                           ec.message());
-  // Same directory as the target, so the rename is atomic (same file system).
-  std::string tempName = ".";
-  tempName += file.filename().string();
-  tempName += ".tmp.";
-  tempName += std::to_string(::getpid());
-  const std::filesystem::path temp = directory / tempName;
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0)
-    ioFailure("create", temp);
   try {
-    writeAll(fd, header, temp);
-    writeAll(fd, payload, temp);
-    if (::fsync(fd) != 0)
-      ioFailure("fsync", temp);
-  } catch (...) {
-    ::close(fd);
-    ::unlink(temp.c_str());
-    throw;
+    writeFileAtomically(file, {envelopeHeader(kCheckpointFormat, payload), payload});
+  } catch (const file_write_error &e) {
+    throw checkpoint_error(std::string(e.what()) +
+                           "; check the --checkpoint-dir path, permissions and free space");
   }
-  if (::close(fd) != 0) {
-    ::unlink(temp.c_str());
-    ioFailure("close", temp);
-  }
-  if (::rename(temp.c_str(), file.c_str()) != 0) {
-    const int saved = errno;
-    ::unlink(temp.c_str());
-    errno = saved;
-    ioFailure("rename " + temp.string() + " to", file);
-  }
-  // Make the rename itself durable.
-  fsyncPath(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
 std::filesystem::path writeCheckpoint(const std::filesystem::path &directory,
@@ -204,41 +109,22 @@ std::filesystem::path writeCheckpoint(const std::filesystem::path &directory,
 }
 
 CheckpointState readCheckpoint(const std::filesystem::path &file) {
-  std::ifstream in(file, std::ios::binary | std::ios::ate);
-  if (!in)
-    throw checkpoint_error("cannot open checkpoint " + file.string() + ": " + std::strerror(errno));
-  std::string bytes(static_cast<std::size_t>(in.tellg()), '\0');
-  in.seekg(0);
-  if (!in.read(bytes.data(), static_cast<std::streamsize>(bytes.size())))
-    throw checkpoint_error("cannot read checkpoint " + file.string() + ": " + std::strerror(errno));
-  if (bytes.size() < sizeof(kMagic) || bytes.compare(0, sizeof(kMagic), kMagic, sizeof(kMagic)))
-    throw checkpoint_error(file.string() +
-                           " is not a Tessera checkpoint (no TSRCKPT header); pass a file "
-                           "written by writeCheckpoint");
-  if (bytes.size() < kEnvelopeBytes)
-    throw checkpoint_error(file.string() + " is truncated: " + std::to_string(bytes.size()) +
-                           " bytes, shorter than the checkpoint header");
-  const auto version = static_cast<std::uint32_t>(getLittleEndian(bytes, 8, 4));
-  if (version != kFormatVersion)
-    throw checkpoint_error(file.string() + " has checkpoint format version " +
-                           std::to_string(version) + "; this build reads version " +
-                           std::to_string(kFormatVersion));
-  const std::uint64_t size = getLittleEndian(bytes, 12, 8);
-  const auto crc = static_cast<std::uint32_t>(getLittleEndian(bytes, 20, 4));
-  const std::size_t actual = bytes.size() - kEnvelopeBytes;
-  if (actual < size)
-    throw checkpoint_error(file.string() + " is truncated: its header promises " +
-                           std::to_string(size) + " payload bytes, only " + std::to_string(actual) +
-                           " are present");
-  if (actual > size)
-    throw checkpoint_error(file.string() + " is corrupt: " + std::to_string(actual - size) +
-                           " unexpected bytes after the payload");
-  const char *payload = bytes.data() + kEnvelopeBytes;
-  if (crc32Of(payload, size) != crc)
-    throw checkpoint_error(file.string() + " is corrupt: payload CRC-32 does not match");
+  std::string bytes;
+  std::string_view payload;
+  try {
+    bytes = readWholeFile(file, "checkpoint");
+    payload = openEnvelope(kCheckpointFormat, bytes, file);
+  } catch (const file_read_error &e) {
+    throw checkpoint_error(e.what());
+  } catch (const envelope_error &e) {
+    std::string message = e.what();
+    if (e.problem() == EnvelopeProblem::OtherFormat)
+      message += "; pass a file written by writeCheckpoint";
+    throw checkpoint_error(message);
+  }
   pb::Checkpoint message;
-  if (size > static_cast<std::uint64_t>(std::numeric_limits<int>::max()) ||
-      !message.ParseFromArray(payload, static_cast<int>(size)))
+  if (payload.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()) ||
+      !message.ParseFromArray(payload.data(), static_cast<int>(payload.size())))
     throw checkpoint_error(file.string() + " is corrupt: the payload is not a valid checkpoint "
                                            "message");
 

@@ -1,8 +1,9 @@
 // Training checkpoints: model weights, optimiser state, RNG and data-loader position, so a
 // killed run resumes exactly. Stored as a Protocol Buffers message (proto/checkpoint.proto)
-// inside an envelope — 8-byte magic "TSRCKPT\n", uint32 format version, uint64 payload size,
-// uint32 CRC-32 of the payload, all little-endian — so truncation and corruption are caught
-// before parsing. Files are written atomically: a reader never sees a half-written checkpoint.
+// inside an envelope (FileEnvelope.hpp) — 8-byte magic "TSRCKPT\n", uint32 format version,
+// uint64 payload size, uint32 CRC-32 of the payload, all little-endian — so truncation and
+// corruption are caught before parsing. Files are written atomically (writeFileAtomically): a
+// reader never sees a half-written checkpoint.
 #pragma once
 
 #include "tessera/apps/DataLoader.hpp"
