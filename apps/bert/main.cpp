@@ -3,6 +3,7 @@
 // accuracy curve.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
@@ -59,6 +60,10 @@ struct Options {
   std::string exportRun, recordFile;
   double targetMlmAccuracy = 0;
   std::size_t trainSubset = 0;
+  double epochs = 0;
+  std::string checkpointDir;
+  std::uint64_t checkpointEvery = 0;
+  bool resume = false;
 };
 
 OptimiserKind optimiserKind(const std::string &name) {
@@ -120,6 +125,16 @@ std::map<std::string, std::string> describeRun(const Options &o, const BertConfi
           {"seed", text(o.seed)},
           {"host_threads", text(o.hostThreads)},
           {"precision", "32.32"}};
+}
+
+/// The settings a checkpoint must share with the run resuming it: everything that decides the
+/// bits (not host threads or steps per run, which never change them).
+std::map<std::string, std::string> runIdentity(const Options &o, const BertConfig &config) {
+  auto identity = describeRun(o, config);
+  identity.erase("host_threads");
+  identity.erase("steps_per_run");
+  identity["train_subset"] = std::to_string(o.trainSubset);
+  return identity;
 }
 
 /// --export-run: the initial weights and every batch the run will see, for the PyTorch twin.
@@ -188,6 +203,10 @@ int run(int argc, char **argv) {
     ("hidden-dropout", po::value(&o.hiddenDropout)->default_value(o.hiddenDropout), "Dropout after the embeddings, attention output and feed-forward")
     ("attention-dropout", po::value(&o.attentionDropout)->default_value(o.attentionDropout), "Dropout on the attention probabilities")
     ("target-mlm-accuracy", po::value(&o.targetMlmAccuracy)->default_value(0), "Held-out MLM accuracy whose first reaching is timed (0: none)")
+    ("epochs", po::value(&o.epochs)->default_value(0), "Train for this many passes over the corpus instead of --steps (rounded up to whole runs)")
+    ("checkpoint-dir", po::value(&o.checkpointDir), "Write checkpoints here (atomically; the last one at the end of training)")
+    ("checkpoint-every", po::value(&o.checkpointEvery)->default_value(0), "Also write a checkpoint every N steps (a multiple of --steps-per-run)")
+    ("resume", po::bool_switch(&o.resume), "Continue bit-exactly from the latest checkpoint in --checkpoint-dir")
     ("train-subset", po::value(&o.trainSubset)->default_value(0), "Train on the first N sequences only, over and over (an overfitting check; a multiple of --batch-size; 0: the whole corpus)")
     ("record-file", po::value(&o.recordFile), "Write a benchmark record (JSON) of the run here")
     ("export-run", po::value(&o.exportRun), "Before training, write DIR/initial.ckpt (the initial weights) and DIR/batches.pb (the run's training and held-out batches) for bench/bert_torch.py");
@@ -212,10 +231,18 @@ int run(int argc, char **argv) {
   config.hiddenDropout = o.hiddenDropout;
   config.attentionDropout = o.attentionDropout;
   config.validate();
-  if (o.steps == 0 || o.steps % o.stepsPerRun != 0)
+  if (o.epochs == 0 && (o.steps == 0 || o.steps % o.stepsPerRun != 0))
     throw apps::cli_error("--steps " + std::to_string(o.steps) +
                           " must be a positive multiple of --steps-per-run " +
                           std::to_string(o.stepsPerRun));
+  if (o.checkpointEvery % o.stepsPerRun != 0)
+    throw apps::cli_error("--checkpoint-every " + std::to_string(o.checkpointEvery) +
+                          " must be a multiple of --steps-per-run " +
+                          std::to_string(o.stepsPerRun));
+  if (o.resume && o.checkpointDir.empty())
+    throw apps::cli_error("--resume needs --checkpoint-dir to say where the checkpoints are");
+  if (!(o.epochs >= 0))
+    throw apps::cli_error("--epochs must be at least 0");
   if (o.trainSubset % o.batchSize != 0)
     throw apps::cli_error("--train-subset " + std::to_string(o.trainSubset) +
                           " must be a multiple of --batch-size " + std::to_string(o.batchSize));
@@ -249,11 +276,36 @@ int run(int argc, char **argv) {
     const std::uint64_t i = batchesServed++;
     return subset.empty() ? loader.next() : subset[i % subset.size()];
   };
+  if (o.epochs > 0) {
+    const double perEpoch =
+        subset.empty() ? double(loader.batchesPerEpoch(0)) : double(subset.size());
+    const auto runs = static_cast<std::uint64_t>(std::ceil(o.epochs * perEpoch / o.stepsPerRun));
+    o.steps = std::max<std::uint64_t>(1, runs) * o.stepsPerRun;
+  }
   std::cout << "corpus: " << corpus.training.size() << " training and " << corpus.heldOut.size()
             << " held-out documents; vocabulary " << vocabulary.size() << " pieces ("
             << (vocabulary.loadedFromCache() ? "cached" : "trained") << ", "
             << vocabulary.file().string() << "); " << loader.examplesPerEpoch()
             << " examples per epoch" << std::endl;
+
+  // A checkpoint is read and checked before the (slow) build, so a mismatch fails at once.
+  std::optional<apps::CheckpointState> resumed;
+  std::filesystem::path resumedFile;
+  if (o.resume) {
+    if (const auto latest = apps::latestCheckpoint(o.checkpointDir)) {
+      resumedFile = *latest;
+      resumed = apps::readCheckpoint(resumedFile);
+      apps::checkCheckpointMatches(*resumed, resumedFile, "bert", runIdentity(o, config));
+      if (resumed->step % o.stepsPerRun != 0 || resumed->step > o.steps)
+        throw apps::checkpoint_error(
+            resumedFile.string() + " is at step " + std::to_string(resumed->step) +
+            ", not a whole number of runs of --steps-per-run " + std::to_string(o.stepsPerRun) +
+            " within --steps " + std::to_string(o.steps));
+    } else {
+      std::cout << "no checkpoint in " << o.checkpointDir << " yet: starting from step 0"
+                << std::endl;
+    }
+  }
 
   SessionOptions s;
   s.config = config;
@@ -268,6 +320,27 @@ int run(int argc, char **argv) {
   s.weightDecay = float(o.weightDecay);
   PretrainingSession session(s, std::cout);
   session.initialise();
+  std::uint64_t firstStep = 0;
+  if (resumed) {
+    session.restoreState(*resumed);
+    firstStep = resumed->step;
+    if (subset.empty())
+      loader.seek(resumed->loaderPosition);
+    else
+      batchesServed = resumed->loaderPosition.batch;
+    std::cout << "resumed from " << resumedFile.string() << " at step " << firstStep << std::endl;
+  }
+  auto writeCheckpointAt = [&](std::uint64_t step) {
+    apps::CheckpointState state;
+    state.modelName = "bert";
+    state.config = runIdentity(o, config);
+    state.step = step;
+    state.loaderPosition =
+        subset.empty() ? loader.position() : apps::LoaderPosition{0, batchesServed};
+    session.saveState(state);
+    const auto file = apps::writeCheckpoint(o.checkpointDir, state);
+    std::cout << "checkpoint " << file.string() << std::endl;
+  };
 
   StepStatistics lastEvaluation, lastTraining;
   std::optional<double> timeToTarget;
@@ -296,11 +369,11 @@ int run(int argc, char **argv) {
   };
   if (!o.exportRun.empty())
     exportRun(o, session, data, training, heldOut, subset);
-  report(0);
+  report(firstStep);
   const double warmup = o.warmupFraction * double(o.steps);
   trainStart = std::chrono::steady_clock::now();
   double trainSeconds = 0;
-  for (std::uint64_t step = 0; step < o.steps; step += o.stepsPerRun) {
+  for (std::uint64_t step = firstStep; step < o.steps; step += o.stepsPerRun) {
     std::vector<HostBatch> batches;
     for (unsigned i = 0; i < o.stepsPerRun; ++i)
       batches.push_back(toDeviceLayout(nextBatch(), config, o.batchSize));
@@ -315,28 +388,32 @@ int run(int argc, char **argv) {
     trainSeconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - runStart).count();
     const std::uint64_t done = step + o.stepsPerRun;
-    const double seqPerSecond = double(done * o.batchSize) / trainSeconds;
+    const double seqPerSecond = double((done - firstStep) * o.batchSize) / trainSeconds;
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - *trainStart).count();
     std::printf("step %llu/%llu | loss %.4f | MLM acc %.4f | NSP acc %.4f | lr %.2e | %.2f seq/s "
                 "| ETA %.0f s\n",
                 (unsigned long long)done, (unsigned long long)o.steps, r.meanLoss(),
                 r.mlmAccuracy(), r.nspAccuracy(), rate, seqPerSecond,
-                elapsed / double(done) * double(o.steps - done));
+                elapsed / double(done - firstStep) * double(o.steps - done));
     std::fflush(stdout);
+    if (!o.checkpointDir.empty() &&
+        ((o.checkpointEvery && done % o.checkpointEvery == 0) || done == o.steps))
+      writeCheckpointAt(done);
     if (o.evaluateEvery && done % o.evaluateEvery == 0 && done != o.steps)
       report(done);
   }
   report(o.steps);
+  const double trainedSequences = double((o.steps - firstStep) * o.batchSize);
   std::printf("trained %llu steps in %.1f s on the device (%.2f seq/s); %.1f s in all\n",
-              (unsigned long long)o.steps, trainSeconds,
-              double(o.steps * o.batchSize) / trainSeconds,
+              (unsigned long long)(o.steps - firstStep), trainSeconds,
+              trainSeconds > 0 ? trainedSequences / trainSeconds : 0.0,
               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   if (!o.recordFile.empty()) {
     apps::BenchmarkRecord record = apps::newBenchmarkRecord("bert");
     for (const auto &[k, v] : describeRun(o, config))
       (*record.mutable_config())[k] = v;
-    const double seqPerSecond = double(o.steps * o.batchSize) / trainSeconds;
+    const double seqPerSecond = trainSeconds > 0 ? trainedSequences / trainSeconds : 0.0;
     // A sequence is BERT's sample: the record's throughput field counts samples per second.
     record.set_throughput_images_per_second(seqPerSecond);
     if (timeToTarget)
