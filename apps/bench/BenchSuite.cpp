@@ -31,7 +31,7 @@ int runAndWait(const std::vector<std::string> &argv) {
   const int rc = ::posix_spawn(&pid, argv[0].c_str(), nullptr, nullptr, pointers.data(), environ);
   if (rc != 0)
     throw apps::app_error("cannot start trainer " + argv[0] + ": " + std::strerror(rc) +
-                          "; build it (ninja resnet50) or pass --trainer");
+                          "; build it or pass --trainer");
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0)
     if (errno != EINTR)
@@ -59,6 +59,12 @@ const std::vector<BenchmarkSpec> &standardBenchmarks() {
         "--momentum",    "0.9",    "--weight-decay", "5e-05", "--warmup-epochs",   "0.2",
         "--lr-schedule", "cosine", "--precision",    "32.32", "--target-accuracy", "0.90",
         "--seed",        "1",      "--width",        "0.125"}},
+      {"bert-mini-phase1-throughput",
+       "bert",
+       "BERT mini (4 layers, hidden 256) phase-1 pre-training on FOLDOC, sequence 128, batch 16",
+       {"--config", "mini", "--sequence-length", "128", "--batch-size", "16", "--steps", "64",
+        "--steps-per-run", "8", "--evaluate-every", "0", "--evaluation-batches", "4", "--precision",
+        "32.32", "--seed", "1"}},
   };
   return benchmarks;
 }

@@ -26,7 +26,7 @@ namespace {
 
 struct BenchOptions {
   std::string command = "table";
-  std::string trainer = TESSERA_BENCH_DEFAULT_TRAINER;
+  std::string trainer;    // empty: each benchmark's own trainer in the build tree
   std::string benchmarks; // comma-separated subset; empty runs all
   std::string recordsDir = TESSERA_BENCH_RECORDS_DIR;
   std::string releasesFile = TESSERA_BENCH_RELEASES_FILE;
@@ -136,12 +136,15 @@ int run(const BenchOptions &o) {
     pricePerHour(o); // reject bad prices before hours of benchmarking
     for (const auto &spec : selectedBenchmarks(o.benchmarks)) {
       std::cout << "tessera-bench: running " << spec.name << "\n" << std::flush;
-      apps::BenchmarkRecord record = bench::runBenchmark(spec, o.trainer, o.trainerArgs);
+      const std::filesystem::path trainer =
+          o.trainer.empty() ? std::filesystem::path(TESSERA_BENCH_APPS_DIR) / spec.app / spec.app
+                            : std::filesystem::path(o.trainer);
+      apps::BenchmarkRecord record = bench::runBenchmark(spec, trainer, o.trainerArgs);
       const std::filesystem::path file =
           std::filesystem::path(o.recordsDir) / apps::benchmarkRecordFileName(record);
       apps::saveBenchmarkRecord(file, record);
       std::cout << "tessera-bench: " << spec.name << ": " << record.throughput_images_per_second()
-                << " images/s -> " << file.string() << "\n";
+                << " samples/s -> " << file.string() << "\n";
     }
     printTable(o, hostClass);
     return 0;
@@ -183,7 +186,7 @@ int main(int argc, char **argv) {
   description.add_options()
     ("help", po::bool_switch(&o.help), "Print this help and exit")
     ("command", po::value(&o.command)->default_value(o.command), "run | table | releases | list")
-    ("trainer", po::value(&o.trainer)->default_value(o.trainer), "Trainer executable to benchmark")
+    ("trainer", po::value(&o.trainer), "Trainer executable for every selected benchmark (default: each benchmark's own, apps/<app>/<app> in the build tree)")
     ("trainer-arg", po::value(&o.trainerArgs)->composing(),
      "Extra argument passed to every trainer run (repeatable), e.g. --trainer-arg=--host-threads=2")
     ("benchmarks", po::value(&o.benchmarks), "Comma-separated benchmarks to run (default: all)")

@@ -64,6 +64,8 @@ struct Options {
   std::string checkpointDir;
   std::uint64_t checkpointEvery = 0;
   bool resume = false;
+  apps::Precision precision = apps::Precision::Float32;
+  unsigned gradientAccumulation = 1;
 };
 
 OptimiserKind optimiserKind(const std::string &name) {
@@ -114,6 +116,7 @@ std::map<std::string, std::string> describeRun(const Options &o, const BertConfi
           {"max_predictions", text(config.maxPredictions)},
           {"packing", o.packing ? "true" : "false"},
           {"batch_size", text(o.batchSize)},
+          {"gradient_accumulation", text(o.gradientAccumulation)},
           {"steps", text(o.steps)},
           {"steps_per_run", text(o.stepsPerRun)},
           {"optimiser", o.optimiser},
@@ -124,7 +127,7 @@ std::map<std::string, std::string> describeRun(const Options &o, const BertConfi
           {"attention_dropout", text(config.attentionDropout)},
           {"seed", text(o.seed)},
           {"host_threads", text(o.hostThreads)},
-          {"precision", "32.32"}};
+          {"precision", apps::toString(o.precision)}};
 }
 
 /// The settings a checkpoint must share with the run resuming it: everything that decides the
@@ -151,6 +154,9 @@ void exportRun(const Options &o, PretrainingSession &session, const BertDataOpti
   apps::writeCheckpointFile(dir / "initial.ckpt", state);
   PretrainingLoader replay(training, data);
   std::vector<PretrainingBatch> train, evaluation;
+  if (o.gradientAccumulation != 1)
+    throw apps::cli_error("--export-run: the PyTorch twin takes one batch per step; run without "
+                          "--gradient-accumulation");
   for (std::uint64_t i = 0; i < o.steps; ++i)
     train.push_back(subset.empty() ? replay.next() : subset[i % subset.size()]);
   if (!subset.empty()) // the run evaluates on its training subset
@@ -203,6 +209,8 @@ int run(int argc, char **argv) {
     ("hidden-dropout", po::value(&o.hiddenDropout)->default_value(o.hiddenDropout), "Dropout after the embeddings, attention output and feed-forward")
     ("attention-dropout", po::value(&o.attentionDropout)->default_value(o.attentionDropout), "Dropout on the attention probabilities")
     ("target-mlm-accuracy", po::value(&o.targetMlmAccuracy)->default_value(0), "Held-out MLM accuracy whose first reaching is timed (0: none)")
+    ("gradient-accumulation", po::value(&o.gradientAccumulation)->default_value(1), "Micro-batches per optimiser step (global batch = batch size × this; lamb and adamw)")
+    ("precision", po::value(&o.precision)->default_value(o.precision, "32.32"), "Activations.partials: 32.32 (16.32 and 16.16 are refused for now)")
     ("epochs", po::value(&o.epochs)->default_value(0), "Train for this many passes over the corpus instead of --steps (rounded up to whole runs)")
     ("checkpoint-dir", po::value(&o.checkpointDir), "Write checkpoints here (atomically; the last one at the end of training)")
     ("checkpoint-every", po::value(&o.checkpointEvery)->default_value(0), "Also write a checkpoint every N steps (a multiple of --steps-per-run)")
@@ -279,7 +287,8 @@ int run(int argc, char **argv) {
   if (o.epochs > 0) {
     const double perEpoch =
         subset.empty() ? double(loader.batchesPerEpoch(0)) : double(subset.size());
-    const auto runs = static_cast<std::uint64_t>(std::ceil(o.epochs * perEpoch / o.stepsPerRun));
+    const auto runs = static_cast<std::uint64_t>(
+        std::ceil(o.epochs * perEpoch / (o.stepsPerRun * o.gradientAccumulation)));
     o.steps = std::max<std::uint64_t>(1, runs) * o.stepsPerRun;
   }
   std::cout << "corpus: " << corpus.training.size() << " training and " << corpus.heldOut.size()
@@ -316,6 +325,8 @@ int run(int argc, char **argv) {
   s.tilesPerIpu = o.tiles;
   s.bytesPerTile = static_cast<unsigned>(o.tileMemoryMiB * 1024 * 1024);
   s.stepsPerRun = o.stepsPerRun;
+  s.precision = o.precision;
+  s.gradientAccumulation = o.gradientAccumulation;
   s.optimiser = optimiserKind(o.optimiser);
   s.weightDecay = float(o.weightDecay);
   PretrainingSession session(s, std::cout);
@@ -375,7 +386,7 @@ int run(int argc, char **argv) {
   double trainSeconds = 0;
   for (std::uint64_t step = firstStep; step < o.steps; step += o.stepsPerRun) {
     std::vector<HostBatch> batches;
-    for (unsigned i = 0; i < o.stepsPerRun; ++i)
+    for (unsigned i = 0; i < o.stepsPerRun * o.gradientAccumulation; ++i)
       batches.push_back(toDeviceLayout(nextBatch(), config, o.batchSize));
     std::vector<double> rates;
     for (unsigned i = 0; i < o.stepsPerRun; ++i)
@@ -388,7 +399,8 @@ int run(int argc, char **argv) {
     trainSeconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - runStart).count();
     const std::uint64_t done = step + o.stepsPerRun;
-    const double seqPerSecond = double((done - firstStep) * o.batchSize) / trainSeconds;
+    const double seqPerSecond =
+        double((done - firstStep) * o.batchSize * o.gradientAccumulation) / trainSeconds;
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - *trainStart).count();
     std::printf("step %llu/%llu | loss %.4f | MLM acc %.4f | NSP acc %.4f | lr %.2e | %.2f seq/s "
@@ -404,7 +416,8 @@ int run(int argc, char **argv) {
       report(done);
   }
   report(o.steps);
-  const double trainedSequences = double((o.steps - firstStep) * o.batchSize);
+  const double trainedSequences =
+      double((o.steps - firstStep) * o.batchSize * o.gradientAccumulation);
   std::printf("trained %llu steps in %.1f s on the device (%.2f seq/s); %.1f s in all\n",
               (unsigned long long)(o.steps - firstStep), trainSeconds,
               trainSeconds > 0 ? trainedSequences / trainSeconds : 0.0,

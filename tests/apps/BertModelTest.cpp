@@ -253,6 +253,50 @@ TEST(BertModel, StepsPerRunDoNotChangeTheResult) {
         << one[i].name;
 }
 
+TEST(BertModel, AccumulatingTheSameBatchTwiceIsOneStepOnIt) {
+  // Without dropout, two micro-batches of the same batch sum to twice its gradient and the
+  // optimiser scales by 1/2: exactly one step on the batch, bit for bit.
+  BertConfig c = smallConfig();
+  c.hiddenDropout = c.attentionDropout = 0.0f;
+  auto paramsAfter = [&](unsigned micro) {
+    std::ostringstream log;
+    SessionOptions o = sessionOptions(c, 4);
+    o.optimiser = OptimiserKind::Lamb;
+    o.gradientAccumulation = micro;
+    o.stepsPerRun = 2;
+    PretrainingSession session(o, log);
+    session.initialise();
+    const HostBatch a = randomBatch(c, 4, 21), b = randomBatch(c, 4, 22);
+    std::vector<HostBatch> batches;
+    for (const HostBatch *step : {&a, &b})
+      for (unsigned i = 0; i < micro; ++i)
+        batches.push_back(*step);
+    const StepStatistics s = session.train(batches, {0.01, 0.02});
+    EXPECT_EQ(s.steps, 2u * micro);
+    apps::CheckpointState state;
+    session.saveState(state);
+    return state.tensors;
+  };
+  const auto one = paramsAfter(1), two = paramsAfter(2);
+  ASSERT_EQ(one.size(), two.size());
+  for (std::size_t i = 0; i < one.size(); ++i)
+    ASSERT_EQ(std::memcmp(one[i].data.data(), two[i].data.data(), one[i].data.size() * 4), 0)
+        << one[i].name;
+}
+
+TEST(BertModel, GradientAccumulationWithSgdNamesTheFlag) {
+  SessionOptions o = sessionOptions(smallConfig(), 2);
+  o.gradientAccumulation = 4;
+  std::ostringstream log;
+  try {
+    PretrainingSession session(o, log);
+    FAIL() << "expected cli_error";
+  } catch (const apps::cli_error &e) {
+    EXPECT_NE(std::string(e.what()).find("--gradient-accumulation 4"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(BertModel, SameBitsForOneAndTwoHostThreads) {
   const auto one = trainedParameters(1), two = trainedParameters(2);
   ASSERT_EQ(one.size(), two.size());

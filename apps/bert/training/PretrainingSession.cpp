@@ -16,6 +16,7 @@
 
 #include <tessera/apps/AdaptiveOptimisers.hpp>
 #include <tessera/apps/Errors.hpp>
+#include <tessera/apps/GradientAccumulator.hpp>
 #include <tessera/apps/Optimiser.hpp>
 
 namespace tessera::bert {
@@ -49,6 +50,8 @@ struct PretrainingSession::Impl {
   std::unique_ptr<apps::SgdOptimiser> sgd;
   std::unique_ptr<apps::AdamWOptimiser> adamW;
   std::unique_ptr<apps::LambOptimiser> lamb;
+  std::unique_ptr<apps::GradientAccumulator> accumulator;
+  poplar::Tensor gradientScale; ///< 1 / gradientAccumulation, when accumulating
   std::unique_ptr<poplar::Engine> engine;
   double buildSeconds = 0, compileSeconds = 0;
   // The batches the input callbacks hand out, and each stream's next one.
@@ -92,6 +95,7 @@ void PretrainingSession::Impl::addOptimiserUpdate(poplar::program::Sequence &pro
   case OptimiserKind::AdamW: {
     apps::AdamWOptions o;
     o.weightDecay = options.weightDecay;
+    o.gradientScale = gradientScale;
     adamW = std::make_unique<apps::AdamWOptimiser>(*ctx, o);
     adamW->update(*ctx, prog);
     return;
@@ -99,6 +103,7 @@ void PretrainingSession::Impl::addOptimiserUpdate(poplar::program::Sequence &pro
   case OptimiserKind::Lamb: {
     apps::LambOptions o; // BERT's: no bias correction, ε 1e-6, β 0.9 / 0.999
     o.weightDecay = options.weightDecay;
+    o.gradientScale = gradientScale;
     lamb = std::make_unique<apps::LambOptimiser>(*ctx, o);
     lamb->update(*ctx, prog);
     return;
@@ -113,6 +118,13 @@ void PretrainingSession::Impl::build() {
                           ": the BERT trainer runs 32.32 only so far");
   if (options.stepsPerRun == 0)
     throw apps::cli_error("--steps-per-run must be at least 1");
+  if (options.gradientAccumulation == 0)
+    throw apps::cli_error("--gradient-accumulation must be at least 1");
+  if (options.gradientAccumulation > 1 && options.optimiser == OptimiserKind::Sgd)
+    throw apps::cli_error("--gradient-accumulation " +
+                          std::to_string(options.gradientAccumulation) +
+                          " needs --optimiser lamb or adamw (they take the mean of the summed "
+                          "gradients; sgd has no gradient scale)");
   poplar::IPUModel ipu;
   if (options.tilesPerIpu)
     ipu.tilesPerIPU = options.tilesPerIpu;
@@ -132,22 +144,35 @@ void PretrainingSession::Impl::build() {
   poplar::Tensor lossScale = g.addConstant(poplar::FLOAT, {1}, 1.0f, "lossScale");
   g.setTileMapping(lossScale, 0);
 
-  // One training step: inputs, forward, losses, backward, update, statistics, next seed.
-  // The learning rate comes with each step's batch (a FIFO), so a warm-up is as smooth with
-  // many steps per host call as with one.
-  poplar::program::Sequence step, update;
-  step.add(model->readInputs());
-  PretrainingLosses losses = model->trainingPass(lossScale, step);
+  // One training step: gradientAccumulation micro-batches (inputs, forward, backward,
+  // statistics, next dropout seed; gradients summed when accumulating), then the learning rate
+  // of the step — it comes with the batches through a FIFO, so a warm-up is as smooth with many
+  // steps per host call as with one — and the update.
+  const unsigned micro = options.gradientAccumulation;
+  poplar::program::Sequence microBatch, step, update;
+  microBatch.add(model->readInputs());
+  PretrainingLosses losses = model->trainingPass(lossScale, microBatch);
+  poplar::Tensor trainStatistics =
+      g.addVariable(poplar::FLOAT, {kNumStatistics}, "trainStatistics");
+  g.setTileMapping(trainStatistics, 0);
+  popops::addInPlace(g, trainStatistics, statistics(losses, microBatch, "trainStatistics"),
+                     microBatch, "trainStatistics/add");
+  model->advanceDropoutSeed(microBatch);
+  if (micro > 1) {
+    accumulator = std::make_unique<apps::GradientAccumulator>(*ctx);
+    accumulator->accumulate(microBatch);
+    gradientScale = g.addConstant(poplar::FLOAT, {1}, 1.0f / float(micro), "gradientScale");
+    g.setTileMapping(gradientScale, 0);
+    step.add(poplar::program::Repeat(micro, microBatch));
+  } else {
+    step.add(microBatch);
+  }
   addOptimiserUpdate(update);
   step.add(poplar::program::Copy(g.addHostToDeviceFIFO("learningRates", poplar::FLOAT, 1),
                                  learningRate()));
   step.add(update);
-  poplar::Tensor trainStatistics =
-      g.addVariable(poplar::FLOAT, {kNumStatistics}, "trainStatistics");
-  g.setTileMapping(trainStatistics, 0);
-  popops::addInPlace(g, trainStatistics, statistics(losses, step, "trainStatistics"), step,
-                     "trainStatistics/add");
-  model->advanceDropoutSeed(step);
+  if (accumulator)
+    accumulator->reset(step);
   poplar::program::Sequence train;
   popops::zero(g, trainStatistics, train, "trainStatistics/zero");
   train.add(poplar::program::Repeat(options.stepsPerRun, step));
@@ -230,23 +255,24 @@ void PretrainingSession::initialise() { impl_->engine->run(kInitialise); }
 
 StepStatistics PretrainingSession::train(const std::vector<HostBatch> &batches,
                                          double learningRate) {
-  return train(batches, std::vector<double>(batches.size(), learningRate));
+  return train(batches, std::vector<double>(impl_->options.stepsPerRun, learningRate));
 }
 
 StepStatistics PretrainingSession::train(const std::vector<HostBatch> &batches,
                                          const std::vector<double> &learningRates) {
-  if (batches.size() != impl_->options.stepsPerRun)
-    throw apps::app_error("train() takes " + std::to_string(impl_->options.stepsPerRun) +
-                          " batches (one per step of a run), got " +
+  const unsigned steps = impl_->options.stepsPerRun, micro = impl_->options.gradientAccumulation;
+  if (batches.size() != std::size_t(steps) * micro)
+    throw apps::app_error("train() takes " + std::to_string(steps * micro) +
+                          " batches (stepsPerRun " + std::to_string(steps) + " × " +
+                          std::to_string(micro) + " micro-batches), got " +
                           std::to_string(batches.size()));
-  if (learningRates.size() != batches.size())
-    throw apps::app_error(
-        "train() takes one learning rate per batch: " + std::to_string(batches.size()) +
-        " batches, " + std::to_string(learningRates.size()) + " rates");
+  if (learningRates.size() != steps)
+    throw apps::app_error("train() takes one learning rate per step: " + std::to_string(steps) +
+                          " steps, " + std::to_string(learningRates.size()) + " rates");
   impl_->pendingRates.assign(learningRates.begin(), learningRates.end());
   impl_->rateCursor = 0;
   impl_->run(kTrain, batches);
-  return impl_->readStatistics("trainStatistics", impl_->options.stepsPerRun);
+  return impl_->readStatistics("trainStatistics", steps * micro);
 }
 
 StepStatistics PretrainingSession::evaluate(const HostBatch &batch) {

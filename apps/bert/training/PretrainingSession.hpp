@@ -29,6 +29,9 @@ struct SessionOptions {
   unsigned tilesPerIpu = 0;  ///< 0: a Mk2 IPU's 1472
   unsigned bytesPerTile = 0; ///< 0: a Mk2 tile's 624 KiB
   unsigned stepsPerRun = 1;  ///< training steps per host call (a device-side Repeat)
+  /// Micro-batches whose gradients are summed before each optimiser step (AdamW and LAMB see
+  /// their mean): the global batch is batchSize × gradientAccumulation.
+  unsigned gradientAccumulation = 1;
   OptimiserKind optimiser = OptimiserKind::Lamb;
   float momentum = 0.9f;     ///< SGD only
   float weightDecay = 0.01f; ///< applied to weight matrices and tables only
@@ -54,9 +57,9 @@ public:
   const SessionOptions &options() const;
   /// Gives every parameter its initial value and zeroes the optimiser state.
   void initialise();
-  /// stepsPerRun training steps, one per batch, step i at learning rate learningRates[i] (the
-  /// rates travel with the batches, so a schedule changes every step however many steps a run
-  /// holds).
+  /// stepsPerRun training steps of gradientAccumulation micro-batches each (batches in that
+  /// order), step i at learning rate learningRates[i] (the rates travel with the batches, so a
+  /// schedule changes every step however many steps a run holds).
   StepStatistics train(const std::vector<HostBatch> &batches,
                        const std::vector<double> &learningRates);
   /// As above, every step at `learningRate`.
