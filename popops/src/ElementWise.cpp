@@ -212,23 +212,32 @@ poplar::Tensor mapImpl(poplar::Graph &graph, const expr::Expr &e,
   const poplar::Tensor outFlat = result.dimShuffle(order).flatten();
   // One vertex per memory-contiguous group of the output on a tile; operands laid out like
   // the output (clones of it, say) are then contiguous too and need no exchange.
-  for (unsigned tile = 0; tile < runs.size(); ++tile)
-    for (const auto &group : runs[tile]) {
+  for (unsigned tile = 0; tile < runs.size(); ++tile) {
+    if (runs[tile].empty())
+      continue;
+    // Each operand's pieces for all of the tile's groups at once (one tensor per group).
+    std::vector<std::vector<poplar::Tensor>> pieces(inputs.size());
+    for (const auto &use : compiled.inputs)
+      if (!use.isScalar && pieces[use.tensorIndex].empty())
+        pieces[use.tensorIndex] = inputs[use.tensorIndex].slices(runs[tile]);
+    const std::vector<poplar::Tensor> outPieces = outFlat.slices(runs[tile]);
+    for (std::size_t g = 0; g < runs[tile].size(); ++g) {
       std::vector<poplar::Tensor> lists[3];
       for (const auto &use : compiled.inputs) {
-        const poplar::Tensor &flat = inputs[use.tensorIndex];
-        poplar::Tensor piece = use.isScalar ? flat : poplar::concat(flat.slices(group));
+        const poplar::Tensor &piece =
+            use.isScalar ? inputs[use.tensorIndex] : pieces[use.tensorIndex][g];
         lists[use.field].push_back(piece.reinterpret(fieldType(use.field)));
       }
       poplar::VertexRef v = graph.addVertex(cs, vertexType);
       graph.connect(v["in4"], lists[0]);
       graph.connect(v["in2"], lists[1]);
       graph.connect(v["in1"], lists[2]);
-      graph.connect(v["out"], poplar::concat(outFlat.slices(group)));
+      graph.connect(v["out"], outPieces[g]);
       graph.setInitialValue(v["code"], poplar::ArrayRef<std::uint32_t>(compiled.code));
       graph.setInitialValue(v["consts"], poplar::ArrayRef<std::uint32_t>(compiled.consts));
       graph.setTileMapping(v, tile);
     }
+  }
   prog.add(poplar::program::Execute(cs, {dc, "map"}));
   return result;
 }

@@ -180,6 +180,26 @@ std::vector<Tensor> Tensor::slices(ArrayRef<Interval> intervals, unsigned dim) c
 std::vector<Tensor> Tensor::slices(const std::vector<std::vector<Interval>> &intervals,
                                    unsigned dim) const {
   std::vector<Tensor> out;
+  const auto &d = data();
+  if (d.shape.size() == 1 && dim == 0) {
+    // Rank 1: each sequence's regions straight from one shared index, with no tensor per
+    // interval — element-wise ops gather thousands of row pieces per tile this way.
+    core::RegionIndex index(d);
+    out.reserve(intervals.size());
+    for (const auto &seq : intervals) {
+      RegionList regions;
+      std::size_t n = 0;
+      for (const auto &i : seq) {
+        if (i.begin() > i.end() || i.end() > d.shape[0])
+          throw index_error("slice [" + std::to_string(i.begin()) + ", " + std::to_string(i.end()) +
+                            ") of dimension 0 is out of range for " + core::describe(*this));
+        index.append(regions, i.begin(), i.end());
+        n += i.size();
+      }
+      out.push_back(make(d, {n}, std::move(regions), d.type));
+    }
+    return out;
+  }
   for (const auto &seq : intervals) {
     std::vector<Tensor> parts = slices(seq, dim);
     out.push_back(parts.empty() ? slice(0, 0, dim) : concat(parts, dim));
