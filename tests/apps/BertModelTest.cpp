@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <functional>
 #include <random>
 #include <sstream>
 
@@ -141,11 +142,13 @@ TEST(BertModel, OverfitsAFixedBatch) {
   EXPECT_EQ(after.nspAccuracy(), 1.0);
 }
 
-TEST(BertModel, GradientsMatchFiniteDifferencesOfTheLoss) {
-  // Plain SGD without momentum or decay at rate 1 moves each weight by exactly −gradient, so the
-  // device's gradients are the difference of the parameters before and after one step.
-  BertConfig c = smallConfig();
-  c.hiddenDropout = c.attentionDropout = 0.0f;
+/// Plain SGD without momentum or decay at rate 1 moves each weight by exactly −gradient, so the
+/// device's gradients are the difference of the parameters before and after one step; checks
+/// three elements of every parameter against central differences of `lossOf` (which is
+/// called with the session restored to the perturbed state).
+void expectGradientsMatchFiniteDifferences(
+    const BertConfig &c, unsigned seed,
+    const std::function<double(PretrainingSession &, const HostBatch &)> &lossOf) {
   std::ostringstream log;
   SessionOptions o = sessionOptions(c, 2);
   o.momentum = 0.0f;
@@ -157,7 +160,7 @@ TEST(BertModel, GradientsMatchFiniteDifferencesOfTheLoss) {
   session.train({batch}, 1.0);
   session.saveState(stepped);
   const double h = 1e-2;
-  std::mt19937 rng(2);
+  std::mt19937 rng(seed);
   for (std::size_t t = 0; t < start.tensors.size(); ++t) {
     const auto &tensor = start.tensors[t];
     for (int sample = 0; sample < 3; ++sample) {
@@ -167,13 +170,21 @@ TEST(BertModel, GradientsMatchFiniteDifferencesOfTheLoss) {
         apps::CheckpointState moved = start;
         moved.tensors[t].data[i] = float(double(tensor.data[i]) + delta);
         session.restoreState(moved);
-        const StepStatistics s = session.evaluate(batch);
-        return s.mlmLoss + s.nspLoss;
+        return lossOf(session, batch);
       };
       const double fd = (lossAt(h) - lossAt(-h)) / (2 * h);
       EXPECT_NEAR(gradient, fd, 2e-3 + 0.05 * std::abs(fd)) << tensor.name << "[" << i << "]";
     }
   }
+}
+
+TEST(BertModel, GradientsMatchFiniteDifferencesOfTheLoss) {
+  BertConfig c = smallConfig();
+  c.hiddenDropout = c.attentionDropout = 0.0f;
+  expectGradientsMatchFiniteDifferences(c, 2, [](PretrainingSession &s, const HostBatch &b) {
+    const StepStatistics e = s.evaluate(b);
+    return e.mlmLoss + e.nspLoss;
+  });
 }
 
 TEST(BertModel, GradientsWithDropoutMatchFiniteDifferencesOfTheTrainingLoss) {
@@ -182,34 +193,10 @@ TEST(BertModel, GradientsWithDropoutMatchFiniteDifferencesOfTheTrainingLoss) {
   // rate-1 step differentiated: forward and backward must drop the same elements.
   BertConfig c = smallConfig();
   c.hiddenDropout = c.attentionDropout = 0.25f;
-  std::ostringstream log;
-  SessionOptions o = sessionOptions(c, 2);
-  o.momentum = 0.0f;
-  PretrainingSession session(o, log);
-  session.initialise();
-  const HostBatch batch = randomBatch(c, 2, 4);
-  apps::CheckpointState start, stepped;
-  session.saveState(start);
-  session.train({batch}, 1.0);
-  session.saveState(stepped);
-  const double h = 1e-2;
-  std::mt19937 rng(3);
-  for (std::size_t t = 0; t < start.tensors.size(); ++t) {
-    const auto &tensor = start.tensors[t];
-    for (int sample = 0; sample < 3; ++sample) {
-      const std::size_t i = rng() % tensor.data.size();
-      const double gradient = double(tensor.data[i]) - double(stepped.tensors[t].data[i]);
-      auto lossAt = [&](double delta) {
-        apps::CheckpointState moved = start;
-        moved.tensors[t].data[i] = float(double(tensor.data[i]) + delta);
-        session.restoreState(moved);
-        const StepStatistics s = session.train({batch}, 0.0);
-        return s.mlmLoss + s.nspLoss;
-      };
-      const double fd = (lossAt(h) - lossAt(-h)) / (2 * h);
-      EXPECT_NEAR(gradient, fd, 2e-3 + 0.05 * std::abs(fd)) << tensor.name << "[" << i << "]";
-    }
-  }
+  expectGradientsMatchFiniteDifferences(c, 3, [](PretrainingSession &s, const HostBatch &b) {
+    const StepStatistics e = s.train({b}, 0.0);
+    return e.mlmLoss + e.nspLoss;
+  });
 }
 
 std::vector<apps::NamedTensor> trainedParameters(unsigned hostThreads) {

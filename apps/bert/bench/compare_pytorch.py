@@ -30,33 +30,11 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "common", "bench"))
+from cpu_steal import measured  # noqa: E402 (needs the path above)
 TESSERA_EVAL = re.compile(r"^eval step (\d+): held-out loss ([-\d.naninf]+), MLM acc ([\d.]+), "
                           r"NSP acc ([\d.]+)")
 TESSERA_TRAINED = re.compile(r"^trained \d+ steps in [\d.]+ s on the device \(([\d.]+) seq/s\)")
-
-
-def cpu_times():
-    """Aggregate /proc/stat CPU times (user … steal), or None where there is no /proc."""
-    try:
-        with open("/proc/stat") as f:
-            fields = f.readline().split()
-    except OSError:
-        return None
-    return [int(v) for v in fields[1:9]]
-
-
-def stolen_share(before, after):
-    """Fraction of all CPU time between two cpu_times() readings that the hypervisor stole."""
-    if before is None or after is None:
-        return None
-    delta = [b - a for a, b in zip(before, after)]
-    return delta[7] / sum(delta) if sum(delta) else 0.0
-
-
-def measured(run, *args):
-    before = cpu_times()
-    result = run(*args)
-    return result, stolen_share(before, cpu_times())
 
 
 def run_streaming(cmd, quiet, env=None):
