@@ -7,6 +7,7 @@ namespace tessera::codelets::popnn {
 void registerPopnnCodelets() {
   static std::once_flag once;
   std::call_once(once, [] {
+    registerColumnVertices();
     registerLossVertices();
     registerRowAffineVertices();
     registerRowSumsVertices();

@@ -7,6 +7,7 @@ namespace tessera::codelets::popnn {
 void registerPopnnCodelets();
 
 // One function per vertex family (each defined in its own file).
+void registerColumnVertices();
 void registerLossVertices();
 void registerRowAffineVertices();
 void registerRowSumsVertices();

@@ -6,6 +6,7 @@
 #include <popops/Reduce.hpp>
 #include <poputil/TileMapping.hpp>
 
+#include "ColumnNorm.hpp"
 #include "NnChecks.hpp"
 #include "RowAffine.hpp"
 #include "RowSums.hpp"
@@ -41,11 +42,33 @@ poplar::Tensor rowCoefficients(poplar::Graph &graph, const Expr &e,
 
 bool useRowVertices(const poplar::Tensor &acts) { return acts.elementType() == poplar::FLOAT; }
 
-/// The statistics of `layout` as the fused reductions see them: one per row of acts' rows view.
+/// Group norms with consecutive channels per group (layer norm among them): each statistic covers
+/// one contiguous [C/G * F] block of one sample, so the fused passes take one row per statistic.
+bool contiguousStats(const NormLayout &layout) {
+  return layout.kind == NormLayout::Kind::GROUP && !layout.strided;
+}
+
+/// Rank-2 acts ([B][C], one element per channel): per-channel coefficients go along the rows.
+bool channelsAlongRows(const poplar::Tensor &acts) {
+  return acts.numElements() == acts.dim(0) * acts.dim(1);
+}
+
+/// The rows the fused passes work on: one per statistic ([B*G][C/G*F]) for contiguousStats
+/// layouts, else acts' rows view ([B*C][F]).
+poplar::Tensor fusedRows(const NormLayout &layout, const poplar::Tensor &t) {
+  if (!contiguousStats(layout))
+    return rowsView(t);
+  const std::size_t rows = t.dim(0) * layout.groups;
+  return t.reshape({rows, t.numElements() / rows});
+}
+
+/// The statistics of `layout` as the fused reductions see them: one per row of fusedRows.
 RowStats rowStats(const NormLayout &layout, const poplar::Tensor &acts) {
   std::size_t numStats = 1;
   for (auto d : layout.statShape(acts))
     numStats *= d;
+  if (contiguousStats(layout))
+    return {numStats, [](std::size_t row) { return row; }};
   return {numStats, [layout, acts](std::size_t row) { return layout.statOfRow(row, acts); }};
 }
 
@@ -53,8 +76,29 @@ RowStats rowStats(const NormLayout &layout, const poplar::Tensor &acts) {
 StatSums statSums(poplar::Graph &graph, const NormLayout &layout, const poplar::Tensor &x,
                   const poplar::Tensor &y, poplar::program::Sequence &prog,
                   const poplar::DebugContext &dc) {
-  return rowSums(graph, rowsView(x), y.valid() ? rowsView(y) : poplar::Tensor(),
+  return rowSums(graph, fusedRows(layout, x), y.valid() ? fusedRows(layout, y) : poplar::Tensor(),
                  rowStats(layout, x), prog, dc);
+}
+
+/// Evaluates `e` over per-statistic operands (each flat [numStats]) into one FLOAT coefficient
+/// per row of fusedRows(layout, acts).
+poplar::Tensor statCoefficients(poplar::Graph &graph, const NormLayout &layout, const Expr &e,
+                                const std::vector<poplar::Tensor> &stats,
+                                const poplar::Tensor &acts, poplar::program::Sequence &prog,
+                                const poplar::DebugContext &dc) {
+  if (contiguousStats(layout)) {
+    poplar::Tensor out = graph.addVariable(poplar::FLOAT, {stats.front().numElements()}, dc);
+    poputil::mapTensorLinearly(graph, out);
+    std::vector<poplar::Tensor> flat;
+    for (const auto &s : stats)
+      flat.push_back(s.flatten());
+    popops::mapWithOutput(graph, e, flat, out, prog, dc);
+    return out;
+  }
+  std::vector<poplar::Tensor> rows;
+  for (const auto &s : stats)
+    rows.push_back(layout.statRows(s, acts));
+  return rowCoefficients(graph, e, rows, acts, prog, dc);
 }
 
 /// Σx and Σx·y per channel (the parameter gradients' sums, whatever the norm's statistics).
@@ -155,12 +199,12 @@ normStatistics(poplar::Graph &graph, const NormLayout &layout, const poplar::Ten
     // Σx, then Σ(x - mean)² over a centred copy: two fused reading passes and one writing pass.
     const StatSums sums = statSums(graph, layout, acts, {}, prog, {dc, "sum"});
     mean = popops::map(graph, _1 * invN, {sums.sumX}, prog, {dc, "mean"});
-    const auto mr = layout.statRows(mean, acts);
     const poplar::Tensor centred =
-        rowAffine(graph, rowsView(acts), {},
-                  rowCoefficients(graph, _1 * 0.0f + 1.0f, {mr}, acts, prog, {dc, "one"}), {},
-                  rowCoefficients(graph, -_1, {mr}, acts, prog, {dc, "minusMean"}), prog,
-                  {dc, "centred"})
+        rowAffine(
+            graph, fusedRows(layout, acts), {},
+            statCoefficients(graph, layout, _1 * 0.0f + 1.0f, {mean}, acts, prog, {dc, "one"}), {},
+            statCoefficients(graph, layout, -_1, {mean}, acts, prog, {dc, "minusMean"}), prog,
+            {dc, "centred"})
             .reshape(acts.shape());
     const StatSums sq = statSums(graph, layout, centred, {}, prog, {dc, "sumSquares"});
     invStdDev = popops::map(graph, Rsqrt(_1 * (invN * correction) + eps), {sq.sumXY}, prog,
@@ -168,8 +212,8 @@ normStatistics(poplar::Graph &graph, const NormLayout &layout, const poplar::Ten
   } else if (useRowVertices(acts)) {
     // Σx and Σx² in one read, finished into mean and invStdDev by the reducing vertices (the
     // variance E[x^2] - E[x]^2 clamped at 0 against rounding).
-    std::tie(mean, invStdDev) = rowMoments(graph, rowsView(acts), rowStats(layout, acts), invN, eps,
-                                           correction, prog, {dc, "moments"});
+    std::tie(mean, invStdDev) = rowMoments(graph, fusedRows(layout, acts), rowStats(layout, acts),
+                                           invN, eps, correction, prog, {dc, "moments"});
   } else if (stableAlgo) {
     const poplar::Tensor sum = popops::reduce(graph, v, dims, Operation::ADD, prog, {dc, "sum"});
     mean = popops::map(graph, _1 * invN, {sum}, prog, {dc, "mean"});
@@ -206,10 +250,12 @@ poplar::Tensor normWhiten(poplar::Graph &graph, const NormLayout &layout,
   requireSameType(layout.fn, "mean", mean, acts.elementType());
   requireSameType(layout.fn, "invStdDev", invStdDev, acts.elementType());
   if (useRowVertices(acts)) {
-    const auto mr = layout.statRows(mean, acts), ir = layout.statRows(invStdDev, acts);
-    return rowAffine(graph, rowsView(acts), {},
-                     rowCoefficients(graph, _1 + 0.0f, {ir}, acts, prog, {dc, "whitenScale"}), {},
-                     rowCoefficients(graph, -_1 * _2, {mr, ir}, acts, prog, {dc, "whitenShift"}),
+    return rowAffine(graph, fusedRows(layout, acts), {},
+                     statCoefficients(graph, layout, _1 + 0.0f, {invStdDev}, acts, prog,
+                                      {dc, "whitenScale"}),
+                     {},
+                     statCoefficients(graph, layout, -_1 * _2, {mean, invStdDev}, acts, prog,
+                                      {dc, "whitenShift"}),
                      prog, {dc, "whiten"})
         .reshape(acts.shape());
   }
@@ -241,6 +287,12 @@ normalise(poplar::Graph &graph, const NormLayout &layout, const poplar::Tensor &
     requireSameType(layout.fn, "mean", mean, acts.elementType());
     requireSameType(layout.fn, "invStdDev", invStdDev, acts.elementType());
     const std::size_t b = acts.dim(0);
+    if (contiguousStats(layout) && channelsAlongRows(acts)) {
+      // [B][C]: γ and β go along the rows, each group's statistic covers C/G of a row.
+      auto [y, w] = columnNormalise(graph, acts, mean, invStdDev, gamma, beta,
+                                    acts.dim(1) / layout.groups, prog, {dc, "normalise"});
+      return {y, w};
+    }
     auto [y, w] =
         rowNormalise(graph, rowsView(acts), layout.statRows(mean, acts).flatten(),
                      layout.statRows(invStdDev, acts).flatten(), channelRows(gamma, b).flatten(),
@@ -263,7 +315,9 @@ normParamGradients(poplar::Graph &graph, const NormLayout &layout, const poplar:
   requireSameType(layout.fn, "gradsIn", gradsIn, whitened.elementType());
   if (useRowVertices(whitened)) {
     // Σ gradsIn * whitened and Σ gradsIn per channel in one read, no product materialised.
-    const StatSums sums = channelSums(graph, gradsIn, whitened, prog, {dc, "paramGradients"});
+    const StatSums sums = contiguousStats(layout) && channelsAlongRows(whitened)
+                              ? columnSums(graph, gradsIn, whitened, prog, {dc, "paramGradients"})
+                              : channelSums(graph, gradsIn, whitened, prog, {dc, "paramGradients"});
     return {sums.sumXY, sums.sumX};
   }
   const poplar::Tensor g = channelView(gradsIn);
@@ -302,33 +356,37 @@ poplar::Tensor normGradients(poplar::Graph &graph, const NormLayout &layout,
                layout.statRows(sums.sumXY, whitened).flatten(), invN, prog, {dc, "inputGradient"})
         .reshape(whitened.shape());
   }
-  const poplar::Tensor g =
-      rows ? rowAffine(graph, rowsView(gradsIn), {},
+  // g = gradsIn * gamma: by column for [B][C] layer norms, by row of the rows view otherwise.
+  const poplar::Tensor g = [&] {
+    if (rows && contiguousStats(layout) && channelsAlongRows(whitened) &&
+        gamma.elementType() == poplar::FLOAT)
+      return columnScale(graph, gradsIn, gamma, prog, {dc, "gradsInTimesGamma"});
+    if (rows)
+      return rowAffine(graph, rowsView(gradsIn), {},
                        rowCoefficients(graph, _1 + 0.0f, {channelRows(gamma, batch)}, whitened,
                                        prog, {dc, "gammaRows"}),
                        {},
                        rowCoefficients(graph, _1 * 0.0f, {channelRows(gamma, batch)}, whitened,
                                        prog, {dc, "zeroRows"}),
                        prog, {dc, "gradsInTimesGamma"})
-                 .reshape(whitened.shape())
-           : popops::map(graph, _1 * _2, {channelView(gradsIn), channelBroadcast(gamma)}, prog,
-                         {dc, "gradsInTimesGamma"})
-                 .reshape(whitened.shape());
+          .reshape(whitened.shape());
+    return popops::map(graph, _1 * _2, {channelView(gradsIn), channelBroadcast(gamma)}, prog,
+                       {dc, "gradsInTimesGamma"})
+        .reshape(whitened.shape());
+  }();
   if (rows) {
     // Group statistics: gamma varies within a statistic, so g is formed first; its two sums
     // per statistic still come from one fused read.
     const StatSums sums = statSums(graph, layout, g, whitened, prog, {dc, "gradientSums"});
     // dx = invStd * g - (invStd * sumGW / n) * whitened - invStd * sumG / n, per row.
-    const auto ir = layout.statRows(invStdDev, whitened);
-    const auto sg = layout.statRows(sums.sumX, whitened);
-    const auto sgw = layout.statRows(sums.sumXY, whitened);
-    return rowAffine(
-               graph, rowsView(g), rowsView(whitened),
-               rowCoefficients(graph, _1 + 0.0f, {ir}, whitened, prog, {dc, "gScale"}),
-               rowCoefficients(graph, -_1 * _2 * invN, {ir, sgw}, whitened, prog,
-                               {dc, "whitenedScale"}),
-               rowCoefficients(graph, -_1 * _2 * invN, {ir, sg}, whitened, prog, {dc, "shift"}),
-               prog, {dc, "inputGradient"})
+    return rowAffine(graph, fusedRows(layout, g), fusedRows(layout, whitened),
+                     statCoefficients(graph, layout, _1 + 0.0f, {invStdDev}, whitened, prog,
+                                      {dc, "gScale"}),
+                     statCoefficients(graph, layout, -_1 * _2 * invN, {invStdDev, sums.sumXY},
+                                      whitened, prog, {dc, "whitenedScale"}),
+                     statCoefficients(graph, layout, -_1 * _2 * invN, {invStdDev, sums.sumX},
+                                      whitened, prog, {dc, "shift"}),
+                     prog, {dc, "inputGradient"})
         .reshape(whitened.shape());
   }
   const poplar::Tensor gv = layout.view(g), wv = layout.view(whitened);

@@ -1,7 +1,9 @@
 // popnn results are bit-identical whatever the engine's host thread count: softmax rows, norm
-// forward and backward, pooling and loss, each run with 1, 2 and 5 host threads.
+// forward and backward (layer norm on [tokens][hidden] too), pooling and loss, each run with 1, 2
+// and 5 host threads.
 #include <popnn/BatchNorm.hpp>
 #include <popnn/GroupNorm.hpp>
+#include <popnn/LayerNorm.hpp>
 #include <popnn/Loss.hpp>
 #include <popnn/NonLinearity.hpp>
 #include <popnn/Pooling.hpp>
@@ -26,6 +28,15 @@ std::map<std::string, std::vector<double>> runWithThreads(unsigned threads) {
   h.output("bnGrad", popnn::bn::batchNormGradients(g, w, dy, s, gamma, h.prog()));
   auto [gm, gs] = popnn::gn::groupNormStatistics(g, x, 1e-3f, h.prog(), 3, false, true);
   h.output("gn", popnn::gn::groupNormalise(g, x, gamma, beta, gm, gs, h.prog()).first);
+  // Layer norm on [tokens][hidden] rows split between tiles (γ, β and their gradients by column).
+  auto tokens = x.reshape({20, 30}), tokenGrads = dy.reshape({20, 30});
+  auto lnGamma = h.input(poplar::FLOAT, {30}, randomValues(30, 65, 0.5, 1.5), "lnGamma");
+  auto lnBeta = h.input(poplar::FLOAT, {30}, randomValues(30, 66), "lnBeta");
+  auto [lm, ls] = popnn::ln::layerNormStatistics(g, tokens, 1e-3f, h.prog(), false);
+  auto [ly, lw] = popnn::ln::layerNormalise(g, tokens, lnGamma, lnBeta, lm, ls, h.prog());
+  h.output("ln", ly);
+  h.output("lnGrad", popnn::ln::layerNormGradients(g, lw, tokenGrads, ls, lnGamma, h.prog()));
+  h.output("lnGammaGrad", popnn::ln::layerNormParamGradients(g, lw, tokenGrads, h.prog()).first);
   auto rows = x.reshape({24, 25});
   h.output("softmax", popnn::nonLinearity(g, popnn::NonLinearityType::SOFTMAX, rows, h.prog()));
   const popnn::pooling::PoolParams p(popnn::PoolingType::AVG, {5, 5}, {3, 3}, {2, 2}, {1, 1},
