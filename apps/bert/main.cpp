@@ -247,6 +247,9 @@ int run(int argc, char **argv) {
     throw apps::cli_error("--checkpoint-every " + std::to_string(o.checkpointEvery) +
                           " must be a multiple of --steps-per-run " +
                           std::to_string(o.stepsPerRun));
+  if (!(o.tileMemoryMiB >= 0 && o.tileMemoryMiB < 4096))
+    throw apps::cli_error("--tile-memory " + std::to_string(o.tileMemoryMiB) +
+                          " MiB must be at least 0 (a Mk2 tile) and below 4096");
   if (o.resume && o.checkpointDir.empty())
     throw apps::cli_error("--resume needs --checkpoint-dir to say where the checkpoints are");
   if (!(o.epochs >= 0))
