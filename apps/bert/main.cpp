@@ -66,6 +66,8 @@ struct Options {
   bool resume = false;
   apps::Precision precision = apps::Precision::Float32;
   unsigned gradientAccumulation = 1;
+  std::string lossScaling;
+  float lossScale = 32768.0f;
 };
 
 OptimiserKind optimiserKind(const std::string &name) {
@@ -127,7 +129,9 @@ std::map<std::string, std::string> describeRun(const Options &o, const BertConfi
           {"attention_dropout", text(config.attentionDropout)},
           {"seed", text(o.seed)},
           {"host_threads", text(o.hostThreads)},
-          {"precision", apps::toString(o.precision)}};
+          {"precision", apps::toString(o.precision)},
+          {"loss_scaling", o.lossScaling.empty() ? "default" : o.lossScaling},
+          {"loss_scale", text(o.lossScale)}};
 }
 
 /// The settings a checkpoint must share with the run resuming it: everything that decides the
@@ -210,7 +214,9 @@ int run(int argc, char **argv) {
     ("attention-dropout", po::value(&o.attentionDropout)->default_value(o.attentionDropout), "Dropout on the attention probabilities")
     ("target-mlm-accuracy", po::value(&o.targetMlmAccuracy)->default_value(0), "Held-out MLM accuracy whose first reaching is timed (0: none)")
     ("gradient-accumulation", po::value(&o.gradientAccumulation)->default_value(1), "Micro-batches per optimiser step (global batch = batch size × this; lamb and adamw)")
-    ("precision", po::value(&o.precision)->default_value(o.precision, "32.32"), "Activations.partials: 32.32 (16.32 and 16.16 are refused for now)")
+    ("precision", po::value(&o.precision)->default_value(o.precision, "32.32"), "32.32, or 16.32 (HALF weights, activations and gradients; FLOAT partials, statistics, losses and optimiser moments; loss scaling on); 16.16 is refused for now")
+    ("loss-scaling", po::value(&o.lossScaling)->default_value(""), "dynamic | static | off (default: dynamic with 16.32, off with 32.32)")
+    ("loss-scale", po::value(&o.lossScale)->default_value(o.lossScale), "Initial (dynamic) or fixed (static) loss scale")
     ("epochs", po::value(&o.epochs)->default_value(0), "Train for this many passes over the corpus instead of --steps (rounded up to whole runs)")
     ("checkpoint-dir", po::value(&o.checkpointDir), "Write checkpoints here (atomically; the last one at the end of training)")
     ("checkpoint-every", po::value(&o.checkpointEvery)->default_value(0), "Also write a checkpoint every N steps (a multiple of --steps-per-run)")
@@ -330,6 +336,23 @@ int run(int argc, char **argv) {
   s.stepsPerRun = o.stepsPerRun;
   s.precision = o.precision;
   s.gradientAccumulation = o.gradientAccumulation;
+  if (o.lossScaling == "dynamic" || o.lossScaling == "static") {
+    apps::LossScalingOptions scaling;
+    scaling.dynamic = o.lossScaling == "dynamic";
+    scaling.initialScale = o.lossScale;
+    s.lossScaling = scaling;
+  } else if (o.lossScaling.empty() && o.precision != apps::Precision::Float32) {
+    apps::LossScalingOptions scaling;
+    scaling.initialScale = o.lossScale;
+    s.lossScaling = scaling;
+  } else if (!o.lossScaling.empty() && o.lossScaling != "off") {
+    std::string message =
+        "--loss-scaling '" + o.lossScaling + "' is not one of dynamic, static, off";
+    if (const auto near = apps::nearestName(o.lossScaling, {"dynamic", "static", "off"});
+        !near.empty())
+      message += "; did you mean '" + near + "'?";
+    throw apps::cli_error(message);
+  }
   s.optimiser = optimiserKind(o.optimiser);
   s.weightDecay = float(o.weightDecay);
   PretrainingSession session(s, std::cout);
@@ -406,10 +429,17 @@ int run(int argc, char **argv) {
         double((done - firstStep) * o.batchSize * o.gradientAccumulation) / trainSeconds;
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - *trainStart).count();
-    std::printf("step %llu/%llu | loss %.4f | MLM acc %.4f | NSP acc %.4f | lr %.2e | %.2f seq/s "
-                "| ETA %.0f s\n",
+    // With loss scaling, the scale and the steps skipped for inf/NaN gradients so far: a run
+    // that does not converge often shows why here.
+    const std::string scaling = session.options().lossScaling
+                                    ? " | loss scale " + std::to_string(std::lround(r.lossScale)) +
+                                          ", " + std::to_string(std::lround(r.skippedSteps)) +
+                                          " skipped"
+                                    : "";
+    std::printf("step %llu/%llu | loss %.4f | MLM acc %.4f | NSP acc %.4f | lr %.2e%s | %.2f "
+                "seq/s | ETA %.0f s\n",
                 (unsigned long long)done, (unsigned long long)o.steps, r.meanLoss(),
-                r.mlmAccuracy(), r.nspAccuracy(), rate, seqPerSecond,
+                r.mlmAccuracy(), r.nspAccuracy(), rate, scaling.c_str(), seqPerSecond,
                 elapsed / double(done - firstStep) * double(o.steps - done));
     std::fflush(stdout);
     if (!o.checkpointDir.empty() &&

@@ -5,6 +5,7 @@
 
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <random>
 #include <sstream>
 
@@ -282,6 +283,57 @@ TEST(BertModel, GradientAccumulationWithSgdNamesTheFlag) {
     EXPECT_NE(std::string(e.what()).find("--gradient-accumulation 4"), std::string::npos)
         << e.what();
   }
+}
+
+/// Held-out-style loss of a small model after four AdamW steps at `precision`.
+double lossAfterFourSteps(apps::Precision precision, std::optional<apps::LossScalingOptions> ls) {
+  BertConfig c = smallConfig();
+  c.hiddenDropout = c.attentionDropout = 0.0f;
+  std::ostringstream log;
+  SessionOptions o = sessionOptions(c, 4);
+  o.optimiser = OptimiserKind::AdamW;
+  o.precision = precision;
+  o.lossScaling = ls;
+  o.stepsPerRun = 4;
+  PretrainingSession session(o, log);
+  session.initialise();
+  const HostBatch a = randomBatch(c, 4, 31), b = randomBatch(c, 4, 32);
+  const StepStatistics s = session.train({a, b, a, b}, 0.003);
+  EXPECT_EQ(s.skippedSteps, 0.0);
+  const StepStatistics e = session.evaluate(a);
+  return e.mlmLoss + e.nspLoss;
+}
+
+TEST(BertModel, HalfPrecisionTracksFloat) {
+  // 16.32: HALF weights, activations and gradients under a static loss scale; the loss after
+  // a few steps stays within HALF's rounding of the FLOAT run's.
+  apps::LossScalingOptions scaling;
+  scaling.dynamic = false;
+  scaling.initialScale = 1024.0f;
+  const double single = lossAfterFourSteps(apps::Precision::Float32, std::nullopt);
+  const double half = lossAfterFourSteps(apps::Precision::Half16Partials32, scaling);
+  EXPECT_NEAR(half, single, 0.02 * single);
+}
+
+TEST(BertModel, DynamicLossScalingSkipsAnOverflowingStepAndHalvesTheScale) {
+  BertConfig c = smallConfig();
+  std::ostringstream log;
+  SessionOptions o = sessionOptions(c, 4);
+  o.optimiser = OptimiserKind::Lamb;
+  o.precision = apps::Precision::Half16Partials32;
+  apps::LossScalingOptions scaling;   // dynamic
+  scaling.initialScale = 16777216.0f; // 2^24: the scaled HALF deltas overflow
+  o.lossScaling = scaling;
+  PretrainingSession session(o, log);
+  session.initialise();
+  apps::CheckpointState before, after;
+  session.saveState(before);
+  const StepStatistics s = session.train({randomBatch(c, 4, 33)}, 0.01);
+  EXPECT_EQ(s.skippedSteps, 1.0);
+  EXPECT_EQ(s.lossScale, 8388608.0);
+  session.saveState(after);
+  for (std::size_t i = 0; i < before.tensors.size(); ++i)
+    EXPECT_EQ(before.tensors[i].data, after.tensors[i].data) << before.tensors[i].name;
 }
 
 TEST(BertModel, SameBitsForOneAndTwoHostThreads) {

@@ -95,7 +95,9 @@ PretrainingLosses PretrainingHeads::forward(apps::BuildContext &ctx, const popla
   poplar::Tensor mlmLogits =
       poplin::matMul(g, transformed, tokenTable.transpose(), prog, poplar::FLOAT,
                      name_ + "/mlm/logits", {}, &ctx.planningCache);
-  popops::addInPlace(g, mlmLogits, outputBias_->value, prog, name_ + "/mlm/outputBias");
+  namespace pe = popops::expr;
+  popops::mapInPlace(g, pe::_1 + pe::Cast(pe::_2, poplar::FLOAT), {mlmLogits, outputBias_->value},
+                     prog, name_ + "/mlm/outputBias"); // FLOAT logits, bias of the weights' type
   Classification mlm =
       classify(ctx, mlmLogits, labels.maskedLabels, lossScale, training, prog, "mlm");
 

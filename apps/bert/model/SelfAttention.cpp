@@ -64,6 +64,9 @@ poplar::Tensor SelfAttention::forward(apps::BuildContext &ctx, const poplar::Ten
   poplar::Tensor probabilities = popnn::nonLinearity(g, popnn::NonLinearityType::SOFTMAX_STABLE,
                                                      scores, prog, name_ + "/softmax");
   poplar::Tensor dropped = probabilityDropout_.forward(ctx, probabilities, mode, prog);
+  // The probabilities are FLOAT; with HALF activations they meet V in HALF.
+  if (dropped.elementType() != v.elementType())
+    dropped = popops::cast(g, dropped, v.elementType(), prog, name_ + "/probabilitiesCast");
   poplar::Tensor context = poplin::matMulGrouped(g, dropped, v, prog, x.elementType(),
                                                  name_ + "/context", {}, &ctx.planningCache);
   if (mode == apps::Mode::Training) {

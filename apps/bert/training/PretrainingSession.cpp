@@ -51,6 +51,7 @@ struct PretrainingSession::Impl {
   std::unique_ptr<apps::AdamWOptimiser> adamW;
   std::unique_ptr<apps::LambOptimiser> lamb;
   std::unique_ptr<apps::GradientAccumulator> accumulator;
+  std::unique_ptr<apps::LossScaler> lossScaler;
   poplar::Tensor gradientScale; ///< 1 / gradientAccumulation, when accumulating
   std::unique_ptr<poplar::Engine> engine;
   double buildSeconds = 0, compileSeconds = 0;
@@ -113,18 +114,19 @@ void PretrainingSession::Impl::addOptimiserUpdate(poplar::program::Sequence &pro
 
 void PretrainingSession::Impl::build() {
   const auto start = Clock::now();
-  if (options.precision != apps::Precision::Float32)
-    throw apps::cli_error("--precision " + apps::toString(options.precision) +
-                          ": the BERT trainer runs 32.32 only so far");
+  if (options.precision == apps::Precision::Half16Partials16)
+    throw apps::cli_error("--precision 16.16: the BERT trainer runs 32.32 and 16.32 so far");
+  const bool half = options.precision == apps::Precision::Half16Partials32;
   if (options.stepsPerRun == 0)
     throw apps::cli_error("--steps-per-run must be at least 1");
   if (options.gradientAccumulation == 0)
     throw apps::cli_error("--gradient-accumulation must be at least 1");
-  if (options.gradientAccumulation > 1 && options.optimiser == OptimiserKind::Sgd)
+  if ((options.gradientAccumulation > 1 || half || options.lossScaling) &&
+      options.optimiser == OptimiserKind::Sgd)
     throw apps::cli_error("--gradient-accumulation " +
                           std::to_string(options.gradientAccumulation) +
-                          " needs --optimiser lamb or adamw (they take the mean of the summed "
-                          "gradients; sgd has no gradient scale)");
+                          " (or loss scaling) needs --optimiser lamb or adamw (they divide the "
+                          "summed, scaled gradients back; sgd has no gradient scale)");
   poplar::IPUModel ipu;
   if (options.tilesPerIpu)
     ipu.tilesPerIPU = options.tilesPerIpu;
@@ -138,11 +140,23 @@ void PretrainingSession::Impl::build() {
   poprand::addCodelets(g);
   poplin::addCodelets(g);
   popnn::addCodelets(g);
-  ctx = std::make_unique<apps::BuildContext>(g, poplar::FLOAT, options.seed);
+  // 16.32: weights, activations and gradients in HALF; attention scores, logits, losses,
+  // norm statistics, optimiser moments and matmul partials stay FLOAT.
+  ctx = std::make_unique<apps::BuildContext>(g, half ? poplar::HALF : poplar::FLOAT, options.seed);
   model = std::make_unique<BertModel>(*ctx, options.config, options.batchSize);
 
-  poplar::Tensor lossScale = g.addConstant(poplar::FLOAT, {1}, 1.0f, "lossScale");
-  g.setTileMapping(lossScale, 0);
+  poplar::Tensor lossScale;
+  std::optional<apps::LossScalingOptions> scaling = options.lossScaling;
+  if (half && !scaling)
+    scaling = apps::LossScalingOptions{};
+  if (scaling) {
+    scaling->accumulationSteps = options.gradientAccumulation;
+    lossScaler = std::make_unique<apps::LossScaler>(*ctx, *scaling);
+    lossScale = lossScaler->scale();
+  } else {
+    lossScale = g.addConstant(poplar::FLOAT, {1}, 1.0f, "lossScale");
+    g.setTileMapping(lossScale, 0);
+  }
 
   // One training step: gradientAccumulation micro-batches (inputs, forward, backward,
   // statistics, next dropout seed; gradients summed when accumulating), then the learning rate
@@ -161,16 +175,23 @@ void PretrainingSession::Impl::build() {
   if (micro > 1) {
     accumulator = std::make_unique<apps::GradientAccumulator>(*ctx);
     accumulator->accumulate(microBatch);
-    gradientScale = g.addConstant(poplar::FLOAT, {1}, 1.0f / float(micro), "gradientScale");
-    g.setTileMapping(gradientScale, 0);
+    if (!lossScaler) {
+      gradientScale = g.addConstant(poplar::FLOAT, {1}, 1.0f / float(micro), "gradientScale");
+      g.setTileMapping(gradientScale, 0);
+    }
     step.add(poplar::program::Repeat(micro, microBatch));
   } else {
     step.add(microBatch);
   }
+  if (lossScaler) // 1 / (scale · micro-batches), recomputed by guardedUpdate every step
+    gradientScale = lossScaler->gradientScale();
   addOptimiserUpdate(update);
   step.add(poplar::program::Copy(g.addHostToDeviceFIFO("learningRates", poplar::FLOAT, 1),
                                  learningRate()));
-  step.add(update);
+  if (lossScaler)
+    lossScaler->guardedUpdate(step, update); // skips a step with inf/NaN gradients
+  else
+    step.add(update);
   if (accumulator)
     accumulator->reset(step);
   poplar::program::Sequence train;
@@ -272,7 +293,15 @@ StepStatistics PretrainingSession::train(const std::vector<HostBatch> &batches,
   impl_->pendingRates.assign(learningRates.begin(), learningRates.end());
   impl_->rateCursor = 0;
   impl_->run(kTrain, batches);
-  return impl_->readStatistics("trainStatistics", steps * micro);
+  StepStatistics stats = impl_->readStatistics("trainStatistics", steps * micro);
+  if (impl_->lossScaler) {
+    float scale = 0, skipped = 0;
+    impl_->engine->readTensor("lossScale", &scale, &scale + 1);
+    impl_->engine->readTensor("skippedSteps", &skipped, &skipped + 1);
+    stats.lossScale = scale;
+    stats.skippedSteps = skipped;
+  }
+  return stats;
 }
 
 StepStatistics PretrainingSession::evaluate(const HostBatch &batch) {

@@ -7,10 +7,12 @@
 #include <cstdint>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <tessera/apps/Checkpoint.hpp>
+#include <tessera/apps/LossScaling.hpp>
 #include <tessera/apps/TrainingOptions.hpp>
 
 #include "model/BertModel.hpp"
@@ -32,6 +34,9 @@ struct SessionOptions {
   /// Micro-batches whose gradients are summed before each optimiser step (AdamW and LAMB see
   /// their mean): the global batch is batchSize × gradientAccumulation.
   unsigned gradientAccumulation = 1;
+  /// Loss scaling (apps/common LossScaler): with 16.32 precision dynamic by default; off (a
+  /// constant scale of 1) in 32.32 unless set.
+  std::optional<apps::LossScalingOptions> lossScaling;
   OptimiserKind optimiser = OptimiserKind::Lamb;
   float momentum = 0.9f;     ///< SGD only
   float weightDecay = 0.01f; ///< applied to weight matrices and tables only
@@ -43,6 +48,8 @@ struct StepStatistics {
   double mlmLoss = 0, nspLoss = 0;     ///< sums of the per-step mean losses
   double mlmCorrect = 0, mlmCount = 0; ///< masked-LM predictions right / made
   double nspCorrect = 0, nspCount = 0; ///< next-sentence predictions right / made
+  double lossScale = 1;                ///< after the call, with loss scaling
+  double skippedSteps = 0;             ///< steps skipped for inf/NaN gradients so far
   double meanLoss() const { return steps ? (mlmLoss + nspLoss) / steps : 0.0; }
   double mlmAccuracy() const { return mlmCount ? mlmCorrect / mlmCount : 0.0; }
   double nspAccuracy() const { return nspCount ? nspCorrect / nspCount : 0.0; }
