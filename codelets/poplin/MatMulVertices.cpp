@@ -142,8 +142,10 @@ public:
     const std::uint64_t workers = 6;
     const std::uint64_t perWorker =
         (std::uint64_t(m) * n * k + workers - 1) / workers / 2 + std::uint64_t(k) * n / workers;
-    // Each worker transposes its rows of a (all of them) or its columns of b.
-    const std::uint64_t transposes = (aTransposed ? std::uint64_t(m) * k : 0) +
+    // Each worker transposes its rows of a (all of them; fp32 a is read in place) or its
+    // columns of b.
+    const bool transposesA = aTransposed && !std::is_same_v<In, float>;
+    const std::uint64_t transposes = (transposesA ? std::uint64_t(m) * k : 0) +
                                      (bTransposed ? std::uint64_t(k) * n / workers : 0);
     return 50 + (perWorker + transposes) * workers;
   }

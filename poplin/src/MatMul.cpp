@@ -68,6 +68,20 @@ unsigned spreadTile(const std::string &name, unsigned numTiles) {
   return numTiles ? h % numTiles : 0;
 }
 
+/// Whether [G][R][C] view `t` is the transpose of a row-major tensor (`x.transpose()` in a
+/// backward pass): its first row is one memory run per element while its first column is made
+/// of long runs (one, or a few where the source is laid out in column blocks). Such a view lists
+/// every element as its own region; handing the blocks to the vertices in stored order keeps
+/// them contiguous for the exchange and the compiler.
+bool storedTransposed(const poplar::Tensor &t) {
+  const std::size_t rows = t.dim(1), cols = t.dim(2);
+  if (rows < 2 || cols < 2)
+    return false;
+  const std::size_t rowRuns = t.slice({0, 0, 0}, {1, 1, cols}).getContiguousRegions().size();
+  const std::size_t columnRuns = t.slice({0, 0, 0}, {1, rows, 1}).getContiguousRegions().size();
+  return rowRuns == cols && columnRuns * 4 <= rows;
+}
+
 MatMulPlan plan(const poplar::Graph &graph, const poplar::Type &in, const poplar::Type &out,
                 const std::vector<std::size_t> &a3, const std::vector<std::size_t> &b3,
                 const poplar::OptionFlags &options, PlanningCache *cache) {
@@ -103,8 +117,12 @@ poplar::Tensor run(const std::string &fn, poplar::Graph &graph, const poplar::Te
   if (!out && rank == 2)
     result = result.reshape(cShape);
   const poplar::Tensor r3 = rank == 2 ? result.reshape(c3) : result;
-  detail::buildMatMul(graph, p, rank == 2 ? A.reshape(a3) : A, rank == 2 ? B.reshape(b3) : B, r3,
-                      scale, prog, name);
+  const poplar::Tensor A3 = rank == 2 ? A.reshape(a3) : A;
+  const poplar::Tensor B3 = rank == 2 ? B.reshape(b3) : B;
+  const bool aTransposed = storedTransposed(A3), bTransposed = storedTransposed(B3);
+  detail::buildMatMul(graph, p, aTransposed ? A3.dimShuffle({0, 2, 1}) : A3,
+                      bTransposed ? B3.dimShuffle({0, 2, 1}) : B3, r3, scale, prog, name,
+                      aTransposed, bTransposed);
   return result;
 }
 

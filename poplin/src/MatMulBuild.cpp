@@ -17,6 +17,13 @@ Range blockRange(std::size_t index, std::size_t blockSize, std::size_t total) {
   return {std::min(total, index * blockSize), std::min(total, (index + 1) * blockSize)};
 }
 
+/// Group g's rows × columns of [G][R][C] tensor `t`, flattened. One box slice: indexing the
+/// group first would copy the whole group's view for every block.
+poplar::Tensor blockOf(const poplar::Tensor &t, std::size_t g, std::size_t r0, std::size_t r1,
+                       std::size_t c0, std::size_t c1) {
+  return t.slice({g, r0, c0}, {g + 1, r1, c1}).flatten();
+}
+
 } // namespace
 
 poplar::Tensor createBlockedTensor(poplar::Graph &graph, const MatMulPlan &p, Operand which,
@@ -137,15 +144,14 @@ void buildMatMul(poplar::Graph &graph, const MatMulPlan &p, const poplar::Tensor
             const std::size_t k0 = kr.begin + sr.begin, k1 = kr.begin + sr.end;
             for (std::size_t gg = 0; gg < gr.size(); ++gg) {
               const std::size_t group = gr.begin + gg;
-              poplar::Tensor c =
-                  direct ? out[group].slice({ir.begin, jr.begin}, {ir.end, jr.end}) : partial[gg];
-              const poplar::Tensor a = aTransposed ? A[group].slice({k0, ir.begin}, {k1, ir.end})
-                                                   : A[group].slice({ir.begin, k0}, {ir.end, k1});
-              const poplar::Tensor b = bTransposed ? B[group].slice({jr.begin, k0}, {jr.end, k1})
-                                                   : B[group].slice({k0, jr.begin}, {k1, jr.end});
-              auto v =
-                  graph.addVertex(steps[s], blockType(s > 0),
-                                  {{"a", a.flatten()}, {"b", b.flatten()}, {"c", c.flatten()}});
+              const poplar::Tensor c = direct
+                                           ? blockOf(out, group, ir.begin, ir.end, jr.begin, jr.end)
+                                           : partial[gg].flatten();
+              const poplar::Tensor a = aTransposed ? blockOf(A, group, k0, k1, ir.begin, ir.end)
+                                                   : blockOf(A, group, ir.begin, ir.end, k0, k1);
+              const poplar::Tensor b = bTransposed ? blockOf(B, group, jr.begin, jr.end, k0, k1)
+                                                   : blockOf(B, group, k0, k1, jr.begin, jr.end);
+              auto v = graph.addVertex(steps[s], blockType(s > 0), {{"a", a}, {"b", b}, {"c", c}});
               graph.setInitialValue(v["m"], static_cast<unsigned>(ir.size()));
               graph.setInitialValue(v["n"], static_cast<unsigned>(jr.size()));
               graph.setInitialValue(v["k"], static_cast<unsigned>(k1 - k0));
@@ -178,8 +184,8 @@ void buildMatMul(poplar::Graph &graph, const MatMulPlan &p, const poplar::Tensor
         if (gr.size() == 0 || perGroup == 0)
           continue;
         for (std::size_t gg = 0; gg < gr.size(); ++gg) {
-          poplar::Tensor outBlock =
-              out[gr.begin + gg].slice({ir.begin, jr.begin}, {ir.end, jr.end}).flatten();
+          const poplar::Tensor outBlock =
+              blockOf(out, gr.begin + gg, ir.begin, ir.end, jr.begin, jr.end);
           for (std::size_t q = 0; q < p.innerBlocks; ++q) {
             const std::size_t b = perGroup * q / p.innerBlocks;
             const std::size_t e = perGroup * (q + 1) / p.innerBlocks;

@@ -55,6 +55,36 @@ TEST_F(TensorSlice, MultiDimBoxMatchesNaiveLoop) {
   expectView(s, {2, 3, 3}, onVar(t, flat));
 }
 
+TEST_F(TensorSlice, EveryBoxOfAShuffledViewMatchesNaiveLoop) {
+  // A shuffled source has one region per element, and boxes that take trailing dimensions whole
+  // join them into longer runs: both paths of the box walk, for every box of a small shape.
+  const Shape base{2, 3, 4};
+  Tensor t = graph.addVariable(FLOAT, base, "t");
+  Tensor v = t.dimShuffle({2, 0, 1}); // [4][2][3]
+  const Shape vs{4, 2, 3};
+  std::size_t boxes = 0;
+  for (std::size_t b0 = 0; b0 <= vs[0]; ++b0)
+    for (std::size_t e0 = b0; e0 <= vs[0]; ++e0)
+      for (std::size_t b1 = 0; b1 <= vs[1]; ++b1)
+        for (std::size_t e1 = b1; e1 <= vs[1]; ++e1)
+          for (std::size_t b2 = 0; b2 <= vs[2]; ++b2)
+            for (std::size_t e2 = b2; e2 <= vs[2]; ++e2) {
+              const Shape out{e0 - b0, e1 - b1, e2 - b2};
+              auto flat = naiveMap(out, [&](const Shape &i) {
+                return flatOf(base, {i[1] + b1, i[2] + b2, i[0] + b0});
+              });
+              SCOPED_TRACE(::testing::Message() << "box [" << b0 << "," << e0 << ")x[" << b1 << ","
+                                                << e1 << ")x[" << b2 << "," << e2 << ")");
+              expectView(v.slice({b0, b1, b2}, {e0, e1, e2}), out, onVar(t, flat));
+              expectView(t.slice({b1, b2, b0}, {e1, e2, e0}), {e1 - b1, e2 - b2, e0 - b0},
+                         onVar(t, naiveMap({e1 - b1, e2 - b2, e0 - b0}, [&](const Shape &i) {
+                                 return flatOf(base, {i[0] + b1, i[1] + b2, i[2] + b0});
+                               })));
+              ++boxes;
+            }
+  EXPECT_EQ(boxes, 15u * 6u * 10u);
+}
+
 TEST_F(TensorSlice, IntervalOverloadEqualsBeginEnd) {
   Tensor t = graph.addVariable(FLOAT, {6, 2}, "t");
   EXPECT_EQ(t.slice(Interval(2, 5), 0), t.slice(2, 5, 0));

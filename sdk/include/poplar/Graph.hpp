@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <string>
@@ -209,7 +210,9 @@ private:
   void setInitialValueImpl(const Tensor &t, Type hostType, const void *values, std::size_t count,
                            bool broadcastOne);
   void setFieldValueImpl(FieldRef field, Type hostType, const void *values, std::size_t count);
-  unsigned absoluteTile(unsigned tile, const char *what) const;
+  /// `what` names the operation for the out-of-range message; it is only called on that path
+  /// (describing a tensor or vertex costs more than mapping it).
+  unsigned absoluteTile(unsigned tile, const std::function<std::string()> &what) const;
 
   std::shared_ptr<core::GraphData> data_;
   Target target_;

@@ -72,7 +72,7 @@ struct TensorImage {
 /// A vertex object to construct in tile memory at load time.
 struct VertexObject {
   unsigned vertexId = 0;
-  std::string description; ///< For run-time error messages ("vertex 3 'Sum' in compute set …").
+  unsigned computeSetPlan = 0; ///< Index into CompiledGraph::computeSets (for error messages).
   TileAddress at;
   std::shared_ptr<const tessera::VertexTypeInfo> type;
   std::optional<std::uint64_t> perfEstimate; ///< From Graph::setPerfEstimate.

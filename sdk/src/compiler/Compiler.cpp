@@ -50,7 +50,7 @@ void checkMemory(CompilerContext &ctx) {
   for (const auto &u : users) {
     const auto kind = static_cast<std::size_t>(u.use);
     bytes[kind] += u.bytes;
-    ++counts[kind];
+    counts[kind] += u.count;
   }
   using Use = TileAllocator::Use;
   msg << ". In all on tile " << worst << ": " << counts[std::size_t(Use::Variable)]
@@ -67,7 +67,7 @@ void checkMemory(CompilerContext &ctx) {
         auto &entry = perComputeSet[u.what.substr(at + marker.size(),
                                                   u.what.size() - at - marker.size() - 1)];
         entry.first += u.bytes;
-        ++entry.second;
+        entry.second += u.count;
       }
   std::vector<std::pair<std::string, std::pair<std::uint64_t, std::size_t>>> ranked(
       perComputeSet.begin(), perComputeSet.end());

@@ -88,13 +88,12 @@ void planVertexState(CompilerContext &ctx, const std::vector<unsigned> &computeS
       const unsigned tile = v.tile;
       VertexObject obj;
       obj.vertexId = vid;
-      obj.description = core::describeVertex(g, vid);
+      obj.computeSetPlan = planIndex;
       obj.type = v.type;
       obj.perfEstimate = v.perfEstimate;
-      obj.at = {tile, ctx.allocator.allocate(tile, type.size,
-                                             std::max<std::uint64_t>(type.align, kTileAlign),
-                                             TileAllocator::Use::VertexState,
-                                             "state of " + core::describeVertex(g, vid))};
+      obj.at = {tile, ctx.allocator.allocateVertexState(
+                          tile, type.size, std::max<std::uint64_t>(type.align, kTileAlign), csId,
+                          cs.name, true)};
       const unsigned objectIndex = static_cast<unsigned>(ctx.result.vertexObjects.size());
 
       for (std::size_t f = 0; f < type.fields.size(); ++f) {
@@ -122,9 +121,8 @@ void planVertexState(CompilerContext &ctx, const std::vector<unsigned> &computeS
             obj.pointers.push_back({slot, {}, true, 0, true});
             break;
           }
-          const std::uint64_t table = ctx.allocator.allocate(
-              tile, n * kSpanBytes, kTileAlign, TileAllocator::Use::VertexState,
-              "VectorList table of " + fieldOf(g, vid, info.name));
+          const std::uint64_t table = ctx.allocator.allocateVertexState(
+              tile, n * kSpanBytes, kTileAlign, csId, cs.name, false);
           obj.pointers.push_back({slot, {tile, table}, true, n, false});
           for (std::uint64_t i = 0; i < n; ++i)
             bindings.push_back({vid,
@@ -147,8 +145,7 @@ void planVertexState(CompilerContext &ctx, const std::vector<unsigned> &computeS
             break;
           }
           const std::uint64_t at =
-              ctx.allocator.allocate(tile, bytes, kTileAlign, TileAllocator::Use::VertexState,
-                                     "values of " + fieldOf(g, vid, info.name));
+              ctx.allocator.allocateVertexState(tile, bytes, kTileAlign, csId, cs.name, false);
           ctx.result.initialData.push_back({{tile, at}, state.value});
           obj.pointers.push_back({slot, {tile, at}, true, n, false});
           break;

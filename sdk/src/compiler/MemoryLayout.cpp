@@ -20,6 +20,25 @@ void TileAllocator::place(unsigned tile, std::uint64_t offset, std::uint64_t byt
   users_[tile].push_back({bytes, use, std::move(what)});
 }
 
+std::uint64_t TileAllocator::allocateVertexState(unsigned tile, std::uint64_t bytes,
+                                                 std::uint64_t align, unsigned computeSet,
+                                                 const std::string &computeSetName,
+                                                 bool newVertex) {
+  const std::uint64_t offset = alignUp(top_[tile], align);
+  top_[tile] = offset + bytes;
+  // A compute set's vertices are planned one after another, so its record is the tile's last.
+  auto &users = users_[tile];
+  if (!users.empty() && users.back().use == Use::VertexState &&
+      users.back().computeSet == computeSet) {
+    users.back().bytes += bytes;
+    users.back().count += newVertex;
+  } else {
+    users.push_back({bytes, Use::VertexState,
+                     "vertex state in compute set '" + computeSetName + "'", 1, computeSet});
+  }
+  return offset;
+}
+
 MemoryLayout::MemoryLayout(const core::GraphData &graph, TileAllocator &allocator,
                            const Lifetimes &lifetimes)
     : graph_(graph), blocks_(graph.variables.size()) {

@@ -28,6 +28,8 @@ public:
     std::uint64_t bytes;
     Use use;
     std::string what;
+    std::size_t count = 1;     ///< Allocations summed into this record (vertex state).
+    unsigned computeSet = ~0u; ///< Vertex state: the compute set whose vertices these are.
   };
 
   explicit TileAllocator(unsigned numTiles) : top_(numTiles, 0), users_(numTiles) {}
@@ -37,6 +39,12 @@ public:
   /// Records `bytes` at `offset` (which may share bytes with other users whose contents are
   /// never needed at the same time), raising the tile's top if they end above it.
   void place(unsigned tile, std::uint64_t offset, std::uint64_t bytes, Use use, std::string what);
+  /// Allocates state of a vertex (its object, VectorList tables, vector values) of compute set
+  /// `computeSet`, named `computeSetName`. The tile's record of that compute set's vertex state
+  /// grows rather than one record per vertex: a graph has millions of vertices.
+  std::uint64_t allocateVertexState(unsigned tile, std::uint64_t bytes, std::uint64_t align,
+                                    unsigned computeSet, const std::string &computeSetName,
+                                    bool newVertex);
   std::uint64_t top(unsigned tile) const { return top_[tile]; }
   void setTop(unsigned tile, std::uint64_t top) { top_[tile] = top; }
   const std::vector<User> &users(unsigned tile) const { return users_[tile]; }

@@ -75,9 +75,9 @@ Graph::~Graph() = default;
 const Target &Graph::getTarget() const { return target_; }
 unsigned Graph::getReplicationFactor() const { return data_->replicationFactor; }
 
-unsigned Graph::absoluteTile(unsigned tile, const char *what) const {
+unsigned Graph::absoluteTile(unsigned tile, const std::function<std::string()> &what) const {
   if (tile >= target_.getNumTiles())
-    throw invalid_tile_mapping(std::string(what) + ": tile " + std::to_string(tile) +
+    throw invalid_tile_mapping(what() + ": tile " + std::to_string(tile) +
                                " is out of range; this graph has " +
                                std::to_string(target_.getNumTiles()) + " tiles");
   return tile + tileBase_;
@@ -278,7 +278,7 @@ bool Graph::isConstant(VariableRef v) const {
 
 void Graph::setTileMapping(const Tensor &t, unsigned tile) {
   requireSameGraph(*data_, t, "setTileMapping");
-  const unsigned abs = absoluteTile(tile, ("setTileMapping of " + core::describe(t)).c_str());
+  const unsigned abs = absoluteTile(tile, [&] { return "setTileMapping of " + core::describe(t); });
   for (const auto &r : t.data().regions)
     data_->variables[r.var].mapping.assign(r.begin, r.end, abs);
 }
@@ -325,8 +325,8 @@ void Graph::setTileMapping(const Tensor &t, const TileToTensorMapping &mapping) 
 void Graph::setTileMapping(VertexRef v, unsigned tile) {
   if (v.graph() != data_.get() || v.getId() >= data_->vertices.size())
     throw graph_connection_error("setTileMapping: the vertex does not belong to this graph");
-  data_->vertices[v.getId()].tile =
-      absoluteTile(tile, ("setTileMapping of " + core::describeVertex(*data_, v.getId())).c_str());
+  data_->vertices[v.getId()].tile = absoluteTile(
+      tile, [&] { return "setTileMapping of " + core::describeVertex(*data_, v.getId()); });
 }
 
 TileToTensorMapping Graph::getTileMapping(const Tensor &t, bool *isComplete) const {

@@ -90,7 +90,7 @@ std::string fieldName(GraphData &g, const FieldRef &f) {
 }
 
 void checkElement(GraphData &g, const FieldRef &f, const ResolvedField &r, const Tensor &t) {
-  requireSameGraph(g, t, "connect " + fieldName(g, f));
+  requireSameGraphLazy(g, t, [&] { return "connect " + fieldName(g, f); });
   if (t.elementType() != r.info->elementType)
     throw graph_connection_error("connect " + fieldName(g, f) + ": the field holds " +
                                  r.info->elementType.toString() + " but " + core::describe(t) +

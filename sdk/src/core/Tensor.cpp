@@ -163,10 +163,52 @@ Tensor Tensor::slice(ArrayRef<std::size_t> begin, ArrayRef<std::size_t> end) con
     throw index_error("slice: begin and end need " + std::to_string(d.shape.size()) +
                       " indices for " + core::describe(*this) + ", got " +
                       std::to_string(begin.size()) + " and " + std::to_string(end.size()));
-  Tensor t = *this;
   for (unsigned i = 0; i < d.shape.size(); ++i)
-    t = t.slice(begin[i], end[i], i);
-  return t;
+    if (begin[i] > end[i] || end[i] > d.shape[i])
+      throw index_error("slice [" + std::to_string(begin[i]) + ", " + std::to_string(end[i]) +
+                        ") of dimension " + std::to_string(i) + " is out of range for " +
+                        core::describe(*this));
+  // The box's tensor-order runs straight from the index, dimension by dimension in one pass:
+  // slicing one dimension after another would first copy every region of the leading ones.
+  const unsigned rank = static_cast<unsigned>(d.shape.size());
+  Shape shape(rank);
+  for (unsigned i = 0; i < rank; ++i)
+    shape[i] = end[i] - begin[i];
+  RegionList regions;
+  if (core::product(shape) > 0) {
+    // Trailing dimensions taken whole join the innermost run.
+    unsigned runDim = rank ? rank - 1 : 0;
+    while (runDim > 0 && begin[runDim] == 0 && end[runDim] == d.shape[runDim])
+      --runDim;
+    const Shape strides = stridesOf(d.shape);
+    core::RegionIndex index(d);
+    Shape at(begin.begin(), begin.end());
+    for (;;) {
+      std::size_t offset = 0;
+      for (unsigned i = 0; i < runDim; ++i)
+        offset += at[i] * strides[i];
+      if (rank == 0)
+        index.append(regions, 0, 1);
+      else
+        index.append(regions, offset + begin[runDim] * strides[runDim],
+                     offset + end[runDim] * strides[runDim]);
+      // Odometer over the dimensions before the run.
+      unsigned i = runDim;
+      while (i > 0) {
+        --i;
+        if (++at[i] < end[i])
+          break;
+        at[i] = begin[i];
+        if (i == 0) {
+          i = rank + 1;
+          break;
+        }
+      }
+      if (i == rank + 1 || runDim == 0)
+        break;
+    }
+  }
+  return make(d, std::move(shape), std::move(regions), d.type);
 }
 
 std::vector<Tensor> Tensor::slices(ArrayRef<Interval> intervals, unsigned dim) const {
@@ -289,10 +331,19 @@ Tensor Tensor::dimShuffle(ArrayRef<unsigned> perm) const {
     steps *= out[k];
   core::RegionIndex index(d);
   RegionList regions;
+  // One contiguous source (a weight transposed for a backward pass): every step is one run at a
+  // known place, so no index lookups, and the list is sized once rather than regrown.
+  const Region *whole = d.regions.size() == 1 ? &d.regions.front() : nullptr;
+  if (whole)
+    regions.reserve(steps);
   std::vector<std::size_t> idx(keep, 0);
   std::size_t offset = 0;
   for (std::size_t n = 0; n < steps; ++n) {
-    index.append(regions, offset, offset + block);
+    if (whole)
+      core::appendRegion(regions,
+                         {whole->var, whole->begin + offset, whole->begin + offset + block});
+    else
+      index.append(regions, offset, offset + block);
     for (std::size_t k = keep; k-- > 0;) { // odometer over output dimensions [0, keep)
       offset += st[perm[k]];
       if (++idx[k] < out[k])

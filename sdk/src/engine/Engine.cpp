@@ -172,7 +172,9 @@ struct Engine::Impl {
       // Cold path.
       if (call->workers > 1)
         problem = "worker " + std::to_string(worker) + " " + problem;
-      return plan.vertexObjects[call->objectIndex].description + " on tile " +
+      const auto &obj = plan.vertexObjects[call->objectIndex];
+      return "vertex " + std::to_string(obj.vertexId) + " '" + obj.type->name +
+             "' in compute set '" + plan.computeSets[obj.computeSetPlan].name + "' on tile " +
              std::to_string(cs.tiles[t].tile) + " " + problem;
     }
     return {};
