@@ -26,11 +26,14 @@ const std::vector<std::size_t> &TensorData::regionStarts() const {
   std::call_once(startsOnce_, [this] {
     starts_.reserve(regions.size() + 1);
     std::size_t at = 0;
+    bool uniform = !regions.empty();
     for (const auto &r : regions) {
       starts_.push_back(at);
       at += r.size();
+      uniform = uniform && r.size() == regions.front().size();
     }
     starts_.push_back(at);
+    uniformSize_ = uniform ? regions.front().size() : 0;
   });
   return starts_;
 }
@@ -38,7 +41,9 @@ const std::vector<std::size_t> &TensorData::regionStarts() const {
 void RegionIndex::append(RegionList &out, std::size_t begin, std::size_t end) const {
   if (begin >= end)
     return;
-  std::size_t i = std::upper_bound(starts_.begin(), starts_.end() - 1, begin) - starts_.begin() - 1;
+  std::size_t i = uniformSize_ ? begin / uniformSize_
+                               : std::upper_bound(starts_.begin(), starts_.end() - 1, begin) -
+                                     starts_.begin() - 1;
   for (; begin < end; ++i) {
     const Region &r = regions_[i];
     std::size_t from = r.begin + (begin - starts_[i]);

@@ -31,22 +31,31 @@ struct TensorData {
   /// first use: a shared tensor never changes, and views of big tensors are sliced many times
   /// (once per tile), which must not rescan every region each time.
   const std::vector<std::size_t> &regionStarts() const;
+  /// The size every region has, or 0 when sizes differ: then the region holding element i is
+  /// i / size, with no search (a transposed view has one region per element).
+  std::size_t uniformRegionSize() const {
+    regionStarts();
+    return uniformSize_;
+  }
 
 private:
   mutable std::once_flag startsOnce_;
   mutable std::vector<std::size_t> starts_;
+  mutable std::size_t uniformSize_ = 0;
 };
 
 /// Random access to tensor-order ranges of a tensor's regions.
 class RegionIndex {
 public:
-  explicit RegionIndex(const TensorData &t) : regions_(t.regions), starts_(t.regionStarts()) {}
+  explicit RegionIndex(const TensorData &t)
+      : regions_(t.regions), starts_(t.regionStarts()), uniformSize_(t.uniformRegionSize()) {}
   /// Appends the regions covering tensor-order elements [begin, end) to `out`.
   void append(RegionList &out, std::size_t begin, std::size_t end) const;
 
 private:
   const RegionList &regions_;
   const std::vector<std::size_t> &starts_;
+  std::size_t uniformSize_;
 };
 
 std::size_t product(const std::vector<std::size_t> &shape);
