@@ -14,9 +14,9 @@
 namespace tessera::codelets::poplin {
 namespace {
 
-template <class Out, bool Accumulate> class Partials : public poplar::MultiVertex {
+template <class Partial, class Out, bool Accumulate> class Partials : public poplar::MultiVertex {
 public:
-  poplar::Input<poplar::VectorList<float>> partials;
+  poplar::Input<poplar::VectorList<Partial>> partials;
   std::conditional_t<Accumulate, poplar::InOut<poplar::Vector<Out>>,
                      poplar::Output<poplar::Vector<Out>>>
       out;
@@ -40,11 +40,13 @@ public:
     if (parts == 0) {
       std::fill(sum, sum + count, 0.0f);
     } else {
-      std::copy(partials[0].data() + begin, partials[0].data() + end, sum);
+      const Partial *first = partials[0].data() + begin;
+      for (std::size_t i = 0; i < count; ++i)
+        sum[i] = static_cast<float>(first[i]);
       for (std::size_t p = 1; p < parts; ++p) {
-        const float *src = partials[p].data() + begin;
+        const Partial *src = partials[p].data() + begin;
         for (std::size_t i = 0; i < count; ++i)
-          sum[i] += src[i];
+          sum[i] += static_cast<float>(src[i]);
       }
     }
     if constexpr (Accumulate) {
@@ -58,8 +60,8 @@ public:
   std::uint64_t cycleEstimate() const { return 30 + out.size() * (partials.size() + 1) / 2; }
 };
 
-template <class Out, bool Accumulate> void registerPartials(const char *name) {
-  using V = Partials<Out, Accumulate>;
+template <class Partial, class Out, bool Accumulate> void registerPartials(const char *name) {
+  using V = Partials<Partial, Out, Accumulate>;
   tessera::VertexTypeBuilder<V>(name)
       .field("partials", &V::partials)
       .field("out", &V::out)
@@ -70,10 +72,16 @@ template <class Out, bool Accumulate> void registerPartials(const char *name) {
 } // namespace
 
 void registerPartialsVertices() {
-  registerPartials<float, false>("poplin::ReducePartials<float>");
-  registerPartials<poplar::half, false>("poplin::ReducePartials<half>");
-  registerPartials<float, true>("poplin::ScaledAddPartials<float>");
-  registerPartials<poplar::half, true>("poplin::ScaledAddPartials<half>");
+  // FLOAT partials (the default) by the output type alone; HALF partials (partialsType "half")
+  // as <partials, output>.
+  registerPartials<float, float, false>("poplin::ReducePartials<float>");
+  registerPartials<float, poplar::half, false>("poplin::ReducePartials<half>");
+  registerPartials<float, float, true>("poplin::ScaledAddPartials<float>");
+  registerPartials<float, poplar::half, true>("poplin::ScaledAddPartials<half>");
+  registerPartials<poplar::half, float, false>("poplin::ReducePartials<half,float>");
+  registerPartials<poplar::half, poplar::half, false>("poplin::ReducePartials<half,half>");
+  registerPartials<poplar::half, float, true>("poplin::ScaledAddPartials<half,float>");
+  registerPartials<poplar::half, poplar::half, true>("poplin::ScaledAddPartials<half,half>");
 }
 
 } // namespace tessera::codelets::poplin

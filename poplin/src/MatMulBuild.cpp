@@ -106,10 +106,12 @@ void buildMatMul(poplar::Graph &graph, const MatMulPlan &p, const poplar::Tensor
   // accumulating step after step — no partials, no reduction compute set.
   const bool direct =
       p.innerBlocks == 1 && !scale && (p.innerSteps == 1 || out.elementType() == poplar::FLOAT);
+  // Partials of the type the plan asks for ("partialsType"), except where a unit accumulates
+  // step after step: that sum is kept in FLOAT.
+  const poplar::Type partialsType = p.innerSteps > 1 ? poplar::FLOAT : p.partialsType;
   auto blockType = [&](bool accumulate) {
     return poputil::templateVertex("poplin::MatMulBlock", p.inputType,
-                                   direct ? out.elementType() : poplar::Type(poplar::FLOAT),
-                                   accumulate);
+                                   direct ? out.elementType() : partialsType, accumulate);
   };
   std::vector<poplar::ComputeSet> steps;
   for (std::size_t s = 0; s < p.innerSteps; ++s)
@@ -132,7 +134,7 @@ void buildMatMul(poplar::Graph &graph, const MatMulPlan &p, const poplar::Tensor
             continue;
           poplar::Tensor partial;
           if (!direct) {
-            partial = graph.addVariable(poplar::FLOAT, {gr.size(), ir.size(), jr.size()},
+            partial = graph.addVariable(partialsType, {gr.size(), ir.size(), jr.size()},
                                         name + "/partials");
             graph.setTileMapping(partial, tile);
             partials[p.unitOf(g, i, j, q)] = partial;
@@ -170,9 +172,13 @@ void buildMatMul(poplar::Graph &graph, const MatMulPlan &p, const poplar::Tensor
     return;
 
   // Each output block's elements are cut into innerBlocks pieces; piece q is summed on the tile
-  // of unit q from the partials of units 0, 1, …, innerBlocks-1 in that order.
-  const std::string reduceType = poputil::templateVertex(
-      scale ? "poplin::ScaledAddPartials" : "poplin::ReducePartials", out.elementType());
+  // of unit q from the partials of units 0, 1, …, innerBlocks-1 in that order (in FLOAT,
+  // whatever the partials' type).
+  const char *reduceName = scale ? "poplin::ScaledAddPartials" : "poplin::ReducePartials";
+  const std::string reduceType =
+      partialsType == poplar::FLOAT
+          ? poputil::templateVertex(reduceName, out.elementType())
+          : poputil::templateVertex(reduceName, partialsType, out.elementType());
   poplar::ComputeSet reduce = graph.addComputeSet(name + "/reducePartials");
   for (std::size_t g = 0; g < p.groupBlocks; ++g) {
     const Range gr = blockRange(g, p.groupsPerBlock, p.groups);

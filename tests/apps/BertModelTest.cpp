@@ -305,14 +305,18 @@ double lossAfterFourSteps(apps::Precision precision, std::optional<apps::LossSca
 }
 
 TEST(BertModel, HalfPrecisionTracksFloat) {
-  // 16.32: HALF weights, activations and gradients under a static loss scale; the loss after
-  // a few steps stays within HALF's rounding of the FLOAT run's.
+  // 16.32: HALF weights, activations and gradients under a static loss scale; 16.16: HALF
+  // matmul partials and attention scores too. The loss after a few steps stays within HALF's
+  // rounding of the FLOAT run's, and 16.16 is a different computation from 16.32.
   apps::LossScalingOptions scaling;
   scaling.dynamic = false;
   scaling.initialScale = 1024.0f;
   const double single = lossAfterFourSteps(apps::Precision::Float32, std::nullopt);
   const double half = lossAfterFourSteps(apps::Precision::Half16Partials32, scaling);
+  const double halfPartials = lossAfterFourSteps(apps::Precision::Half16Partials16, scaling);
   EXPECT_NEAR(half, single, 0.02 * single);
+  EXPECT_NEAR(halfPartials, single, 0.02 * single);
+  EXPECT_NE(halfPartials, half);
 }
 
 TEST(BertModel, DynamicLossScalingSkipsAnOverflowingStepAndHalvesTheScale) {

@@ -203,6 +203,41 @@ TEST(MatMul, TinyMemoryProportionForcesAKSplitWithinBudget) {
               "C");
 }
 
+TEST(MatMul, HalfPartialsOfAKSplitAreRoundedOncePerPartial) {
+  // partialsType "half": each K-split partial is stored as HALF (one rounding, relative 2^-11 of
+  // its size, at most Σ_k |a·b|) and summed in FLOAT.
+  const OptionFlags halfPartials{{"availableMemoryProportion", "0.1"}, {"partialsType", "half"}};
+  Device d = device(16);
+  Graph graph(d.getTarget());
+  const auto plan =
+      poplin::getMatMulPlan(graph, FLOAT, FLOAT, {16, 4096}, {4096, 16}, halfPartials);
+  ASSERT_GT(plan.innerBlocks, 1u);
+  ASSERT_EQ(plan.innerSteps, 1u);
+  EXPECT_EQ(plan.partialsType, HALF);
+  for (Type out : {FLOAT, HALF}) {
+    MatMulCase s{16, 16, 4096};
+    s.outType = out;
+    const auto a = randomValues(s.M * s.K, 53), b = randomValues(s.K * s.N, 54);
+    std::vector<float> absA(a.size()), absB(b.size());
+    for (std::size_t i = 0; i < a.size(); ++i)
+      absA[i] = std::abs(a[i]);
+    for (std::size_t i = 0; i < b.size(); ++i)
+      absB[i] = std::abs(b[i]);
+    const auto want = referenceMatMul(a, b, s.M, s.N, s.K);
+    const auto magnitude = referenceMatMul(absA, absB, s.M, s.N, s.K);
+    s.options = halfPartials;
+    const auto got = runMatMul(s, a, b);
+    s.options = {{"availableMemoryProportion", "0.1"}};
+    const auto floatPartials = runMatMul(s, a, b);
+    EXPECT_NE(got, floatPartials) << "the HALF partials made no difference";
+    for (std::size_t i = 0; i < got.size(); ++i)
+      ASSERT_NEAR(got[i], want[i],
+                  floatTolerance(s.K) + magnitude[i] / 2048 +
+                      (out == HALF ? std::abs(want[i]) / 1024 : 0.0))
+          << "out " << out.toString() << " element " << i;
+  }
+}
+
 TEST(MatMul, EveryPlanRespectsTheBudget) {
   Device d = device(16);
   Graph graph(d.getTarget());

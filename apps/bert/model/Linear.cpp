@@ -23,8 +23,8 @@ poplar::Tensor Linear::forward(apps::BuildContext &ctx, const poplar::Tensor &x,
     weights_ = &addNormalWeight(ctx, name_ + "/weights", {in_, out_}, initStdDev_);
     bias_ = &addConstantParameter(ctx, name_ + "/bias", out_, 0.0f);
   }
-  poplar::Tensor y =
-      poplin::matMul(ctx.graph, x, weights_->value, prog, name_ + "/fwd", {}, &ctx.planningCache);
+  poplar::Tensor y = poplin::matMul(ctx.graph, x, weights_->value, prog, name_ + "/fwd",
+                                    ctx.matMulOptions, &ctx.planningCache);
   popops::addInPlace(ctx.graph, y, bias_->value, prog, name_ + "/bias");
   if (mode == apps::Mode::Training)
     input_ = x;
@@ -37,13 +37,13 @@ poplar::Tensor Linear::backward(apps::BuildContext &ctx, const poplar::Tensor &g
     throw apps::app_error("layer '" + name_ + "': backward() before a Training forward()");
   poplar::Graph &g = ctx.graph;
   weights_->gradient = poplin::matMul(g, input_.transpose(), gradOut, prog, name_ + "/weightGrad",
-                                      {}, &ctx.planningCache);
+                                      ctx.matMulOptions, &ctx.planningCache);
   bias_->gradient = popops::reduce(g, gradOut, gradOut.elementType(), {0}, popops::Operation::ADD,
                                    prog, name_ + "/biasGrad");
   if (!needInputGradient)
     return {};
-  return poplin::matMul(g, gradOut, weights_->value.transpose(), prog, name_ + "/inputGrad", {},
-                        &ctx.planningCache);
+  return poplin::matMul(g, gradOut, weights_->value.transpose(), prog, name_ + "/inputGrad",
+                        ctx.matMulOptions, &ctx.planningCache);
 }
 
 } // namespace tessera::bert

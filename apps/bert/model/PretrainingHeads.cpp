@@ -94,7 +94,7 @@ PretrainingLosses PretrainingHeads::forward(apps::BuildContext &ctx, const popla
   poplar::Tensor transformed = transformNorm_.forward(ctx, activated, mode, prog);
   poplar::Tensor mlmLogits =
       poplin::matMul(g, transformed, tokenTable.transpose(), prog, poplar::FLOAT,
-                     name_ + "/mlm/logits", {}, &ctx.planningCache);
+                     name_ + "/mlm/logits", ctx.matMulOptions, &ctx.planningCache);
   namespace pe = popops::expr;
   popops::mapInPlace(g, pe::_1 + pe::Cast(pe::_2, poplar::FLOAT), {mlmLogits, outputBias_->value},
                      prog, name_ + "/mlm/outputBias"); // FLOAT logits, bias of the weights' type
@@ -136,11 +136,12 @@ poplar::Tensor PretrainingHeads::backward(apps::BuildContext &ctx,
                                  ? mlmDeltas_
                                  : popops::cast(g, mlmDeltas_, type, prog, name_ + "/mlm/cast");
   poplin::matMulWithOutput(g, mlmDeltas.transpose(), transformed_, tokenTableGradient, prog,
-                           name_ + "/mlm/tableGrad", {}, &ctx.planningCache);
+                           name_ + "/mlm/tableGrad", ctx.matMulOptions, &ctx.planningCache);
   outputBias_->gradient = popops::reduce(g, mlmDeltas, type, {0}, popops::Operation::ADD, prog,
                                          name_ + "/mlm/outputBiasGrad");
-  poplar::Tensor grad = poplin::matMul(g, mlmDeltas, tokenTable_, prog,
-                                       name_ + "/mlm/transformedGrad", {}, &ctx.planningCache);
+  poplar::Tensor grad =
+      poplin::matMul(g, mlmDeltas, tokenTable_, prog, name_ + "/mlm/transformedGrad",
+                     ctx.matMulOptions, &ctx.planningCache);
   grad = transformNorm_.backward(ctx, grad, prog);
   grad = popnn::nonLinearityInputGradient(g, popnn::NonLinearityType::GELU, transformInput_, grad,
                                           prog, name_ + "/mlm/geluGrad");

@@ -51,24 +51,25 @@ poplar::Tensor SelfAttention::forward(apps::BuildContext &ctx, const poplar::Ten
   poplar::Tensor k = toGroups(qkv.slice(H, 2 * H, 1));
   poplar::Tensor v = toGroups(qkv.slice(2 * H, 3 * H, 1));
 
-  poplar::Tensor scores = poplin::matMulGrouped(g, q, k.dimShuffle({0, 2, 1}), prog, poplar::FLOAT,
-                                                name_ + "/scores", {},
-                                                &ctx.planningCache); // [B·heads][S][S]
+  poplar::Tensor scores = poplin::matMulGrouped(
+      g, q, k.dimShuffle({0, 2, 1}), prog, ctx.partialsType, name_ + "/scores", ctx.matMulOptions,
+      &ctx.planningCache); // [B·heads][S][S]
   // Scale and mask in one pass; the mask is a view repeated over the heads.
   const float scale = 1.0f / std::sqrt(float(s.headSize()));
   poplar::Tensor maskPerHead = maskBias.reshape({s.batch, 1, s.sequence, s.sequence})
                                    .broadcast(unsigned(s.heads), 1)
                                    .reshape({s.groups(), s.sequence, s.sequence});
-  popops::mapInPlace(g, pe::_1 * pe::Const(scale) + pe::_2, {scores, maskPerHead}, prog,
-                     name_ + "/scaleAndMask");
+  popops::mapInPlace(g, pe::_1 * pe::Const(scale) + pe::Cast(pe::_2, scores.elementType()),
+                     {scores, maskPerHead}, prog, name_ + "/scaleAndMask");
   poplar::Tensor probabilities = popnn::nonLinearity(g, popnn::NonLinearityType::SOFTMAX_STABLE,
                                                      scores, prog, name_ + "/softmax");
   poplar::Tensor dropped = probabilityDropout_.forward(ctx, probabilities, mode, prog);
-  // The probabilities are FLOAT; with HALF activations they meet V in HALF.
+  // The probabilities are of the partials' type; with HALF activations they meet V in HALF.
   if (dropped.elementType() != v.elementType())
     dropped = popops::cast(g, dropped, v.elementType(), prog, name_ + "/probabilitiesCast");
-  poplar::Tensor context = poplin::matMulGrouped(g, dropped, v, prog, x.elementType(),
-                                                 name_ + "/context", {}, &ctx.planningCache);
+  poplar::Tensor context =
+      poplin::matMulGrouped(g, dropped, v, prog, x.elementType(), name_ + "/context",
+                            ctx.matMulOptions, &ctx.planningCache);
   if (mode == apps::Mode::Training) {
     queries_ = q;
     keys_ = k;
@@ -84,13 +85,14 @@ poplar::Tensor SelfAttention::backward(apps::BuildContext &ctx, const poplar::Te
   poplar::Graph &g = ctx.graph;
   const poplar::Type type = gradOut.elementType();
   auto grouped = [&](const poplar::Tensor &a, const poplar::Tensor &b, const char *what) {
-    return poplin::matMulGrouped(g, a, b, prog, type, name_ + "/" + what, {}, &ctx.planningCache);
+    return poplin::matMulGrouped(g, a, b, prog, type, name_ + "/" + what, ctx.matMulOptions,
+                                 &ctx.planningCache);
   };
   poplar::Tensor contextGrad = toGroups(output_.backward(ctx, gradOut, true, prog));
   // context = P'·V: dP' = dContext·Vᵀ, dV = P'ᵀ·dContext.
   poplar::Tensor droppedGrad =
-      poplin::matMulGrouped(g, contextGrad, values_.dimShuffle({0, 2, 1}), prog, poplar::FLOAT,
-                            name_ + "/probGrad", {}, &ctx.planningCache);
+      poplin::matMulGrouped(g, contextGrad, values_.dimShuffle({0, 2, 1}), prog, ctx.partialsType,
+                            name_ + "/probGrad", ctx.matMulOptions, &ctx.planningCache);
   poplar::Tensor valueGrad =
       grouped(droppedProbabilities_.dimShuffle({0, 2, 1}), contextGrad, "valueGrad");
   poplar::Tensor probGrad = probabilityDropout_.backward(ctx, droppedGrad, prog);

@@ -58,8 +58,6 @@ void check(const BertCommandLine &o) {
   if (!o.exportRun.empty() && o.gradientAccumulation != 1)
     throw apps::cli_error("--export-run: the PyTorch twin takes one batch per step; run without "
                           "--gradient-accumulation");
-  if (o.precision == apps::Precision::Half16Partials16)
-    throw apps::cli_error("--precision 16.16: the BERT trainer runs 32.32 and 16.32 so far");
   const OptimiserKind optimiser = optimiserKindOf(o.optimiser);
   const bool scaled = lossScalingOf(o).has_value();
   if ((o.gradientAccumulation > 1 || scaled) && optimiser == OptimiserKind::Sgd)
@@ -108,7 +106,7 @@ std::optional<BertCommandLine> parseBertCommandLine(int argc, const char *const 
     ("attention-dropout", po::value(&o.attentionDropout)->default_value(o.attentionDropout), "Dropout on the attention probabilities")
     ("target-mlm-accuracy", po::value(&o.targetMlmAccuracy)->default_value(0), "Held-out MLM accuracy whose first reaching is timed (0: none)")
     ("gradient-accumulation", po::value(&o.gradientAccumulation)->default_value(1), "Micro-batches per optimiser step (global batch = batch size × this; lamb and adamw)")
-    ("precision", po::value(&o.precision)->default_value(o.precision, "32.32"), "32.32, or 16.32 (HALF weights, activations and gradients; FLOAT partials, statistics, losses and optimiser moments; loss scaling on); 16.16 is refused for now")
+    ("precision", po::value(&o.precision)->default_value(o.precision, "32.32"), "32.32; 16.32 (HALF weights, activations and gradients; FLOAT matmul partials, attention scores, losses, norm statistics and optimiser moments; loss scaling on); or 16.16 (as 16.32 with HALF matmul partials and attention scores)")
     ("loss-scaling", po::value(&o.lossScaling)->default_value(""), "dynamic | static | off (default: dynamic with 16.32, off with 32.32)")
     ("loss-scale", po::value(&o.lossScale)->default_value(o.lossScale), "Initial (dynamic) or fixed (static) loss scale")
     ("epochs", po::value(&o.epochs)->default_value(0), "Train for this many passes over the corpus instead of --steps (rounded up to whole runs)")

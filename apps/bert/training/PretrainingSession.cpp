@@ -114,9 +114,7 @@ void PretrainingSession::Impl::addOptimiserUpdate(poplar::program::Sequence &pro
 
 void PretrainingSession::Impl::build() {
   const auto start = Clock::now();
-  if (options.precision == apps::Precision::Half16Partials16)
-    throw apps::cli_error("--precision 16.16: the BERT trainer runs 32.32 and 16.32 so far");
-  const bool half = options.precision == apps::Precision::Half16Partials32;
+  const bool half = options.precision != apps::Precision::Float32;
   if (options.stepsPerRun == 0)
     throw apps::cli_error("--steps-per-run must be at least 1");
   if (options.gradientAccumulation == 0)
@@ -142,7 +140,12 @@ void PretrainingSession::Impl::build() {
   popnn::addCodelets(g);
   // 16.32: weights, activations and gradients in HALF; attention scores, logits, losses,
   // norm statistics, optimiser moments and matmul partials stay FLOAT.
+  // 16.16: the matmuls' partials and the attention scores and probabilities in HALF too.
   ctx = std::make_unique<apps::BuildContext>(g, half ? poplar::HALF : poplar::FLOAT, options.seed);
+  if (options.precision == apps::Precision::Half16Partials16) {
+    ctx->partialsType = poplar::HALF;
+    ctx->matMulOptions.set("partialsType", "half");
+  }
   model = std::make_unique<BertModel>(*ctx, options.config, options.batchSize);
 
   poplar::Tensor lossScale;

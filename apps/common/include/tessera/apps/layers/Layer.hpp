@@ -43,6 +43,11 @@ public:
 
   poplar::Graph &graph;
   poplar::Type dataType;
+  /// Type of what sums many products before it is normalised — attention scores (precision
+  /// 16.16 makes them HALF; else FLOAT) — and the options every matMul gets (16.16 adds
+  /// partialsType "half").
+  poplar::Type partialsType = poplar::FLOAT;
+  poplar::OptionFlags matMulOptions;
   /// Runs once before training: fills every parameter and state tensor.
   poplar::program::Sequence initialise;
   /// Seed of the initialisers: two UNSIGNED_INT words written from `seed` at initialisation.
