@@ -250,25 +250,23 @@ int run(int argc, char **argv) {
               trainSeconds > 0 ? trainedSequences / trainSeconds : 0.0,
               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   if (!o.recordFile.empty()) {
-    apps::BenchmarkRecord record = apps::newBenchmarkRecord("bert");
-    for (const auto &[k, v] : describeRun(o, config))
-      (*record.mutable_config())[k] = v;
-    const double seqPerSecond = trainSeconds > 0 ? trainedSequences / trainSeconds : 0.0;
+    apps::RunSummary run;
+    run.app = "bert";
+    run.config = describeRun(o, config);
     // A sequence is BERT's sample: the record's throughput field counts samples per second.
-    record.set_throughput_images_per_second(seqPerSecond);
-    if (timeToTarget)
-      record.set_time_to_target_seconds(*timeToTarget);
-    record.set_target_accuracy(o.targetMlmAccuracy);
-    record.set_final_accuracy(lastEvaluation.mlmAccuracy());
-    auto &metrics = *record.mutable_metrics();
-    metrics["sequences_per_second"] = seqPerSecond;
-    metrics["held_out_mlm_accuracy"] = lastEvaluation.mlmAccuracy();
-    metrics["held_out_nsp_accuracy"] = lastEvaluation.nspAccuracy();
-    metrics["held_out_loss"] = lastEvaluation.meanLoss();
-    metrics["final_training_loss"] = lastTraining.meanLoss();
-    metrics["training_seconds"] = trainSeconds;
-    metrics["steps"] = double(o.steps);
-    apps::saveBenchmarkRecord(o.recordFile, record);
+    run.samplesPerSecond = trainSeconds > 0 ? trainedSequences / trainSeconds : 0.0;
+    run.timeToTargetSeconds = timeToTarget;
+    run.targetAccuracy = o.targetMlmAccuracy;
+    run.finalAccuracy = lastEvaluation.mlmAccuracy();
+    run.metrics = {{"sequences_per_second", run.samplesPerSecond},
+                   {"held_out_mlm_accuracy", lastEvaluation.mlmAccuracy()},
+                   {"held_out_nsp_accuracy", lastEvaluation.nspAccuracy()},
+                   {"held_out_loss", lastEvaluation.meanLoss()},
+                   {"final_training_loss", lastTraining.meanLoss()},
+                   {"training_seconds", trainSeconds},
+                   {"compile_seconds", session.compileSeconds()},
+                   {"steps", double(o.steps)}};
+    apps::saveBenchmarkRecord(o.recordFile, apps::benchmarkRecordOf(run));
     std::cout << "record written to " << o.recordFile << "\n";
   }
   return 0;

@@ -107,21 +107,20 @@ int run(int argc, char **argv) {
       std::cout << "target accuracy " << *options.targetAccuracy << " not reached\n";
   }
   if (!options.recordFile.empty()) {
-    apps::BenchmarkRecord record = apps::newBenchmarkRecord(spec.modelName);
-    for (const auto &[k, v] : spec.modelConfig)
-      (*record.mutable_config())[k] = v;
-    for (const auto &[k, v] : apps::describeTrainingOptions(options))
-      (*record.mutable_config())[k] = v;
-    record.set_throughput_images_per_second(r.imagesPerSecond);
-    if (r.timeToTargetSeconds)
-      record.set_time_to_target_seconds(*r.timeToTargetSeconds);
-    record.set_target_accuracy(options.targetAccuracy.value_or(0.0));
-    record.set_final_accuracy(r.finalAccuracy);
-    record.set_epochs(static_cast<unsigned>(r.epochs));
+    apps::RunSummary run;
+    run.app = spec.modelName;
+    run.config = spec.modelConfig;
+    run.config.merge(apps::describeTrainingOptions(options));
+    run.samplesPerSecond = r.imagesPerSecond;
+    run.timeToTargetSeconds = r.timeToTargetSeconds;
+    run.targetAccuracy = options.targetAccuracy.value_or(0.0);
+    run.finalAccuracy = r.finalAccuracy;
+    run.epochs = static_cast<unsigned>(r.epochs);
+    run.metrics = {{"compile_seconds", r.compileSeconds},
+                   {"training_seconds", r.trainingSeconds},
+                   {"final_loss", r.finalLoss}};
+    apps::BenchmarkRecord record = apps::benchmarkRecordOf(run);
     auto &metrics = *record.mutable_metrics();
-    metrics["compile_seconds"] = r.compileSeconds;
-    metrics["training_seconds"] = r.trainingSeconds;
-    metrics["final_loss"] = r.finalLoss;
     if (options.pricePerHour) {
       const apps::CostFigures cost = apps::costFigures(record, *options.pricePerHour);
       metrics["images_per_second_per_dollar_hour"] = cost.imagesPerSecondPerDollarHour;

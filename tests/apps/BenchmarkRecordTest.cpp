@@ -155,3 +155,28 @@ TEST(BenchmarkRecord, FileNamesAndDirectoryListing) {
   EXPECT_EQ(records[0].sdk_version(), "0.1.0");
   EXPECT_EQ(records[1].sdk_version(), "0.2.0");
 }
+
+TEST(BenchmarkRecord, RunSummaryFillsTheRecordWithProvenance) {
+  tessera::apps::RunSummary run;
+  run.app = "bert";
+  run.config = {{"config", "mini"}, {"batch_size", "16"}};
+  run.samplesPerSecond = 37.5;
+  run.timeToTargetSeconds = 120.0;
+  run.targetAccuracy = 0.3;
+  run.finalAccuracy = 0.31;
+  run.epochs = 2;
+  run.metrics = {{"compile_seconds", 3.5}};
+  const auto record = tessera::apps::benchmarkRecordOf(run);
+  EXPECT_EQ(record.app(), "bert");
+  EXPECT_FALSE(record.sdk_version().empty());
+  EXPECT_FALSE(record.host().host_class().empty());
+  EXPECT_EQ(record.config().at("batch_size"), "16");
+  EXPECT_EQ(record.throughput_images_per_second(), 37.5);
+  EXPECT_TRUE(record.has_time_to_target_seconds());
+  EXPECT_EQ(record.time_to_target_seconds(), 120.0);
+  EXPECT_EQ(record.final_accuracy(), 0.31);
+  EXPECT_EQ(record.epochs(), 2u);
+  EXPECT_EQ(record.metrics().at("compile_seconds"), 3.5);
+  run.timeToTargetSeconds.reset();
+  EXPECT_FALSE(tessera::apps::benchmarkRecordOf(run).has_time_to_target_seconds());
+}

@@ -67,10 +67,12 @@ PretrainingLoader::PretrainingLoader(std::shared_ptr<const TokenizedDocuments> t
     throw apps::dataset_error("the training documents make " + std::to_string(rowPlan(0)->size()) +
                               " rows, fewer than batchSize " + std::to_string(options.batchSize) +
                               "; use a smaller batch or a larger corpus");
-  startWorker();
+  queue_ = std::make_unique<apps::PrefetchQueue<PretrainingBatch>>(
+      [this](LoaderPosition at) { return makeBatch(at); },
+      [this](LoaderPosition at) { return advance(at); }, options.prefetchBatches);
 }
 
-PretrainingLoader::~PretrainingLoader() { stopWorker(); }
+PretrainingLoader::~PretrainingLoader() = default;
 
 std::shared_ptr<const RowPlan> PretrainingLoader::rowPlan(std::uint64_t epoch) const {
   std::lock_guard<std::mutex> lock(planMutex_);
@@ -104,69 +106,9 @@ PretrainingBatch PretrainingLoader::makeBatch(LoaderPosition position) const {
   return assembleBatch(source_, position.epoch, *plan, position.batch * options().batchSize);
 }
 
-void PretrainingLoader::startWorker() {
-  producer_ = consumer_;
-  stopping_ = false;
-  failure_ = nullptr;
-  queue_.clear();
-  if (options().prefetchBatches > 0)
-    worker_ = std::thread([this] { workerLoop(); });
-}
+PretrainingBatch PretrainingLoader::next() { return queue_->next(); }
 
-void PretrainingLoader::stopWorker() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stopping_ = true;
-  }
-  changed_.notify_all();
-  if (worker_.joinable())
-    worker_.join();
-}
-
-void PretrainingLoader::workerLoop() {
-  for (;;) {
-    LoaderPosition position;
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      changed_.wait(lock, [&] { return stopping_ || queue_.size() < options().prefetchBatches; });
-      if (stopping_)
-        return;
-      position = producer_;
-    }
-    try {
-      PretrainingBatch batch = makeBatch(position);
-      const LoaderPosition following = advance(position);
-      std::lock_guard<std::mutex> lock(mutex_);
-      queue_.push_back(std::move(batch));
-      producer_ = following;
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      failure_ = std::current_exception();
-      changed_.notify_all();
-      return;
-    }
-    changed_.notify_all();
-  }
-}
-
-PretrainingBatch PretrainingLoader::next() {
-  PretrainingBatch batch;
-  if (options().prefetchBatches == 0) {
-    batch = makeBatch(consumer_);
-  } else {
-    std::unique_lock<std::mutex> lock(mutex_);
-    changed_.wait(lock, [&] { return !queue_.empty() || failure_; });
-    if (queue_.empty())
-      std::rethrow_exception(failure_);
-    batch = std::move(queue_.front());
-    queue_.pop_front();
-  }
-  changed_.notify_all();
-  consumer_ = advance(consumer_);
-  return batch;
-}
-
-LoaderPosition PretrainingLoader::position() const { return consumer_; }
+LoaderPosition PretrainingLoader::position() const { return queue_->position(); }
 
 void PretrainingLoader::seek(LoaderPosition position) {
   if (position.batch >= batchesPerEpoch(position.epoch))
@@ -174,9 +116,7 @@ void PretrainingLoader::seek(LoaderPosition position) {
                           " is past the " + std::to_string(batchesPerEpoch(position.epoch)) +
                           " batches of epoch " + std::to_string(position.epoch) +
                           "; was the checkpoint written with another batch size, seed or corpus?");
-  stopWorker();
-  consumer_ = position;
-  startWorker();
+  queue_->seek(position);
 }
 
 HeldOutBatches::HeldOutBatches(std::shared_ptr<const TokenizedDocuments> heldOut,

@@ -4,19 +4,15 @@
 // (Packing.hpp) and the rows shuffled. The final partial batch of an epoch is dropped. Every batch
 // is a pure function of (seed, epoch, batch), so a run resumed from a saved position sees the
 // batches the original run would have. A host thread builds the next batches (prefetchBatches
-// ahead) while the device runs, like apps::DataLoader.
+// ahead) while the device runs (apps::PrefetchQueue, as apps::DataLoader).
 #pragma once
 
 #include "data/PretrainingExamples.hpp"
 
-#include "tessera/apps/DataLoader.hpp"
+#include "tessera/apps/PrefetchQueue.hpp"
 
-#include <condition_variable>
-#include <deque>
-#include <exception>
 #include <memory>
 #include <mutex>
-#include <thread>
 #include <vector>
 
 namespace tessera::bert {
@@ -55,25 +51,15 @@ public:
 private:
   std::shared_ptr<const RowPlan> rowPlan(std::uint64_t epoch) const;
   LoaderPosition advance(LoaderPosition p) const;
-  void startWorker();
-  void stopWorker();
-  void workerLoop();
 
   PretrainingExampleSource source_;
-  LoaderPosition consumer_;
 
   mutable std::mutex planMutex_;
   mutable std::uint64_t cachedEpoch_ = ~std::uint64_t{0};
   mutable std::shared_ptr<const RowPlan> cachedPlan_;
 
-  // Prefetch state, guarded by mutex_.
-  mutable std::mutex mutex_;
-  std::condition_variable changed_;
-  std::deque<PretrainingBatch> queue_;
-  LoaderPosition producer_;
-  bool stopping_ = false;
-  std::exception_ptr failure_;
-  std::thread worker_;
+  // Last: its thread calls makeBatch, so it starts after and stops before everything above.
+  std::unique_ptr<apps::PrefetchQueue<PretrainingBatch>> queue_;
 };
 
 /// Evaluation batches from the held-out documents: the same recipe and layout as training, always

@@ -149,6 +149,21 @@ BenchmarkRecord newBenchmarkRecord(const std::string &app) {
   return record;
 }
 
+BenchmarkRecord benchmarkRecordOf(const RunSummary &run) {
+  BenchmarkRecord record = newBenchmarkRecord(run.app);
+  for (const auto &[k, v] : run.config)
+    (*record.mutable_config())[k] = v;
+  record.set_throughput_images_per_second(run.samplesPerSecond);
+  if (run.timeToTargetSeconds)
+    record.set_time_to_target_seconds(*run.timeToTargetSeconds);
+  record.set_target_accuracy(run.targetAccuracy);
+  record.set_final_accuracy(run.finalAccuracy);
+  record.set_epochs(run.epochs);
+  for (const auto &[k, v] : run.metrics)
+    (*record.mutable_metrics())[k] = v;
+  return record;
+}
+
 std::string benchmarkRecordToJson(const BenchmarkRecord &record) {
   google::protobuf::util::JsonPrintOptions options;
   options.add_whitespace = true;

@@ -49,10 +49,12 @@ DataLoader::DataLoader(ImageSet data, DataLoaderOptions options)
     throw app_error("DataLoader: batchSize " + std::to_string(options_.batchSize) +
                     " exceeds the " + std::to_string(data_.size()) +
                     " images, so dropLast leaves no batch; use a smaller batch or more images");
-  startWorker();
+  queue_ = std::make_unique<PrefetchQueue<Batch>>(
+      [this](LoaderPosition at) { return makeBatch(at); },
+      [this](LoaderPosition at) { return advance(at); }, options_.prefetchBatches);
 }
 
-DataLoader::~DataLoader() { stopWorker(); }
+DataLoader::~DataLoader() = default;
 
 std::size_t DataLoader::batchesPerEpoch() const {
   const std::size_t n = data_.size(), b = options_.batchSize;
@@ -139,68 +141,9 @@ Batch DataLoader::makeBatch(LoaderPosition position) const {
   return batch;
 }
 
-void DataLoader::startWorker() {
-  producer_ = consumer_;
-  stopping_ = false;
-  failure_ = nullptr;
-  queue_.clear();
-  if (options_.prefetchBatches > 0)
-    worker_ = std::thread([this] { workerLoop(); });
-}
+Batch DataLoader::next() { return queue_->next(); }
 
-void DataLoader::stopWorker() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stopping_ = true;
-  }
-  changed_.notify_all();
-  if (worker_.joinable())
-    worker_.join();
-}
-
-void DataLoader::workerLoop() {
-  for (;;) {
-    LoaderPosition position;
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      changed_.wait(lock, [&] { return stopping_ || queue_.size() < options_.prefetchBatches; });
-      if (stopping_)
-        return;
-      position = producer_;
-    }
-    try {
-      Batch batch = makeBatch(position);
-      std::lock_guard<std::mutex> lock(mutex_);
-      queue_.push_back(std::move(batch));
-      producer_ = advance(position);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      failure_ = std::current_exception();
-      changed_.notify_all();
-      return;
-    }
-    changed_.notify_all();
-  }
-}
-
-Batch DataLoader::next() {
-  Batch batch;
-  if (options_.prefetchBatches == 0) {
-    batch = makeBatch(consumer_);
-  } else {
-    std::unique_lock<std::mutex> lock(mutex_);
-    changed_.wait(lock, [&] { return !queue_.empty() || failure_; });
-    if (queue_.empty())
-      std::rethrow_exception(failure_);
-    batch = std::move(queue_.front());
-    queue_.pop_front();
-  }
-  changed_.notify_all();
-  consumer_ = advance(consumer_);
-  return batch;
-}
-
-LoaderPosition DataLoader::position() const { return consumer_; }
+LoaderPosition DataLoader::position() const { return queue_->position(); }
 
 void DataLoader::seek(LoaderPosition position) {
   if (position.batch >= batchesPerEpoch())
@@ -208,9 +151,7 @@ void DataLoader::seek(LoaderPosition position) {
                     std::to_string(batchesPerEpoch()) +
                     " batches of an epoch; was the checkpoint written with another batch size "
                     "or data set?");
-  stopWorker();
-  consumer_ = position;
-  startWorker();
+  queue_->seek(position);
 }
 
 } // namespace tessera::apps

@@ -6,6 +6,8 @@
 #include "benchmark_record.pb.h"
 
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,6 +35,21 @@ std::string gitCommit(const std::filesystem::path &sourceDir = {});
 
 /// A record for `app` with the SDK version, git commit, host and current UTC time filled in.
 BenchmarkRecord newBenchmarkRecord(const std::string &app);
+
+/// What a trainer measured in one run, for its --record-file.
+struct RunSummary {
+  std::string app;
+  std::map<std::string, std::string> config; ///< setting → value text
+  double samplesPerSecond = 0;               ///< images, or sequences for BERT
+  std::optional<double> timeToTargetSeconds;
+  double targetAccuracy = 0; ///< 0: none
+  double finalAccuracy = 0;
+  unsigned epochs = 0;
+  std::map<std::string, double> metrics; ///< the app's own figures, by name
+};
+
+/// newBenchmarkRecord(run.app) with the run's settings and figures filled in.
+BenchmarkRecord benchmarkRecordOf(const RunSummary &run);
 
 /// Indented JSON (proto field names in lowerCamelCase, as protobuf's JSON mapping does).
 std::string benchmarkRecordToJson(const BenchmarkRecord &record);

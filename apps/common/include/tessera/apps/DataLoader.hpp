@@ -7,15 +7,12 @@
 #pragma once
 
 #include "tessera/apps/FashionMnist.hpp"
+#include "tessera/apps/PrefetchQueue.hpp"
 
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
-#include <exception>
 #include <memory>
 #include <mutex>
-#include <thread>
 #include <vector>
 
 namespace tessera::apps {
@@ -48,13 +45,6 @@ struct DataLoaderOptions {
   /// With dropLast false: fill the final partial batch up to batchSize with blank images
   /// (label 0) so a fixed-size graph can run it; Batch::validImages says how many are real.
   bool padFinalBatch = false;
-};
-
-/// The position of the next batch a loader hands out; saved in checkpoints.
-struct LoaderPosition {
-  std::uint64_t epoch = 0;
-  std::uint64_t batch = 0;
-  bool operator==(const LoaderPosition &) const = default;
 };
 
 struct Batch {
@@ -96,9 +86,6 @@ public:
   Batch makeBatch(LoaderPosition position) const;
 
 private:
-  void startWorker();
-  void stopWorker();
-  void workerLoop();
   LoaderPosition advance(LoaderPosition p) const;
   // The epoch's image order; the last one is cached because consecutive batches share it.
   std::shared_ptr<const std::vector<std::uint32_t>> epochOrder(std::uint64_t epoch) const;
@@ -106,20 +93,13 @@ private:
 
   ImageSet data_;
   DataLoaderOptions options_;
-  LoaderPosition consumer_;
 
   mutable std::mutex orderMutex_;
   mutable std::uint64_t cachedEpoch_ = ~std::uint64_t{0};
   mutable std::shared_ptr<const std::vector<std::uint32_t>> cachedOrder_;
 
-  // Prefetch state, guarded by mutex_.
-  mutable std::mutex mutex_;
-  std::condition_variable changed_;
-  std::deque<Batch> queue_;
-  LoaderPosition producer_;
-  bool stopping_ = false;
-  std::exception_ptr failure_;
-  std::thread worker_;
+  // Last: its thread calls makeBatch, so it starts after and stops before everything above.
+  std::unique_ptr<PrefetchQueue<Batch>> queue_;
 };
 
 } // namespace tessera::apps
