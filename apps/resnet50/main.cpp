@@ -5,8 +5,7 @@
 
 #include <poplar/exceptions.hpp>
 
-#include <tessera/apps/BenchReport.hpp>
-#include <tessera/apps/BenchmarkRecord.hpp>
+#include <tessera/apps/ClassifierReport.hpp>
 #include <tessera/apps/ClassifierTrainer.hpp>
 #include <tessera/apps/Errors.hpp>
 #include <tessera/apps/TrainingOptions.hpp>
@@ -93,43 +92,7 @@ int run(int argc, char **argv) {
   apps::ClassifierTrainer trainer(resnet::buildResNet(model.net), spec, options, std::cout);
   const apps::TrainingResult r = trainer.run();
 
-  std::cout << "trained " << r.steps << " steps (" << r.epochs << " epochs) in "
-            << r.trainingSeconds << " s: " << r.imagesPerSecond << " images/s, final loss "
-            << r.finalLoss;
-  if (options.validation)
-    std::cout << ", validation accuracy " << r.finalAccuracy;
-  std::cout << "\n";
-  if (options.targetAccuracy && options.validation) {
-    if (r.timeToTargetSeconds)
-      std::cout << "time to " << *options.targetAccuracy << " accuracy: " << *r.timeToTargetSeconds
-                << " s (plus " << r.compileSeconds << " s graph build and compile)\n";
-    else
-      std::cout << "target accuracy " << *options.targetAccuracy << " not reached\n";
-  }
-  if (!options.recordFile.empty()) {
-    apps::RunSummary run;
-    run.app = spec.modelName;
-    run.config = spec.modelConfig;
-    run.config.merge(apps::describeTrainingOptions(options));
-    run.samplesPerSecond = r.imagesPerSecond;
-    run.timeToTargetSeconds = r.timeToTargetSeconds;
-    run.targetAccuracy = options.targetAccuracy.value_or(0.0);
-    run.finalAccuracy = r.finalAccuracy;
-    run.epochs = static_cast<unsigned>(r.epochs);
-    run.metrics = {{"compile_seconds", r.compileSeconds},
-                   {"training_seconds", r.trainingSeconds},
-                   {"final_loss", r.finalLoss}};
-    apps::BenchmarkRecord record = apps::benchmarkRecordOf(run);
-    auto &metrics = *record.mutable_metrics();
-    if (options.pricePerHour) {
-      const apps::CostFigures cost = apps::costFigures(record, *options.pricePerHour);
-      metrics["images_per_second_per_dollar_hour"] = cost.imagesPerSecondPerDollarHour;
-      if (cost.costToTrain)
-        metrics["cost_to_train_dollars"] = *cost.costToTrain;
-    }
-    apps::saveBenchmarkRecord(options.recordFile, record);
-    std::cout << "record written to " << options.recordFile << "\n";
-  }
+  apps::reportClassifierRun(spec, options, r, std::cout);
   return 0;
 }
 

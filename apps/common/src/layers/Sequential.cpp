@@ -26,13 +26,17 @@ poplar::Tensor Sequential::backward(BuildContext &ctx, const poplar::Tensor &gra
   return g;
 }
 
-Residual::Residual(std::string name, LayerPtr main, LayerPtr shortcut)
-    : Layer(std::move(name)), main_(std::move(main)), shortcut_(std::move(shortcut)) {}
+Residual::Residual(std::string name, LayerPtr main, LayerPtr shortcut,
+                   ResidualActivation activation)
+    : Layer(std::move(name)), main_(std::move(main)), shortcut_(std::move(shortcut)),
+      activation_(activation) {}
 
 poplar::Tensor Residual::forward(BuildContext &ctx, const poplar::Tensor &x, Mode mode,
                                  poplar::program::Sequence &prog) {
   poplar::Tensor y = main_->forward(ctx, x, mode, prog);
   poplar::Tensor s = shortcut_ ? shortcut_->forward(ctx, x, mode, prog) : x;
+  if (activation_ == ResidualActivation::None)
+    return popops::add(ctx.graph, y, s, prog, name_ + "/add");
   // relu(y + s) in one fused pass.
   namespace pe = popops::expr;
   poplar::Tensor out = popops::map(ctx.graph, pe::Max(pe::_1 + pe::_2, pe::Const(0.0f)), {y, s},
@@ -44,8 +48,11 @@ poplar::Tensor Residual::forward(BuildContext &ctx, const poplar::Tensor &x, Mod
 
 poplar::Tensor Residual::backward(BuildContext &ctx, const poplar::Tensor &gradOut,
                                   bool needInputGradient, poplar::program::Sequence &prog) {
-  poplar::Tensor g = popnn::nonLinearityInputGradient(ctx.graph, popnn::NonLinearityType::RELU,
-                                                      output_, gradOut, prog, name_ + "/reluGrad");
+  poplar::Tensor g =
+      activation_ == ResidualActivation::None
+          ? gradOut
+          : popnn::nonLinearityInputGradient(ctx.graph, popnn::NonLinearityType::RELU, output_,
+                                             gradOut, prog, name_ + "/reluGrad");
   poplar::Tensor gMain = main_->backward(ctx, g, needInputGradient, prog);
   poplar::Tensor gShort = shortcut_ ? shortcut_->backward(ctx, g, needInputGradient, prog) : g;
   if (!needInputGradient)

@@ -24,10 +24,15 @@ private:
 };
 
 /// out = relu(main(x) + shortcut(x)), the residual block of ResNet (an empty shortcut is the
-/// identity). The gradient of the sum reaches both branches and their input gradients add.
+/// identity), or with ResidualActivation::None plain main(x) + shortcut(x), as EfficientNet's
+/// MBConv blocks add. The gradient of the sum reaches both branches and their input gradients
+/// add.
+enum class ResidualActivation { Relu, None };
+
 class Residual : public Layer {
 public:
-  Residual(std::string name, LayerPtr main, LayerPtr shortcut);
+  Residual(std::string name, LayerPtr main, LayerPtr shortcut,
+           ResidualActivation activation = ResidualActivation::Relu);
 
   poplar::Tensor forward(BuildContext &ctx, const poplar::Tensor &x, Mode mode,
                          poplar::program::Sequence &prog) override;
@@ -36,7 +41,8 @@ public:
 
 private:
   LayerPtr main_, shortcut_; // shortcut_ may be null (identity)
-  poplar::Tensor output_;    // relu output of the last Training forward
+  ResidualActivation activation_;
+  poplar::Tensor output_; // relu output of the last Training forward
 };
 
 } // namespace tessera::apps
