@@ -1,0 +1,200 @@
+// The layers an EfficientNet trainer adds to apps/common, each on a small device: grouped and
+// depthwise Conv2d against a naive double loop, its gradients against central finite
+// differences of the reference loss L = Σ gradOut ⊙ out, and every configuration error is a
+// cli_error naming the layer.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <tessera/apps/Errors.hpp>
+#include <tessera/apps/layers/Conv2d.hpp>
+
+#include "LayerRig.hpp"
+
+namespace tessera::apps {
+namespace {
+
+using test::LayerRig;
+using Vec = std::vector<double>;
+
+/// Uniform values in [lo, hi), each exactly a float (so host and device see the same inputs).
+Vec randomValues(std::size_t n, unsigned seed, double lo = -1.0, double hi = 1.0) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist{float(lo), float(hi)};
+  Vec v(n);
+  for (auto &e : v)
+    e = dist(rng);
+  return v;
+}
+
+/// Values of magnitude in [0.5, 2) with random signs: never zero, so a zero output means
+/// "dropped".
+double dot(const Vec &a, const Vec &b) {
+  double sum = 0;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    sum += a[i] * b[i];
+  return sum;
+}
+
+/// Central difference of f at every element of `v` (restored afterwards).
+Vec finiteDifference(Vec &v, const std::function<double()> &f, double step = 1e-4) {
+  Vec grad(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const double saved = v[i];
+    v[i] = saved + step;
+    const double up = f();
+    v[i] = saved - step;
+    const double down = f();
+    v[i] = saved;
+    grad[i] = (up - down) / (2 * step);
+  }
+  return grad;
+}
+
+void expectClose(const Vec &got, const Vec &want, double tolerance, const std::string &what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (std::size_t i = 0; i < want.size(); ++i)
+    ASSERT_NEAR(got[i], want[i], tolerance * (1 + std::abs(want[i]))) << what << "[" << i << "]";
+}
+
+/// Runs `build` expecting a cli_error whose message names `layer` and contains every `part`.
+void expectCliError(const std::function<void()> &build, const std::string &layer,
+                    const std::vector<std::string> &parts = {}) {
+  try {
+    build();
+    FAIL() << "layer '" << layer << "' accepted a bad configuration";
+  } catch (const cli_error &e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("'" + layer + "'"), std::string::npos) << what;
+    for (const auto &part : parts)
+      EXPECT_NE(what.find(part), std::string::npos) << "'" << part << "' missing from: " << what;
+  }
+}
+
+// ---- Conv2d with groups ------------------------------------------------------------------------
+
+struct ConvCase {
+  const char *name;
+  std::size_t batch, in, out, groups, height, width;
+  unsigned kernel, stride, padding;
+  bool bias;
+  std::size_t outSize(std::size_t n) const { return (n + 2 * padding - kernel) / stride + 1; }
+  std::size_t weightElements() const { return out * (in / groups) * kernel * kernel; }
+};
+
+/// y[b][o][i][j] = bias[o] + Σ over o's group's input channels and the kernel window, as a
+/// plain loop in double. Weights [G][out/G][in/G][k][k], so output channel o's filters start
+/// at o · (in/G) · k².
+Vec referenceConv(const ConvCase &c, const Vec &x, const Vec &w, const Vec &bias) {
+  const std::size_t OH = c.outSize(c.height), OW = c.outSize(c.width);
+  const std::size_t inPerGroup = c.in / c.groups, outPerGroup = c.out / c.groups, k = c.kernel;
+  Vec y(c.batch * c.out * OH * OW);
+  for (std::size_t b = 0; b < c.batch; ++b)
+    for (std::size_t o = 0; o < c.out; ++o)
+      for (std::size_t i = 0; i < OH; ++i)
+        for (std::size_t j = 0; j < OW; ++j) {
+          const std::size_t group = o / outPerGroup;
+          double acc = c.bias ? bias[o] : 0.0;
+          for (std::size_t ic = 0; ic < inPerGroup; ++ic)
+            for (std::size_t ky = 0; ky < k; ++ky)
+              for (std::size_t kx = 0; kx < k; ++kx) {
+                const long row = long(i * c.stride + ky) - long(c.padding);
+                const long col = long(j * c.stride + kx) - long(c.padding);
+                if (row < 0 || col < 0 || row >= long(c.height) || col >= long(c.width))
+                  continue;
+                const std::size_t channel = group * inPerGroup + ic;
+                acc += x[((b * c.in + channel) * c.height + row) * c.width + col] *
+                       w[((o * inPerGroup + ic) * k + ky) * k + kx];
+              }
+          y[((b * c.out + o) * OH + i) * OW + j] = acc;
+        }
+  return y;
+}
+
+class GroupedConv : public ::testing::TestWithParam<ConvCase> {};
+
+TEST_P(GroupedConv, ForwardMatchesNaiveLoopAndGradientsMatchFiniteDifferences) {
+  const ConvCase c = GetParam();
+  LayerRig rig;
+  Conv2d conv("conv", Conv2dOptions{c.in, c.out, c.kernel, c.stride, c.padding, c.bias, c.groups});
+  const std::vector<std::size_t> outShape{c.batch, c.out, c.outSize(c.height), c.outSize(c.width)};
+  poplar::Tensor x = rig.input("x", {c.batch, c.in, c.height, c.width});
+  poplar::Tensor gradOut = rig.input("gradOut", outShape);
+  poplar::program::Sequence prog;
+  rig.output("y", conv.forward(rig.ctx(), x, Mode::Training, prog));
+  rig.output("gradIn", conv.backward(rig.ctx(), gradOut, true, prog));
+  rig.exposeParameters();
+  const auto &params = rig.ctx().parameters();
+  ASSERT_EQ(params.size(), c.bias ? 2u : 1u);
+  // The grouped weights shape poplin expects: [groups][out/groups][in/groups][k][k].
+  EXPECT_EQ(
+      params[0]->value.shape(),
+      (std::vector<std::size_t>{c.groups, c.out / c.groups, c.in / c.groups, c.kernel, c.kernel}));
+  rig.load({prog});
+
+  Vec xs = randomValues(x.numElements(), 1), gys = randomValues(gradOut.numElements(), 2);
+  Vec w = randomValues(c.weightElements(), 3), bias = randomValues(c.out, 4);
+  rig.write("x", xs);
+  rig.write("gradOut", gys);
+  rig.write("conv/weights", w);
+  if (c.bias)
+    rig.write("conv/bias", bias);
+  rig.run(1);
+
+  expectClose(rig.read("y"), referenceConv(c, xs, w, bias), 1e-5, "y");
+  auto loss = [&] { return dot(referenceConv(c, xs, w, bias), gys); };
+  expectClose(rig.read("gradIn"), finiteDifference(xs, loss), 1e-4, "gradIn");
+  expectClose(rig.read("conv/weights/grad"), finiteDifference(w, loss), 1e-4, "weights/grad");
+  if (c.bias)
+    expectClose(rig.read("conv/bias/grad"), finiteDifference(bias, loss), 1e-4, "bias/grad");
+}
+
+const ConvCase kConvCases[] = {
+    {"grouped", 2, 4, 6, 2, 6, 5, 3, 1, 1, true},
+    {"groupedPointwise", 2, 6, 4, 2, 4, 4, 1, 1, 0, false},
+    {"depthwiseStride2", 2, 5, 5, 5, 7, 6, 3, 2, 1, false},
+    {"depthwiseK5", 1, 3, 3, 3, 6, 6, 5, 1, 2, true},
+};
+
+INSTANTIATE_TEST_SUITE_P(EfficientNetLayers, GroupedConv, ::testing::ValuesIn(kConvCases),
+                         [](const auto &info) { return std::string(info.param.name); });
+
+TEST(EfficientNetLayers, GroupedConvHeNormalFanInIsOneGroupsInputChannels) {
+  // Depthwise 3x3: each output sees 9 inputs, so std = sqrt(2/9) ≈ 0.47, not sqrt(2/576).
+  LayerRig rig(8, 7);
+  Conv2d conv("dw", Conv2dOptions{64, 64, 3, 1, 1, false, 64});
+  poplar::program::Sequence prog;
+  conv.forward(rig.ctx(), rig.input("x", {1, 64, 4, 4}), Mode::Inference, prog);
+  rig.exposeParameters();
+  rig.load({prog});
+  const Vec w = rig.read("dw/weights");
+  ASSERT_EQ(w.size(), 64u * 9u);
+  const double stdDev = std::sqrt(dot(w, w) / double(w.size()));
+  // 576 samples estimate the standard deviation within ≈ 3 %; a wrong fan-in is off 8×.
+  EXPECT_NEAR(stdDev, std::sqrt(2.0 / 9.0), 0.15 * std::sqrt(2.0 / 9.0));
+}
+
+TEST(EfficientNetLayers, GroupedConvChannelsNotDivisibleByGroupsNameTheLayerAndBothNumbers) {
+  expectCliError(
+      [] {
+        Conv2d("blocks/2/dw", Conv2dOptions{6, 8, 3, 1, 1, false, 4});
+      },
+      "blocks/2/dw", {"6 input channels", "4 groups"});
+  expectCliError(
+      [] {
+        Conv2d("blocks/2/pw", Conv2dOptions{8, 6, 1, 1, 0, false, 4});
+      },
+      "blocks/2/pw", {"6 output channels", "4 groups"});
+  expectCliError(
+      [] {
+        Conv2d("blocks/2/zero", Conv2dOptions{8, 8, 3, 1, 1, false, 0});
+      },
+      "blocks/2/zero", {"groups"});
+}
+
+} // namespace
+} // namespace tessera::apps
