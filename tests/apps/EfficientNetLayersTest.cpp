@@ -1,17 +1,20 @@
-// The layers an EfficientNet trainer adds to apps/common, each on a small device: grouped and
-// depthwise Conv2d against a naive double loop, its gradients against central finite
-// differences of the reference loss L = Σ gradOut ⊙ out, and every configuration error is a
-// cli_error naming the layer.
+// The layers an EfficientNet trainer adds to apps/common, each on a small device. Grouped and
+// depthwise Conv2d, Swish, Sigmoid and SqueezeExcite against naive double references, their
+// gradients against central finite differences of the reference loss L = Σ gradOut ⊙ out; and
+// every configuration error is a cli_error naming the layer.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <functional>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
 
 #include <tessera/apps/Errors.hpp>
+#include <tessera/apps/layers/Activations.hpp>
 #include <tessera/apps/layers/Conv2d.hpp>
+#include <tessera/apps/layers/SqueezeExcite.hpp>
 
 #include "LayerRig.hpp"
 
@@ -74,6 +77,9 @@ void expectCliError(const std::function<void()> &build, const std::string &layer
       EXPECT_NE(what.find(part), std::string::npos) << "'" << part << "' missing from: " << what;
   }
 }
+
+double sigmoid(double x) { return 1 / (1 + std::exp(-x)); }
+double swish(double x) { return x * sigmoid(x); }
 
 // ---- Conv2d with groups ------------------------------------------------------------------------
 
@@ -194,6 +200,136 @@ TEST(EfficientNetLayers, GroupedConvChannelsNotDivisibleByGroupsNameTheLayerAndB
         Conv2d("blocks/2/zero", Conv2dOptions{8, 8, 3, 1, 1, false, 0});
       },
       "blocks/2/zero", {"groups"});
+}
+
+// ---- Swish and Sigmoid -------------------------------------------------------------------------
+
+TEST(EfficientNetLayers, SwishAndSigmoidMatchClosedFormAndFiniteDifferences) {
+  LayerRig rig;
+  const std::vector<std::size_t> shape{3, 4, 5};
+  poplar::Tensor x = rig.input("x", shape), gradOut = rig.input("gradOut", shape);
+  Swish swishLayer("swish");
+  Sigmoid sigmoidLayer("sigmoid");
+  poplar::program::Sequence prog;
+  rig.output("swish", swishLayer.forward(rig.ctx(), x, Mode::Training, prog));
+  rig.output("swishGrad", swishLayer.backward(rig.ctx(), gradOut, true, prog));
+  rig.output("sigmoid", sigmoidLayer.forward(rig.ctx(), x, Mode::Training, prog));
+  rig.output("sigmoidGrad", sigmoidLayer.backward(rig.ctx(), gradOut, true, prog));
+  rig.load({prog});
+
+  Vec xs(x.numElements());
+  for (std::size_t i = 0; i < xs.size(); ++i) // −6 … 5.8 in steps of 0.2, through 0
+    xs[i] = float(-6.0 + 0.2 * double(i));
+  const Vec gys = randomValues(xs.size(), 5);
+  rig.write("x", xs);
+  rig.write("gradOut", gys);
+  rig.run(1);
+
+  for (const auto &[name, f] :
+       std::map<std::string, double (*)(double)>{{"swish", swish}, {"sigmoid", sigmoid}}) {
+    Vec value(xs.size()), grad(xs.size());
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      value[i] = f(xs[i]);
+      const double h = 1e-5;
+      grad[i] = gys[i] * (f(xs[i] + h) - f(xs[i] - h)) / (2 * h);
+    }
+    expectClose(rig.read(name), value, 1e-6, name);
+    expectClose(rig.read(name + "Grad"), grad, 1e-5, name + "Grad");
+  }
+}
+
+// ---- SqueezeExcite -----------------------------------------------------------------------------
+
+struct SeShape {
+  std::size_t B = 2, C = 6, H = 3, W = 4, R = 3;
+};
+
+/// y = x · sigmoid(swish(mean_hw(x) · W1 + b1) · W2 + b2) per sample and channel, in double.
+Vec referenceSqueezeExcite(const SeShape &s, const std::map<std::string, Vec> &p, const Vec &x) {
+  const Vec &w1 = p.at("se/reduce/weights"), &b1 = p.at("se/reduce/bias");
+  const Vec &w2 = p.at("se/expand/weights"), &b2 = p.at("se/expand/bias");
+  const std::size_t field = s.H * s.W;
+  Vec y(x.size());
+  for (std::size_t b = 0; b < s.B; ++b) {
+    Vec squeezed(s.C, 0.0), reduced(s.R);
+    for (std::size_t c = 0; c < s.C; ++c) {
+      for (std::size_t f = 0; f < field; ++f)
+        squeezed[c] += x[(b * s.C + c) * field + f];
+      squeezed[c] /= double(field);
+    }
+    for (std::size_t r = 0; r < s.R; ++r) {
+      double z = b1[r];
+      for (std::size_t c = 0; c < s.C; ++c)
+        z += squeezed[c] * w1[c * s.R + r];
+      reduced[r] = swish(z);
+    }
+    for (std::size_t c = 0; c < s.C; ++c) {
+      double z = b2[c];
+      for (std::size_t r = 0; r < s.R; ++r)
+        z += reduced[r] * w2[r * s.C + c];
+      const double gate = sigmoid(z);
+      for (std::size_t f = 0; f < field; ++f)
+        y[(b * s.C + c) * field + f] = x[(b * s.C + c) * field + f] * gate;
+    }
+  }
+  return y;
+}
+
+TEST(EfficientNetLayers, SqueezeExciteMatchesNaiveReferenceAndAllGradientsFiniteDifferences) {
+  const SeShape s;
+  LayerRig rig;
+  SqueezeExcite se("se", SqueezeExciteOptions{s.C, s.R});
+  const std::vector<std::size_t> shape{s.B, s.C, s.H, s.W};
+  poplar::Tensor x = rig.input("x", shape), gradOut = rig.input("gradOut", shape);
+  poplar::program::Sequence prog, inference;
+  rig.output("y", se.forward(rig.ctx(), x, Mode::Training, prog));
+  rig.output("gradIn", se.backward(rig.ctx(), gradOut, true, prog));
+  rig.output("yInference", se.forward(rig.ctx(), x, Mode::Inference, inference));
+  rig.exposeParameters();
+  rig.load({prog, inference});
+
+  Vec xs = randomValues(x.numElements(), 11, -2.0, 2.0);
+  const Vec gys = randomValues(x.numElements(), 12);
+  rig.write("x", xs);
+  rig.write("gradOut", gys);
+  // Non-zero biases too, so every term of the reference is exercised.
+  std::map<std::string, Vec> params;
+  unsigned seed = 20;
+  for (const auto &p : rig.ctx().parameters()) {
+    params[p->name] = randomValues(p->value.numElements(), seed++);
+    rig.write(p->name, params[p->name]);
+  }
+  ASSERT_EQ(params.size(), 4u);
+  ASSERT_EQ(rig.ctx().parameters()[0]->value.shape(), (std::vector<std::size_t>{s.C, s.R}));
+  rig.run(1);
+  rig.run(2);
+
+  const Vec want = referenceSqueezeExcite(s, params, xs);
+  expectClose(rig.read("y"), want, 1e-5, "y");
+  expectClose(rig.read("yInference"), want, 1e-5, "yInference");
+  auto loss = [&] { return dot(referenceSqueezeExcite(s, params, xs), gys); };
+  expectClose(rig.read("gradIn"), finiteDifference(xs, loss), 2e-4, "gradIn");
+  for (auto &[name, value] : params)
+    expectClose(rig.read(name + "/grad"), finiteDifference(value, loss), 2e-4, name + "/grad");
+}
+
+TEST(EfficientNetLayers, SqueezeExciteWithBadChannelsNamesTheLayer) {
+  expectCliError(
+      [] {
+        SqueezeExcite("blocks/4/se", SqueezeExciteOptions{16, 0});
+      },
+      "blocks/4/se", {"reduced channels (0)"});
+  LayerRig rig(4);
+  SqueezeExcite se("blocks/5/se", SqueezeExciteOptions{6, 2});
+  poplar::program::Sequence prog;
+  try {
+    se.forward(rig.ctx(), rig.input("x", {2, 5, 3, 3}), Mode::Training, prog);
+    FAIL() << "accepted 5 channels";
+  } catch (const app_error &e) {
+    EXPECT_NE(std::string(e.what()).find("'blocks/5/se' expects input [B][6][H][W]"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 } // namespace
