@@ -1,11 +1,15 @@
 // The layers an EfficientNet trainer adds to apps/common, each on a small device. Grouped and
 // depthwise Conv2d, Swish, Sigmoid and SqueezeExcite against naive double references, their
-// gradients against central finite differences of the reference loss L = Σ gradOut ⊙ out; and
-// every configuration error is a cli_error naming the layer.
+// gradients against central finite differences of the reference loss L = Σ gradOut ⊙ out;
+// Dropout by the properties of its masks (a dropped element is zero, a kept one exactly
+// x / p_keep, the expected value is x, backward goes through the same mask, a step gets a new
+// mask only when the seed advances, Inference is the identity, rate 0 draws no random
+// numbers); and every configuration error is a cli_error naming the layer.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <map>
 #include <random>
 #include <string>
@@ -14,6 +18,7 @@
 #include <tessera/apps/Errors.hpp>
 #include <tessera/apps/layers/Activations.hpp>
 #include <tessera/apps/layers/Conv2d.hpp>
+#include <tessera/apps/layers/Dropout.hpp>
 #include <tessera/apps/layers/SqueezeExcite.hpp>
 
 #include "LayerRig.hpp"
@@ -36,6 +41,14 @@ Vec randomValues(std::size_t n, unsigned seed, double lo = -1.0, double hi = 1.0
 
 /// Values of magnitude in [0.5, 2) with random signs: never zero, so a zero output means
 /// "dropped".
+Vec nonZeroValues(std::size_t n, unsigned seed) {
+  Vec v = randomValues(n, seed, 0.5, 2.0);
+  std::mt19937 rng(seed + 1000);
+  for (auto &e : v)
+    e = rng() % 2 ? e : -e;
+  return v;
+}
+
 double dot(const Vec &a, const Vec &b) {
   double sum = 0;
   for (std::size_t i = 0; i < a.size(); ++i)
@@ -329,6 +342,86 @@ TEST(EfficientNetLayers, SqueezeExciteWithBadChannelsNamesTheLayer) {
     EXPECT_NE(std::string(e.what()).find("'blocks/5/se' expects input [B][6][H][W]"),
               std::string::npos)
         << e.what();
+  }
+}
+
+// ---- StochasticDepth and Dropout ---------------------------------------------------------------
+
+/// Runs a dropping layer over `shape` and checks its masks, where a "unit" (a whole sample for
+/// StochasticDepth, one element for Dropout) is `unitSize` consecutive elements.
+void expectDropMasks(Layer &layer, const std::vector<std::size_t> &shape, std::size_t unitSize,
+                     float rate) {
+  LayerRig rig;
+  poplar::Tensor x = rig.input("x", shape), gradOut = rig.input("gradOut", shape);
+  poplar::program::Sequence step, inference, nextSeed;
+  rig.output("y", layer.forward(rig.ctx(), x, Mode::Training, step));
+  rig.output("gradIn", layer.backward(rig.ctx(), gradOut, true, step));
+  rig.output("yInference", layer.forward(rig.ctx(), x, Mode::Inference, inference));
+  rig.ctx().advanceStepSeed(nextSeed);
+  ASSERT_EQ(rig.ctx().states().size(), 1u) << "the step seed is the layer's only state";
+  rig.load({step, inference, nextSeed});
+  const Vec xs = nonZeroValues(x.numElements(), 31), gys = nonZeroValues(x.numElements(), 32);
+  rig.write("x", xs);
+  rig.write("gradOut", gys);
+  rig.run(1);
+  const Vec y = rig.read("y"), gradIn = rig.read("gradIn");
+
+  // The device scales by float(1 / p_keep), with p_keep from the float rate.
+  const double keep = 1.0 - double(rate);
+  const float scale = float(1.0 / keep);
+  const std::size_t units = xs.size() / unitSize;
+  std::size_t kept = 0;
+  double deviation = 0, variance = 0;
+  for (std::size_t u = 0; u < units; ++u) {
+    const std::size_t begin = u * unitSize;
+    const bool unitKept = y[begin] != 0.0;
+    kept += unitKept;
+    double unitSum = 0;
+    for (std::size_t i = begin; i < begin + unitSize; ++i) {
+      const double wantY = unitKept ? double(float(xs[i]) * scale) : 0.0;
+      const double wantGrad = unitKept ? double(float(gys[i]) * scale) : 0.0;
+      ASSERT_EQ(y[i], wantY) << "unit " << u << " element " << i - begin;
+      ASSERT_EQ(gradIn[i], wantGrad) << "backward's mask differs at unit " << u;
+      deviation += y[i] - xs[i];
+      unitSum += xs[i];
+    }
+    // A unit's output is x / p_keep with probability p_keep, else 0: mean x, variance
+    // x² (1 − p_keep) / p_keep; the units are independent.
+    variance += unitSum * unitSum * (1 - keep) / keep;
+  }
+  // Within 5 standard deviations (the seed is fixed, so this never flakes; a wrong scale or
+  // rate is far outside).
+  const double keptFraction = double(kept) / double(units);
+  EXPECT_NEAR(keptFraction, keep, 5 * std::sqrt(keep * (1 - keep) / double(units)));
+  EXPECT_LT(std::abs(deviation), 5 * std::sqrt(variance)) << "the expected value is not x";
+
+  rig.run(2);
+  EXPECT_EQ(rig.read("yInference"), xs) << "Inference is the identity";
+  rig.run(1);
+  EXPECT_EQ(rig.read("y"), y) << "the same step seed must give the same mask";
+  rig.run(3);
+  rig.run(1);
+  EXPECT_NE(rig.read("y"), y) << "the next step seed must give another mask";
+}
+
+TEST(EfficientNetLayers, DropoutDropsElementsOrScalesThemKeepingTheMean) {
+  Dropout layer("head/dropout", 0.25f);
+  expectDropMasks(layer, {40, 50}, 1, 0.25f);
+}
+
+TEST(EfficientNetLayers, DropRateZeroIsTheIdentityWithoutRandomNumbers) {
+  LayerRig rig;
+  poplar::Tensor x = rig.input("x", {4, 3, 2, 2}), gradOut = rig.input("gradOut", {4, 3, 2, 2});
+  Dropout dropout("dropout", 0.0f);
+  poplar::program::Sequence prog;
+  EXPECT_TRUE(dropout.forward(rig.ctx(), x, Mode::Training, prog) == x);
+  EXPECT_TRUE(dropout.backward(rig.ctx(), gradOut, true, prog) == gradOut);
+  EXPECT_TRUE(rig.ctx().states().empty()) << "no step seed was created";
+}
+
+TEST(EfficientNetLayers, DropRatesOutsideZeroToOneNameTheLayer) {
+  for (float rate : {-0.1f, 1.0f, 1.5f, std::numeric_limits<float>::quiet_NaN()}) {
+    expectCliError([&] { Dropout("head/dropout", rate); }, "head/dropout", {"drop rate"});
   }
 }
 
