@@ -1,10 +1,10 @@
 // The layers an EfficientNet trainer adds to apps/common, each on a small device. Grouped and
 // depthwise Conv2d, Swish, Sigmoid and SqueezeExcite against naive double references, their
 // gradients against central finite differences of the reference loss L = Σ gradOut ⊙ out;
-// Dropout by the properties of its masks (a dropped element is zero, a kept one exactly
-// x / p_keep, the expected value is x, backward goes through the same mask, a step gets a new
-// mask only when the seed advances, Inference is the identity, rate 0 draws no random
-// numbers); and every configuration error is a cli_error naming the layer.
+// StochasticDepth and Dropout by the properties of their masks (a dropped unit is all zero, a
+// kept one exactly x / p_keep, the expected value is x, backward goes through the same mask, a
+// step gets a new mask only when the seed advances, Inference is the identity, rate 0 draws no
+// random numbers); and every configuration error is a cli_error naming the layer.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -20,6 +20,7 @@
 #include <tessera/apps/layers/Conv2d.hpp>
 #include <tessera/apps/layers/Dropout.hpp>
 #include <tessera/apps/layers/SqueezeExcite.hpp>
+#include <tessera/apps/layers/StochasticDepth.hpp>
 
 #include "LayerRig.hpp"
 
@@ -404,6 +405,11 @@ void expectDropMasks(Layer &layer, const std::vector<std::size_t> &shape, std::s
   EXPECT_NE(rig.read("y"), y) << "the next step seed must give another mask";
 }
 
+TEST(EfficientNetLayers, StochasticDepthDropsWholeSamplesOrScalesThemKeepingTheMean) {
+  StochasticDepth layer("blocks/7/dropPath", 0.3f);
+  expectDropMasks(layer, {400, 2, 2, 3}, 12, 0.3f);
+}
+
 TEST(EfficientNetLayers, DropoutDropsElementsOrScalesThemKeepingTheMean) {
   Dropout layer("head/dropout", 0.25f);
   expectDropMasks(layer, {40, 50}, 1, 0.25f);
@@ -412,16 +418,41 @@ TEST(EfficientNetLayers, DropoutDropsElementsOrScalesThemKeepingTheMean) {
 TEST(EfficientNetLayers, DropRateZeroIsTheIdentityWithoutRandomNumbers) {
   LayerRig rig;
   poplar::Tensor x = rig.input("x", {4, 3, 2, 2}), gradOut = rig.input("gradOut", {4, 3, 2, 2});
+  StochasticDepth dropPath("dropPath", 0.0f);
   Dropout dropout("dropout", 0.0f);
   poplar::program::Sequence prog;
-  EXPECT_TRUE(dropout.forward(rig.ctx(), x, Mode::Training, prog) == x);
-  EXPECT_TRUE(dropout.backward(rig.ctx(), gradOut, true, prog) == gradOut);
+  for (Layer *layer : {static_cast<Layer *>(&dropPath), static_cast<Layer *>(&dropout)}) {
+    EXPECT_TRUE(layer->forward(rig.ctx(), x, Mode::Training, prog) == x) << layer->name();
+    EXPECT_TRUE(layer->backward(rig.ctx(), gradOut, true, prog) == gradOut) << layer->name();
+  }
   EXPECT_TRUE(rig.ctx().states().empty()) << "no step seed was created";
 }
 
 TEST(EfficientNetLayers, DropRatesOutsideZeroToOneNameTheLayer) {
   for (float rate : {-0.1f, 1.0f, 1.5f, std::numeric_limits<float>::quiet_NaN()}) {
+    expectCliError([&] { StochasticDepth("blocks/3/dropPath", rate); }, "blocks/3/dropPath",
+                   {"drop rate"});
     expectCliError([&] { Dropout("head/dropout", rate); }, "head/dropout", {"drop rate"});
+  }
+}
+
+TEST(EfficientNetLayers, BackwardBeforeATrainingForwardNamesTheLayer) {
+  LayerRig rig(4);
+  poplar::Tensor g = rig.input("g", {2, 4, 3, 3});
+  poplar::program::Sequence prog;
+  Swish swishLayer("act/swish");
+  Sigmoid sigmoidLayer("act/sigmoid");
+  SqueezeExcite se("block/se", SqueezeExciteOptions{4, 2});
+  StochasticDepth dropPath("block/dropPath", 0.2f);
+  Dropout dropout("block/dropout", 0.2f);
+  for (Layer *layer : std::vector<Layer *>{&swishLayer, &sigmoidLayer, &se, &dropPath, &dropout}) {
+    try {
+      layer->backward(rig.ctx(), g, true, prog);
+      ADD_FAILURE() << layer->name() << " ran backward without a forward";
+    } catch (const app_error &e) {
+      EXPECT_NE(std::string(e.what()).find("'" + layer->name() + "'"), std::string::npos)
+          << e.what();
+    }
   }
 }
 
