@@ -5,8 +5,9 @@
 // (tokenTableGradient()); backward() then adds the lookups' part.
 #pragma once
 
+#include <tessera/apps/layers/Dropout.hpp>
+
 #include "model/BertConfig.hpp"
-#include "model/Dropout.hpp"
 #include "model/TokenLayerNorm.hpp"
 
 namespace tessera::bert {
@@ -49,7 +50,7 @@ private:
   apps::Parameter *token_ = nullptr;
   Lookup tokenLookup_, positionLookup_, segmentLookup_;
   TokenLayerNorm norm_;
-  DropoutSite dropout_;
+  apps::DropoutSite dropout_;
   poplar::Tensor one_; // multiUpdateAdd's scale
 };
 

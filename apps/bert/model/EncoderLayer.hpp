@@ -4,8 +4,9 @@
 // GELU is the tanh approximation (popnn's GELU), as Graphcore's BERT used.
 #pragma once
 
+#include <tessera/apps/layers/Dropout.hpp>
+
 #include "model/BertConfig.hpp"
-#include "model/Dropout.hpp"
 #include "model/Linear.hpp"
 #include "model/SelfAttention.hpp"
 #include "model/TokenLayerNorm.hpp"
@@ -25,10 +26,10 @@ public:
 private:
   std::string name_;
   SelfAttention attention_;
-  DropoutSite attentionDropout_;
+  apps::DropoutSite attentionDropout_;
   TokenLayerNorm attentionNorm_;
   Linear intermediate_, output_;
-  DropoutSite outputDropout_;
+  apps::DropoutSite outputDropout_;
   TokenLayerNorm outputNorm_;
   poplar::Tensor intermediateInput_; // GELU's input, for its gradient
 };

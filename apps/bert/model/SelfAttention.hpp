@@ -12,9 +12,9 @@
 
 #include <memory>
 
+#include <tessera/apps/layers/Dropout.hpp>
 #include <tessera/apps/layers/Layer.hpp>
 
-#include "model/Dropout.hpp"
 #include "model/Linear.hpp"
 
 namespace tessera::bert {
@@ -48,7 +48,7 @@ private:
   std::string name_;
   AttentionShape shape_;
   Linear qkv_, output_;
-  DropoutSite probabilityDropout_;
+  apps::DropoutSite probabilityDropout_;
   // Saved by the Training forward.
   poplar::Tensor queries_, keys_, values_, probabilities_, droppedProbabilities_;
 };

@@ -136,7 +136,11 @@ void ClassifierTrainer::Impl::build() {
 
   std::vector<poplar::program::Program> programs(kNumPrograms);
   programs[kInitialise] = ctx->initialise;
-  programs[kTrainStep] = poplar::program::Sequence{fwdBwd, update};
+  // Dropout masks change every training step, not between the passes of one step nor in the
+  // gradient program (so finite-difference checks see one fixed mask).
+  poplar::program::Sequence nextSeed;
+  ctx->advanceStepSeed(nextSeed);
+  programs[kTrainStep] = poplar::program::Sequence{fwdBwd, update, nextSeed};
   programs[kGradients] = fwdBwd;
   programs[kEvaluate] = evaluate;
   const double buildSeconds = secondsSince(start);
@@ -278,13 +282,21 @@ CheckpointState ClassifierTrainer::snapshot(std::uint64_t step, LoaderPosition p
   s.loaderPosition = position;
   for (const auto &p : impl_->ctx->parameters())
     s.tensors.push_back({p->name, p->value.shape(), readParameter(p->name)});
-  for (const auto &st : impl_->ctx->states())
-    s.optimiserState.push_back(
-        {st.name, st.value.shape(), impl_->readHost("state:" + st.name, st.value)});
-  // The graph's only randomness (initialisers) runs before step 0; the data order is a pure
-  // function of (seed, position). Recording the seed lets a resume check it.
+  // The data order is a pure function of (seed, position); recording the seed lets a resume
+  // check it. The device's random state (the step seed of dropout layers, UNSIGNED_INT) follows
+  // it word for word, in state order.
   s.rngState = {std::uint32_t(impl_->options.seed & 0xffffffffu),
                 std::uint32_t(impl_->options.seed >> 32)};
+  for (const auto &st : impl_->ctx->states()) {
+    if (st.value.elementType() == poplar::UNSIGNED_INT) {
+      std::vector<std::uint32_t> words(st.value.numElements());
+      impl_->engine->readTensor("state:" + st.name, words.data(), words.data() + words.size());
+      s.rngState.insert(s.rngState.end(), words.begin(), words.end());
+    } else {
+      s.optimiserState.push_back(
+          {st.name, st.value.shape(), impl_->readHost("state:" + st.name, st.value)});
+    }
+  }
   return s;
 }
 
@@ -293,7 +305,18 @@ void ClassifierTrainer::restore(const CheckpointState &state, const std::filesys
     const NamedTensor &t = findCheckpointTensor(state.tensors, p->name, p->value.shape(), file);
     writeParameter(p->name, t.data);
   }
+  std::size_t word = 2; // after the run's seed
   for (const auto &st : impl_->ctx->states()) {
+    if (st.value.elementType() == poplar::UNSIGNED_INT) {
+      const std::size_t n = st.value.numElements();
+      if (word + n > state.rngState.size())
+        throw checkpoint_error("checkpoint '" + file.string() + "' has no value for '" + st.name +
+                               "': was it written by a model without dropout?");
+      impl_->engine->writeTensor("state:" + st.name, state.rngState.data() + word,
+                                 state.rngState.data() + word + n);
+      word += n;
+      continue;
+    }
     const NamedTensor &t =
         findCheckpointTensor(state.optimiserState, st.name, st.value.shape(), file);
     impl_->writeHost("state:" + st.name, st.value, t.data);

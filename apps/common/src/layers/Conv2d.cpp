@@ -1,6 +1,7 @@
 #include <tessera/apps/layers/Conv2d.hpp>
 
 #include <cmath>
+#include <utility>
 
 #include <poplin/ConvUtil.hpp>
 #include <poplin/Convolution.hpp>
@@ -49,7 +50,19 @@ poplar::Tensor withChannelMajorRuns(poplar::Graph &graph, const poplar::Tensor &
 } // namespace
 
 Conv2d::Conv2d(std::string name, Conv2dOptions options)
-    : Layer(std::move(name)), options_(options) {}
+    : Layer(std::move(name)), options_(options) {
+  // Checked here, not at forward(): a model is assembled before any graph exists, so a bad
+  // configuration is reported before minutes of graph building.
+  const std::size_t g = options_.groups;
+  if (g == 0)
+    throw cli_error("layer '" + name_ + "': groups must be at least 1, got 0");
+  for (const auto &[channels, what] :
+       {std::pair{options_.inChannels, "input"}, std::pair{options_.outChannels, "output"}})
+    if (channels % g != 0)
+      throw cli_error("layer '" + name_ + "': " + std::to_string(channels) + " " + what +
+                      " channels do not split into " + std::to_string(g) +
+                      " groups (the channel count must be a multiple of groups)");
+}
 
 poplin::ConvParams Conv2d::paramsFor(const poplar::Tensor &x, poplar::Type type) const {
   const auto s = x.shape();
@@ -59,7 +72,8 @@ poplin::ConvParams Conv2d::paramsFor(const poplar::Tensor &x, poplar::Type type)
                     std::to_string(s.size()) + " with " +
                     (s.size() > 1 ? std::to_string(s[1]) : std::string("no")) + " channels");
   poplin::ConvParams p(type, s[0], {s[2], s[3]}, {options_.kernel, options_.kernel},
-                       options_.inChannels, options_.outChannels, 1);
+                       options_.inChannels / options_.groups,
+                       options_.outChannels / options_.groups, options_.groups);
   p.inputTransform.paddingLower = {options_.padding, options_.padding};
   p.inputTransform.paddingUpper = {options_.padding, options_.padding};
   p.outputTransform.stride = {options_.stride, options_.stride};
@@ -75,8 +89,10 @@ void Conv2d::createParameters(BuildContext &ctx, const poplin::ConvParams &param
   poplar::Tensor w =
       poplin::createWeights(*graph_, params, name_ + "/weights", {}, &ctx.planningCache);
   weights_ = &ctx.addParameter(name_ + "/weights", w, true);
-  // He (Kaiming) normal: keeps activation variance through ReLU layers.
-  const double fanIn = double(options_.inChannels) * options_.kernel * options_.kernel;
+  // He (Kaiming) normal: keeps activation variance through ReLU layers. Each output sees only
+  // its own group's input channels, so that is its fan-in.
+  const double fanIn =
+      double(options_.inChannels / options_.groups) * options_.kernel * options_.kernel;
   poplar::Tensor init =
       poprand::normal(*graph_, &ctx.seedTensor, ctx.nextSeedModifier(), w, w.elementType(), 0.0,
                       std::sqrt(2.0 / fanIn), ctx.initialise, name_ + "/init");
@@ -129,9 +145,9 @@ poplar::Tensor Conv2d::backward(BuildContext &ctx, const poplar::Tensor &gradOut
       *graph_, gradOut, input_, *params_, prog, name_ + "/weightGrad",
       {{"pass", "TRAINING_WU"}, {"availableMemoryProportion", kConvMemoryProportion}},
       &ctx.planningCache);
-  if (bias_)
-    bias_->gradient = popops::reduce(*graph_, gradOut, bias_->value.elementType(), {0, 2, 3},
-                                     popops::Operation::ADD, prog, name_ + "/biasGrad");
+  if (bias_) // on the whole graph unless gradOut lies in a window: a later layer's may not
+    bias_->gradient = popops::reduce(ctx.graphHolding(gradOut), gradOut, bias_->value.elementType(),
+                                     {0, 2, 3}, popops::Operation::ADD, prog, name_ + "/biasGrad");
   return gradIn;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <popops/ElementWise.hpp>
 #include <poputil/TileMapping.hpp>
 #include <poputil/exceptions.hpp>
 
@@ -31,6 +32,25 @@ void BuildContext::addState(const std::string &name, const poplar::Tensor &value
     if (s.name == name)
       throw app_error("two state tensors are named '" + name + "'");
   states_.push_back({name, value});
+}
+
+const poplar::Tensor &BuildContext::stepSeed() {
+  if (!stepSeed_.valid()) {
+    stepSeed_ = graph.addVariable(poplar::UNSIGNED_INT, {2}, "stepSeed");
+    graph.setTileMapping(stepSeed_, 0);
+    initialise.add(poplar::program::Copy(seedTensor, stepSeed_));
+    addState("stepSeed", stepSeed_);
+  }
+  return stepSeed_;
+}
+
+void BuildContext::advanceStepSeed(poplar::program::Sequence &prog) {
+  if (!stepSeed_.valid())
+    return;
+  // poprand mixes both words through Philox, so consecutive values give unrelated masks.
+  namespace pe = popops::expr;
+  popops::mapInPlace(graph, pe::_1 + pe::Const(1u), {stepSeed_.slice(1, 2)}, prog,
+                     "stepSeed/advance");
 }
 
 poplar::Graph &BuildContext::placementGraph(std::size_t bytes) {

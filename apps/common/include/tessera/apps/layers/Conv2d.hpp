@@ -1,5 +1,8 @@
 // 2-D convolution [B][inChannels][H][W] → [B][outChannels][H'][W'] with square kernel, stride
-// and symmetric padding, He-normal initialised weights [1][out][in][k][k] and an optional bias.
+// and symmetric padding, He-normal initialised weights and an optional bias. With `groups` > 1
+// the channels split into that many independent convolutions (poplin's conv groups), weights
+// [groups][out/groups][in/groups][k][k]; groups == inChannels == outChannels is a depthwise
+// convolution, the spatial filter of EfficientNet's and MobileNet's inverted bottlenecks.
 #pragma once
 
 #include <optional>
@@ -13,10 +16,13 @@ struct Conv2dOptions {
   std::size_t inChannels = 0, outChannels = 0;
   unsigned kernel = 3, stride = 1, padding = 1;
   bool bias = false;
+  /// Both channel counts must be multiples of it (else the constructor throws cli_error).
+  std::size_t groups = 1;
 };
 
 class Conv2d : public Layer {
 public:
+  /// Throws cli_error naming the layer when `groups` is 0 or does not divide both channel counts.
   Conv2d(std::string name, Conv2dOptions options);
 
   poplar::Tensor forward(BuildContext &ctx, const poplar::Tensor &x, Mode mode,

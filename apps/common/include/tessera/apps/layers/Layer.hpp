@@ -56,6 +56,16 @@ public:
 
   /// A unique modifier per initialiser so no two parameters share random numbers.
   std::uint32_t nextSeedModifier() { return seedModifier_++; }
+  /// Seed of the layers that draw new random numbers every training step (Dropout,
+  /// StochasticDepth): UNSIGNED_INT [2] on tile 0, created on first use, set from `seedTensor` by
+  /// `initialise` and registered as the state "stepSeed", so a checkpoint keeps it and a resumed
+  /// run draws the masks the uninterrupted one would have. A step's forward and backward read
+  /// the same value and so regenerate the same masks; the trainer moves it on after each step.
+  const poplar::Tensor &stepSeed();
+  /// Appends "move stepSeed to the next step's value" to `prog` (adds 1 to its second word, as
+  /// BERT's dropout seed does); appends nothing when no layer asked for stepSeed(), so models
+  /// without such layers keep their programs and checkpoints unchanged.
+  void advanceStepSeed(poplar::program::Sequence &prog);
   /// Registers a parameter or state tensor (names must be unique; checkpoints use them).
   Parameter &addParameter(const std::string &name, const poplar::Tensor &value, bool decay);
   void addState(const std::string &name, const poplar::Tensor &value);
@@ -81,6 +91,7 @@ private:
                                 // graph's small tensors land) starts no window
   std::deque<poplar::Graph> windows_;
   std::uint32_t seedModifier_ = 1;
+  poplar::Tensor stepSeed_;
   std::vector<std::unique_ptr<Parameter>> parameters_;
   std::vector<StateTensor> states_;
 };
