@@ -6,6 +6,8 @@
 
 #include <tessera/apps/Errors.hpp>
 
+#include "layers/NormSupport.hpp"
+
 namespace tessera::apps {
 namespace pe = popops::expr;
 
@@ -16,23 +18,9 @@ BatchNorm::BatchNorm(std::string name, std::size_t channels, float momentum, flo
 
 void BatchNorm::createParameters(BuildContext &ctx, const poplar::Tensor &x) {
   graph_ = &ctx.graphHolding(x);
-  poplar::Graph &g = *graph_;
-  // The per-channel tensors (and the small maps that update them) live on the first tile of the
-  // activations, so a network's many norms do not all crowd one tile.
-  unsigned tile = 0;
-  const auto mapping = g.getTileMapping(x);
-  for (unsigned t = 0; t < mapping.size(); ++t)
-    if (!mapping[t].empty()) {
-      tile = t;
-      break;
-    }
+  const unsigned tile = detail::firstTileOf(*graph_, x);
   auto perChannel = [&](const std::string &suffix, float init) {
-    poplar::Tensor t = g.addVariable(poplar::FLOAT, {channels_}, name_ + "/" + suffix);
-    g.setTileMapping(t, tile);
-    poplar::Tensor c = g.addConstant(poplar::FLOAT, {channels_}, init, name_ + "/" + suffix + "0");
-    g.setTileMapping(c, tile);
-    ctx.initialise.add(poplar::program::Copy(c, t));
-    return t;
+    return detail::perChannelVariable(ctx, *graph_, name_ + "/" + suffix, channels_, init, tile);
   };
   gamma_ = &ctx.addParameter(name_ + "/gamma", perChannel("gamma", gammaInit_), false);
   beta_ = &ctx.addParameter(name_ + "/beta", perChannel("beta", 0.0f), false);
@@ -40,24 +28,6 @@ void BatchNorm::createParameters(BuildContext &ctx, const poplar::Tensor &x) {
   runningVar_ = perChannel("runningVar", 1.0f);
   ctx.addState(name_ + "/runningMean", runningMean_);
   ctx.addState(name_ + "/runningVar", runningVar_);
-}
-
-poplar::Tensor BatchNorm::inWindow(const poplar::Tensor &t, const poplar::Tensor &like,
-                                   poplar::program::Sequence &prog, const std::string &what) {
-  bool complete = false;
-  graph_->getTileMapping(t, &complete);
-  if (complete)
-    return t;
-  // Copied into this layer's window, so every tensor the norm creates stays there too.
-  bool likeInWindow = false;
-  graph_->getTileMapping(like, &likeInWindow);
-  poplar::Tensor copy = likeInWindow
-                            ? graph_->clone(t.elementType(), like, name_ + what)
-                            : graph_->addVariable(t.elementType(), t.shape(), name_ + what);
-  if (!likeInWindow)
-    mapActivationLinearly(*graph_, copy);
-  prog.add(poplar::program::Copy(t, copy, false, name_ + what));
-  return copy;
 }
 
 poplar::Tensor BatchNorm::forward(BuildContext &ctx, const poplar::Tensor &input, Mode mode,
@@ -68,7 +38,7 @@ poplar::Tensor BatchNorm::forward(BuildContext &ctx, const poplar::Tensor &input
   if (!gamma_)
     createParameters(ctx, input);
   poplar::Graph &g = *graph_;
-  const poplar::Tensor x = inWindow(input, input, prog, "/input");
+  const poplar::Tensor x = detail::inWindow(*graph_, input, input, prog, name_ + "/input");
   const poplar::Type type = x.elementType();
   auto asType = [&](const poplar::Tensor &t) {
     return type == poplar::FLOAT ? t : popops::cast(g, t, type, prog, name_ + "/cast");
@@ -108,7 +78,7 @@ poplar::Tensor BatchNorm::backward(BuildContext &, const poplar::Tensor &gradIn,
   if (!whitened_.valid())
     throw app_error("layer '" + name_ + "': backward() before a Training forward()");
   poplar::Graph &g = *graph_;
-  const poplar::Tensor gradOut = inWindow(gradIn, whitened_, prog, "/gradIn");
+  const poplar::Tensor gradOut = detail::inWindow(g, gradIn, whitened_, prog, name_ + "/gradIn");
   auto [gammaDelta, betaDelta] =
       popnn::bn::batchNormParamGradients(g, whitened_, gradOut, prog, poplar::FLOAT, name_);
   gamma_->gradient = gammaDelta;

@@ -19,10 +19,6 @@ public:
 
 private:
   void createParameters(BuildContext &ctx, const poplar::Tensor &x);
-  /// `t` itself when it lies in this layer's tile window, else a copy there (mapped like `like`
-  /// when that lies in the window).
-  poplar::Tensor inWindow(const poplar::Tensor &t, const poplar::Tensor &like,
-                          poplar::program::Sequence &prog, const std::string &what);
 
   poplar::Graph *graph_ = nullptr; // where the input lives (see BuildContext::graphHolding)
   std::size_t channels_;
