@@ -26,7 +26,8 @@ struct ModelOptions {
   std::uint64_t stopAfterSteps = 0;
   std::uint64_t checkpointEverySteps = 0;
   unsigned tiles = 0;
-  unsigned ipus = 1;
+  // B0 at 32 px and batch 32 needs ≈ 2.5 GB of tile memory: more than one Mk2 IPU holds.
+  unsigned ipus = 4;
 };
 
 void addModelOptions(po::options_description &d, ModelOptions &m) {

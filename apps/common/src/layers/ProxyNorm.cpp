@@ -5,6 +5,7 @@
 #include <popnn/GroupNorm.hpp>
 #include <popops/ElementWise.hpp>
 #include <popops/Reduce.hpp>
+#include <poputil/TileMapping.hpp>
 
 #include <tessera/apps/Errors.hpp>
 
@@ -82,8 +83,10 @@ poplar::Tensor LayerProxyNorm::forward(BuildContext &ctx, const poplar::Tensor &
     for (std::size_t c = 0; c < C; ++c)
       for (float z : gaussianQuantiles(K))
         q.push_back(z);
+    // [C][K] work spread over the layer's tiles a row at a time (the maps' outputs follow it):
+    // on one tile, a 1280-channel head's proxy alone would outgrow a Mk2 tile.
     quantiles_ = graph_->addConstant(poplar::FLOAT, {C, K}, q.data(), name_ + "/quantiles");
-    graph_->setTileMapping(quantiles_, tile);
+    poputil::mapTensorLinearly(*graph_, quantiles_, 1, K);
     ones_ = graph_->addConstant(poplar::FLOAT, {C}, 1.0f, name_ + "/ones");
     graph_->setTileMapping(ones_, tile);
   }

@@ -19,7 +19,7 @@ namespace tessera::apps {
 
 struct ProxyNormOptions {
   std::size_t channels = 0;
-  std::size_t quantiles = 64; ///< K, the proxy's points
+  std::size_t quantiles = 32; ///< K, the proxy's points
   float eps = 1e-5f;
 };
 
