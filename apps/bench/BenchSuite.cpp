@@ -65,6 +65,13 @@ const std::vector<BenchmarkSpec> &standardBenchmarks() {
        {"--config", "mini", "--sequence-length", "128", "--batch-size", "16", "--steps", "64",
         "--steps-per-run", "8", "--evaluate-every", "0", "--evaluation-batches", "4", "--precision",
         "32.32", "--seed", "1"}},
+      {"efficientnet-b0-synthetic-throughput",
+       "efficientnet",
+       "EfficientNet-B0 (depthwise, batch norm, small stem) training throughput on synthetic "
+       "32x32 data",
+       {"--variant", "b0", "--synthetic-data", "--image-size", "32", "--batch-size", "32",
+        "--epochs", "1", "--train-subset", "640", "--validation", "false", "--precision", "32.32",
+        "--seed", "1"}},
   };
   return benchmarks;
 }
