@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <string>
@@ -142,6 +143,145 @@ INSTANTIATE_TEST_SUITE_P(EfficientNetModel, MBConvBlock, ::testing::Values(32, 2
                            return info.param == 32 ? std::string("Depthwise")
                                                    : std::string("Grouped");
                          });
+
+// ---- The whole network -------------------------------------------------------------------------
+
+/// B0 at a quarter width and one block per stage (7 blocks, 8–80 channels), built in seconds;
+/// stochastic depth and dropout stay on so their masks are part of what must match.
+EfficientNetConfig tinyConfig() {
+  EfficientNetConfig c;
+  c.variant = "b0";
+  c.widthMultiplier = 0.25;
+  c.depthMultiplier = 0.1;
+  return c;
+}
+
+constexpr std::size_t kImageSize = 28;
+
+/// The spec the efficientnet program makes for `config` (model configuration = describe() plus
+/// the image size).
+apps::ClassifierSpec specOf(const EfficientNetConfig &config) {
+  apps::ClassifierSpec spec;
+  spec.modelName = "efficientnet";
+  spec.modelConfig = describe(config);
+  spec.modelConfig["image-size"] = std::to_string(kImageSize);
+  spec.imageSize = kImageSize;
+  spec.numClasses = config.numClasses;
+  spec.tiles = 0; // a whole Mk2 IPU
+  return spec;
+}
+
+apps::TrainingOptions tinyOptions(unsigned hostThreads) {
+  apps::TrainingOptions o;
+  o.batchSize = 4;
+  o.learningRate = 0.05;
+  o.lrSchedule = apps::LrSchedule::Constant;
+  o.syntheticData = true;
+  o.trainSubset = 64;
+  o.validation = false;
+  o.hostThreads = hostThreads;
+  return o;
+}
+
+/// Every parameter and state tensor (running statistics, velocities) and the random state after
+/// `steps` training steps of the tiny network with `hostThreads` host threads.
+apps::CheckpointState trainTiny(unsigned hostThreads, unsigned steps) {
+  const apps::TrainingOptions o = tinyOptions(hostThreads);
+  std::ostringstream log;
+  apps::ClassifierTrainer trainer(buildEfficientNet(tinyConfig()), specOf(tinyConfig()), o, log);
+  trainer.initialise();
+  apps::DataLoader loader(apps::loadTrainingImages(o), apps::trainingLoaderOptions(o, kImageSize));
+  for (unsigned s = 0; s < steps; ++s) {
+    const apps::StepResult r = trainer.trainStep(loader.next(), o.learningRate);
+    EXPECT_TRUE(std::isfinite(r.loss)) << "step " << s << "\n" << log.str();
+  }
+  return trainer.snapshot(steps, loader.position());
+}
+
+TEST(EfficientNetModel, TrainingIsBitIdenticalWithOneAndTwoHostThreads) {
+  const apps::CheckpointState one = trainTiny(1, 4), two = trainTiny(2, 4);
+  ASSERT_EQ(one.tensors.size(), two.tensors.size());
+  ASSERT_GT(one.tensors.size(), 40u) << "7 blocks of about 13 parameters each, and more";
+  for (std::size_t i = 0; i < one.tensors.size(); ++i) {
+    ASSERT_EQ(one.tensors[i].name, two.tensors[i].name);
+    EXPECT_EQ(one.tensors[i].data, two.tensors[i].data) << one.tensors[i].name;
+  }
+  ASSERT_EQ(one.optimiserState.size(), two.optimiserState.size());
+  for (std::size_t i = 0; i < one.optimiserState.size(); ++i)
+    EXPECT_EQ(one.optimiserState[i].data, two.optimiserState[i].data) << one.optimiserState[i].name;
+  EXPECT_EQ(one.rngState, two.rngState);
+  // The steps did train: some weight moved away from its initial value.
+  const apps::CheckpointState initial = trainTiny(1, 0);
+  EXPECT_NE(initial.tensors.front().data, one.tensors.front().data);
+}
+
+// ---- Bad input ---------------------------------------------------------------------------------
+
+std::string cliErrorOf(const std::function<void()> &f) {
+  try {
+    f();
+  } catch (const apps::cli_error &e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no cli_error";
+  return "";
+}
+
+TEST(EfficientNetModel, NormNamesRoundTripAndAnUnknownOneIsNamedWithASuggestion) {
+  for (Norm n : {Norm::Batch, Norm::Group, Norm::LayerProxy})
+    EXPECT_EQ(normByName(normName(n)), n) << normName(n);
+  EXPECT_EQ(normName(Norm::LayerProxy), "layer-proxy");
+  EfficientNetConfig c = tinyConfig();
+  c.norm = Norm::Group;
+  EXPECT_EQ(describe(c).at("norm"), "group");
+
+  const std::string typo = cliErrorOf([] { normByName("layer-prox"); });
+  EXPECT_NE(typo.find("--norm 'layer-prox'"), std::string::npos) << typo;
+  EXPECT_NE(typo.find("batch, group, layer-proxy"), std::string::npos) << typo;
+  EXPECT_NE(typo.find("did you mean 'layer-proxy'?"), std::string::npos) << typo;
+  const std::string far = cliErrorOf([] { normByName("instance"); });
+  EXPECT_NE(far.find("--norm 'instance'"), std::string::npos) << far;
+  EXPECT_EQ(far.find("did you mean"), std::string::npos) << far;
+}
+
+TEST(EfficientNetModel, ImageSizeBelowFashionMnistsIsNamed) {
+  EXPECT_NO_THROW(validate(tinyConfig(), 28));
+  EXPECT_NO_THROW(validate(tinyConfig(), 64));
+  const std::string small = cliErrorOf([] { validate(tinyConfig(), 27); });
+  EXPECT_NE(small.find("--image-size 27"), std::string::npos) << small;
+  EXPECT_NE(small.find("28"), std::string::npos) << small;
+  // validate() also runs resolve()'s checks.
+  EfficientNetConfig c = tinyConfig();
+  c.groupSize = 3;
+  EXPECT_NE(cliErrorOf([&] { validate(c, 32); }).find("--group-size 3"), std::string::npos);
+}
+
+TEST(EfficientNetModel, CheckpointOfAnotherConfigurationIsRefusedNamingTheSetting) {
+  apps::testing::TempDir dir;
+  apps::TrainingOptions o = tinyOptions(2);
+  o.epochs = 1;
+  o.trainSubset = 4; // one step
+  o.checkpointDir = dir.path().string();
+  std::ostringstream log;
+  const EfficientNetConfig depthwise = tinyConfig();
+  {
+    apps::ClassifierTrainer trainer(buildEfficientNet(depthwise), specOf(depthwise), o, log);
+    EXPECT_EQ(trainer.run().steps, 1u);
+  }
+  ASSERT_TRUE(apps::latestCheckpoint(dir.path()).has_value());
+  EfficientNetConfig grouped = tinyConfig();
+  grouped.groupSize = 8; // 8 channels per group (the quarter-width stem has only 8)
+  o.resume = true;
+  apps::ClassifierTrainer trainer(buildEfficientNet(grouped), specOf(grouped), o, log);
+  try {
+    trainer.run();
+    FAIL() << "resumed a depthwise checkpoint with --group-size 8";
+  } catch (const apps::checkpoint_error &e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("'group_size' is '1' in the checkpoint but '8'"), std::string::npos)
+        << what;
+  }
+}
 
 } // namespace
 } // namespace tessera::efficientnet
