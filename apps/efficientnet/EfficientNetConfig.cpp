@@ -30,6 +30,11 @@ const std::map<std::string, Coefficients> &variants() {
   return table;
 }
 
+/// --norm names, in Norm's order.
+constexpr const char *kNormNames[] = {"batch", "group", "layer-proxy"};
+static_assert(std::size(kNormNames) == static_cast<std::size_t>(Norm::LayerProxy) + 1,
+              "every Norm needs a --norm name");
+
 std::string text(double v) {
   std::ostringstream s;
   s << v;
@@ -37,6 +42,19 @@ std::string text(double v) {
 }
 
 } // namespace
+
+std::string normName(Norm norm) { return kNormNames[static_cast<std::size_t>(norm)]; }
+
+Norm normByName(const std::string &name) {
+  const std::vector<std::string> names(std::begin(kNormNames), std::end(kNormNames));
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (name == names[i])
+      return static_cast<Norm>(i);
+  std::string message = "--norm '" + name + "' is not one of batch, group, layer-proxy";
+  if (const auto near = apps::nearestName(name, names); !near.empty())
+    message += "; did you mean '" + near + "'?";
+  throw apps::cli_error(message);
+}
 
 Coefficients coefficientsOf(const std::string &variant) {
   const auto &table = variants();
@@ -122,14 +140,20 @@ NetworkSpec resolve(const EfficientNetConfig &config) {
   return net;
 }
 
+void validate(const EfficientNetConfig &config, std::size_t imageSize) {
+  resolve(config);
+  if (imageSize < kMinImageSize)
+    throw apps::cli_error("--image-size " + std::to_string(imageSize) + " is below the " +
+                          std::to_string(kMinImageSize) + " pixels of Fashion-MNIST images");
+}
+
 std::map<std::string, std::string> describe(const EfficientNetConfig &config) {
-  const char *norms[] = {"batch", "group", "layer-proxy"};
   return {{"variant", config.variant},
           {"width", text(config.widthMultiplier)},
           {"depth_multiplier", text(config.depthMultiplier)},
           {"group_size", std::to_string(config.groupSize)},
           {"expand_ratio", std::to_string(config.expandRatio)},
-          {"norm", norms[static_cast<int>(config.norm)]},
+          {"norm", normName(config.norm)},
           {"stem", config.smallImageStem ? "small" : "imagenet"},
           {"drop_connect", text(config.dropConnectRate)},
           {"classes", std::to_string(config.numClasses)}};

@@ -13,6 +13,15 @@ namespace tessera::efficientnet {
 
 enum class Norm { Batch, Group, LayerProxy };
 
+/// The --norm name of `norm`: "batch", "group" or "layer-proxy".
+std::string normName(Norm norm);
+/// The Norm called `name` (as normName gives it); cli_error naming --norm, listing the names and
+/// suggesting the nearest, for any other.
+Norm normByName(const std::string &name);
+
+/// The smallest --image-size: Fashion-MNIST's images are 28 × 28 (larger sizes pad them).
+constexpr std::size_t kMinImageSize = 28;
+
 struct EfficientNetConfig {
   std::string variant = "b0"; ///< b0 … b4: the compound-scaling coefficients
   double widthMultiplier = 0; ///< 0: the variant's
@@ -71,6 +80,10 @@ std::size_t roundRepeats(std::size_t repeats, double depth);
 /// Resolves every block. Throws cli_error naming the block when the group size does not divide
 /// its expanded channels, and for bad multipliers.
 NetworkSpec resolve(const EfficientNetConfig &config);
+
+/// Everything the efficientnet program checks before reading data: resolve()'s checks, then
+/// `imageSize` at least kMinImageSize (else cli_error naming --image-size).
+void validate(const EfficientNetConfig &config, std::size_t imageSize);
 
 /// The configuration as setting → text, for checkpoints and records.
 std::map<std::string, std::string> describe(const EfficientNetConfig &config);

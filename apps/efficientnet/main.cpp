@@ -50,19 +50,6 @@ void addModelOptions(po::options_description &d, ModelOptions &m) {
   // clang-format on
 }
 
-efficientnet::Norm normOf(const std::string &name) {
-  if (name == "batch")
-    return efficientnet::Norm::Batch;
-  if (name == "group")
-    return efficientnet::Norm::Group;
-  if (name == "layer-proxy")
-    return efficientnet::Norm::LayerProxy;
-  std::string message = "--norm '" + name + "' is not one of batch, group, layer-proxy";
-  if (const auto near = apps::nearestName(name, {"batch", "group", "layer-proxy"}); !near.empty())
-    message += "; did you mean '" + near + "'?";
-  throw apps::cli_error(message);
-}
-
 int run(int argc, char **argv) {
   apps::TrainingOptions options;
   options.epochs = 3;
@@ -81,16 +68,14 @@ int run(int argc, char **argv) {
     return 0;
   }
   apps::validateTrainingOptions(options);
-  model.net.norm = normOf(model.norm);
+  model.net.norm = efficientnet::normByName(model.norm);
   if (model.stem != "small" && model.stem != "imagenet")
     throw apps::cli_error("--stem '" + model.stem + "' is not a stem; use small or imagenet");
   model.net.smallImageStem = model.stem == "small";
-  if (model.imageSize < 28)
-    throw apps::cli_error("--image-size " + std::to_string(model.imageSize) +
-                          " is below the 28 pixels of Fashion-MNIST images");
   if (model.ipus == 0 || model.ipus > 16)
     throw apps::cli_error("--ipus " + std::to_string(model.ipus) + " must be 1 to 16");
-  efficientnet::resolve(model.net); // checks the configuration before any data is read
+  // Checks the configuration and image size before any data is read.
+  efficientnet::validate(model.net, model.imageSize);
 
   apps::ClassifierSpec spec;
   spec.modelName = "efficientnet";
