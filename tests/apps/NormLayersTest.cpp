@@ -15,13 +15,19 @@
 #include <tessera/apps/layers/GroupNorm.hpp>
 #include <tessera/apps/layers/ProxyNorm.hpp>
 
+#include "LayerReferences.hpp"
 #include "LayerRig.hpp"
 
 namespace tessera::apps {
 namespace {
 
+using test::dot;
+using test::expectClose;
+using test::finiteDifference;
 using test::LayerRig;
-using Vec = std::vector<double>;
+using test::randomValues;
+using test::swish;
+using test::Vec;
 
 struct Shape4 {
   std::size_t B = 2, C = 6, H = 3, W = 2;
@@ -30,42 +36,6 @@ struct Shape4 {
     return (b * C + c) * H * W + f;
   }
 };
-
-Vec randomValues(std::size_t n, unsigned seed, float lo = -1, float hi = 1) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  Vec v(n);
-  for (auto &e : v)
-    e = dist(rng);
-  return v;
-}
-
-double dot(const Vec &a, const Vec &b) {
-  double s = 0;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    s += a[i] * b[i];
-  return s;
-}
-
-Vec finiteDifference(Vec &v, const std::function<double()> &f, double step = 1e-4) {
-  Vec g(v.size());
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    const double saved = v[i];
-    v[i] = saved + step;
-    const double up = f();
-    v[i] = saved - step;
-    const double down = f();
-    v[i] = saved;
-    g[i] = (up - down) / (2 * step);
-  }
-  return g;
-}
-
-void expectClose(const Vec &got, const Vec &want, double tolerance, const std::string &what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (std::size_t i = 0; i < want.size(); ++i)
-    ASSERT_NEAR(got[i], want[i], tolerance * (1 + std::abs(want[i]))) << what << "[" << i << "]";
-}
 
 /// Each sample's groups of channels whitened over the group's channels and field.
 Vec referenceWhiten(const Shape4 &s, std::size_t groups, const Vec &x, double eps) {
@@ -97,8 +67,6 @@ Vec referenceGroupNorm(const Shape4 &s, std::size_t groups, const Vec &x, const 
         out[s.at(b, c, f)] = gamma[c] * out[s.at(b, c, f)] + beta[c];
   return out;
 }
-
-double swish(double x) { return x / (1 + std::exp(-x)); }
 
 Vec referenceProxyNorm(const Shape4 &s, std::size_t quantiles, const Vec &x, const Vec &gamma,
                        const Vec &beta) {
