@@ -77,6 +77,8 @@ public:
     engine_->run(0);
   }
   void run(unsigned program) { engine_->run(program); }
+  /// The loaded engine, for handles of other types than FLOAT.
+  poplar::Engine &engine() { return *engine_; }
 
   void write(const std::string &name, const std::vector<double> &values) {
     std::vector<float> v(values.begin(), values.end());

@@ -1,7 +1,9 @@
 // The training framework end to end on models without convolutions (fast): an MLP learns
-// Fashion-MNIST, gradients of a batch-normalised network match finite differences, and a run
-// stopped mid-way and resumed from its checkpoint ends with bit-identical weights (with dropout,
-// the same masks: the step seed is checkpointed).
+// Fashion-MNIST, gradients of a batch-normalised network match finite differences (also of the
+// label-smoothed loss), and a run stopped mid-way and resumed from its checkpoint ends with
+// bit-identical weights (with dropout, the same masks: the step seed is checkpointed; with
+// RMSprop and a moving average of the weights, the same optimiser state and average). The moving
+// average follows the weights step by step and validation uses it.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -92,8 +94,9 @@ TEST(ClassifierTrainer, StopAtTargetEndsAtTheFirstValidationThatReachesIt) {
   EXPECT_GE(r.finalAccuracy, 0.3);
 }
 
-TEST(ClassifierTrainer, GradientsMatchFiniteDifferences) {
+void expectGradientsMatchFiniteDifferences(double labelSmoothing) {
   TrainingOptions o = quickOptions();
+  o.labelSmoothing = labelSmoothing;
   o.batchSize = 8;
   o.syntheticData = true;
   o.trainSubset = 64;
@@ -132,6 +135,14 @@ TEST(ClassifierTrainer, GradientsMatchFiniteDifferences) {
   }
 }
 
+TEST(ClassifierTrainer, GradientsMatchFiniteDifferences) {
+  expectGradientsMatchFiniteDifferences(0);
+}
+
+TEST(ClassifierTrainer, LabelSmoothedGradientsMatchFiniteDifferences) {
+  expectGradientsMatchFiniteDifferences(0.2);
+}
+
 std::map<std::string, std::vector<float>> finalTensors(const std::filesystem::path &dir) {
   auto latest = latestCheckpoint(dir);
   EXPECT_TRUE(latest.has_value());
@@ -149,9 +160,12 @@ std::map<std::string, std::vector<float>> finalTensors(const std::filesystem::pa
 /// final checkpoints (weights, optimiser and random state) must be bit-identical. Returns the
 /// resumed run's final random state.
 std::vector<std::uint32_t>
-expectKilledRunResumesBitExactly(const std::function<LayerPtr()> &model) {
+expectKilledRunResumesBitExactly(const std::function<LayerPtr()> &model,
+                                 const std::function<void(TrainingOptions &)> &configure = {}) {
   testing::TempDir whole, interrupted;
   TrainingOptions o = quickOptions();
+  if (configure)
+    configure(o);
   o.epochs = 2;
   o.trainSubset = 320; // 10 steps per epoch
   o.validation = false;
@@ -216,6 +230,139 @@ TEST(ClassifierTrainer, KilledRunWithDropoutResumesBitExactlyAndMasksChangeEvery
   ASSERT_EQ(rng.size(), 4u);
   EXPECT_EQ(rng[2], std::uint32_t(seed & 0xffffffffu));
   EXPECT_EQ(rng[3], std::uint32_t(seed >> 32) + 20u);
+}
+
+TEST(ClassifierTrainer, KilledRunWithRmsPropSmoothingAndAverageResumesBitExactly) {
+  expectKilledRunResumesBitExactly([] { return mlp(16, true); },
+                                   [](TrainingOptions &o) {
+                                     o.optimiser = OptimiserType::RmsProp;
+                                     o.learningRate = 0.01;
+                                     o.labelSmoothing = 0.1;
+                                     o.emaDecay = 0.9;
+                                   });
+  // The state the comparison covered.
+  testing::TempDir dir;
+  TrainingOptions o = quickOptions();
+  o.optimiser = OptimiserType::RmsProp;
+  o.emaDecay = 0.9;
+  o.epochs = 1;
+  o.trainSubset = 64;
+  o.validation = false;
+  o.checkpointDir = dir.path().string();
+  std::ostringstream log;
+  ClassifierTrainer(mlp(16, true), smallSpec(), o, log).run();
+  const auto tensors = finalTensors(dir.path());
+  for (const char *state : {"state:fc1/weights/rms", "state:fc1/weights/momentum",
+                            "state:fc1/weights/ema", "state:bn1/gamma/ema"})
+    EXPECT_EQ(tensors.count(state), 1u) << state;
+  EXPECT_EQ(tensors.count("state:fc1/weights/velocity"), 0u) << "no SGD state with RMSprop";
+}
+
+TEST(ClassifierTrainer, MovingAverageFollowsTheWeightsAndValidatesInTheirPlace) {
+  TrainingOptions o = quickOptions();
+  o.batchSize = 16;
+  o.syntheticData = true;
+  o.trainSubset = 64;
+  o.emaDecay = 0.8;
+  std::ostringstream log;
+  ClassifierTrainer trainer(mlp(8, false), smallSpec(), o, log);
+  trainer.initialise();
+  const std::vector<std::string> names = trainer.parameterNames();
+  auto averages = [&] {
+    std::map<std::string, std::vector<float>> out;
+    for (const auto &t : trainer.snapshot(0, {}).optimiserState)
+      if (t.name.ends_with("/ema"))
+        out[t.name.substr(0, t.name.size() - 4)] = t.data;
+    return out;
+  };
+  // The average starts at the initial weights, then ema ← d·ema + (1 − d)·w after every step.
+  std::map<std::string, std::vector<double>> host;
+  for (const auto &name : names) {
+    const std::vector<float> w = trainer.readParameter(name);
+    host[name].assign(w.begin(), w.end());
+  }
+  ASSERT_EQ(averages().size(), names.size());
+  for (const auto &[name, ema] : averages())
+    EXPECT_EQ(std::vector<double>(ema.begin(), ema.end()), host.at(name)) << name;
+  DataLoader loader(loadTrainingImages(o), trainingLoaderOptions(o, 28));
+  for (int step = 0; step < 3; ++step) {
+    trainer.trainStep(loader.next(), 0.05);
+    for (const auto &name : names) {
+      const std::vector<float> w = trainer.readParameter(name);
+      for (std::size_t i = 0; i < w.size(); ++i)
+        host[name][i] = o.emaDecay * host[name][i] + (1 - o.emaDecay) * w[i];
+    }
+  }
+  const auto device = averages();
+  for (const auto &name : names) {
+    const std::vector<float> &ema = device.at(name);
+    const std::vector<float> w = trainer.readParameter(name);
+    ASSERT_EQ(ema.size(), host[name].size()) << name;
+    bool behind = false; // the average lags the weights
+    for (std::size_t i = 0; i < ema.size(); ++i) {
+      ASSERT_NEAR(ema[i], host[name][i], 1e-6 * (1 + std::fabs(host[name][i])))
+          << name << "[" << i << "]";
+      behind |= ema[i] != w[i];
+    }
+    EXPECT_TRUE(behind) << name;
+  }
+
+  // Validation runs on the average and leaves the weights as they were: the same loss as a
+  // trainer without an average given the averaged values as its weights.
+  const Batch batch = loader.next();
+  std::map<std::string, std::vector<float>> weights;
+  for (const auto &name : names)
+    weights[name] = trainer.readParameter(name);
+  const StepResult averaged = trainer.evaluate(batch);
+  for (const auto &name : names)
+    EXPECT_EQ(trainer.readParameter(name), weights[name]) << name << " changed by validation";
+  TrainingOptions plainOptions = o;
+  plainOptions.emaDecay = 0;
+  ClassifierTrainer plain(mlp(8, false), smallSpec(), plainOptions, log);
+  plain.initialise();
+  for (const auto &name : names)
+    plain.writeParameter(name, device.at(name));
+  const StepResult reference = plain.evaluate(batch);
+  EXPECT_NEAR(averaged.loss, reference.loss, 1e-6 * (1 + std::fabs(reference.loss)));
+  EXPECT_EQ(averaged.correct, reference.correct);
+  for (const auto &name : names)
+    plain.writeParameter(name, weights[name]);
+  EXPECT_NE(plain.evaluate(batch).loss, averaged.loss) << "the weights themselves score otherwise";
+}
+
+TEST(ClassifierTrainer, CheckpointsWithoutTheOptimiserSettingsResumeAsSgdOnly) {
+  // Checkpoints written before --optimiser, --label-smoothing and --ema-decay existed lack those
+  // settings: they were SGD without smoothing or average.
+  testing::TempDir dir;
+  TrainingOptions o = quickOptions();
+  o.epochs = 1;
+  o.trainSubset = 64;
+  o.validation = false;
+  o.checkpointDir = dir.path().string();
+  std::ostringstream log;
+  ClassifierTrainer(mlp(16, false), smallSpec(), o, log).run();
+  const auto path = latestCheckpoint(dir.path());
+  ASSERT_TRUE(path.has_value());
+  CheckpointState old = readCheckpoint(*path);
+  for (const char *key : {"optimiser", "label-smoothing", "ema-decay"})
+    EXPECT_EQ(old.config.erase(key), 1u) << key;
+  writeCheckpointFile(*path, old);
+
+  o.resume = true;
+  o.epochs = 2;
+  EXPECT_EQ(ClassifierTrainer(mlp(16, false), smallSpec(), o, log).run().steps, 4u);
+  // Another optimiser cannot continue it.
+  o.epochs = 3;
+  o.optimiser = OptimiserType::RmsProp;
+  ClassifierTrainer rmsprop(mlp(16, false), smallSpec(), o, log);
+  try {
+    rmsprop.run();
+    FAIL() << "RMSprop resumed an SGD checkpoint";
+  } catch (const checkpoint_error &e) {
+    EXPECT_NE(std::string(e.what()).find("'optimiser' is 'sgd' in the checkpoint but 'rmsprop'"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(ClassifierTrainer, ResumeRejectsAnotherModelsCheckpoint) {

@@ -46,6 +46,9 @@ TEST(TrainingOptions, DefaultsAreValid) {
   EXPECT_TRUE(o.validation);
   EXPECT_FALSE(o.targetAccuracy.has_value());
   EXPECT_FALSE(o.help);
+  EXPECT_EQ(o.optimiser, OptimiserType::Sgd);
+  EXPECT_EQ(o.labelSmoothing, 0.0);
+  EXPECT_EQ(o.emaDecay, 0.0);
 }
 
 TEST(TrainingOptions, EveryFlagParses) {
@@ -114,6 +117,16 @@ TEST(TrainingOptions, EveryFlagParses) {
   EXPECT_EQ(parse({"--lr-schedule=constant"}).lrSchedule, LrSchedule::Constant);
   EXPECT_EQ(parse({"--lr-schedule=linear"}).lrSchedule, LrSchedule::Linear);
   EXPECT_EQ(parse({"--precision", "16.16"}).precision, Precision::Half16Partials16);
+
+  const TrainingOptions r =
+      parse({"--optimiser", "rmsprop", "--rmsprop-decay", "0.95", "--rmsprop-epsilon", "0.01",
+             "--label-smoothing", "0.1", "--ema-decay", "0.999"});
+  EXPECT_EQ(r.optimiser, OptimiserType::RmsProp);
+  EXPECT_DOUBLE_EQ(r.rmspropDecay, 0.95);
+  EXPECT_DOUBLE_EQ(r.rmspropEpsilon, 0.01);
+  EXPECT_DOUBLE_EQ(r.labelSmoothing, 0.1);
+  EXPECT_DOUBLE_EQ(r.emaDecay, 0.999);
+  EXPECT_EQ(parse({"--optimiser=sgd"}).optimiser, OptimiserType::Sgd);
 }
 
 TEST(TrainingOptions, NonsenseValuesNameTheFlag) {
@@ -135,6 +148,18 @@ TEST(TrainingOptions, NonsenseValuesNameTheFlag) {
       {{"--stop-at-target", "--target-accuracy", "0.9", "--validation", "false"}, "--validation"},
       {{"--price-per-hour", "0"}, "--price-per-hour"},
       {{"--synthetic-data", "--dataset-dir", "/d"}, "--synthetic-data"},
+      {{"--optimiser", "rmsprop", "--rmsprop-decay", "1"}, "--rmsprop-decay"},
+      {{"--optimiser", "rmsprop", "--rmsprop-decay", "-0.1"}, "--rmsprop-decay"},
+      {{"--optimiser", "rmsprop", "--rmsprop-epsilon", "0"}, "--rmsprop-epsilon"},
+      {{"--optimiser", "rmsprop", "--rmsprop-epsilon", "inf"}, "--rmsprop-epsilon"},
+      {{"--rmsprop-decay", "0.8"}, "--optimiser rmsprop"},
+      {{"--rmsprop-epsilon", "0.1"}, "--rmsprop-epsilon"},
+      {{"--label-smoothing", "1"}, "--label-smoothing"},
+      {{"--label-smoothing", "-0.1"}, "--label-smoothing"},
+      {{"--label-smoothing", "nan"}, "--label-smoothing"},
+      {{"--ema-decay", "1"}, "--ema-decay"},
+      {{"--ema-decay", "-0.5"}, "--ema-decay"},
+      {{"--momentum", "1", "--optimiser", "rmsprop"}, "--momentum"},
   };
   for (const Case &c : cases) {
     const std::string m = cliErrorOf(c.args);
@@ -149,6 +174,14 @@ TEST(TrainingOptions, UnknownEnumValuesListTheAcceptedOnes) {
   const std::string schedule = cliErrorOf({"--lr-schedule", "exponential"});
   EXPECT_NE(schedule.find("cosine, step, constant or linear"), std::string::npos) << schedule;
   EXPECT_EQ(schedule.find("did you mean"), std::string::npos) << schedule;
+}
+
+TEST(TrainingOptions, UnknownOptimiserListsTheOnesThereAreAndSuggests) {
+  const std::string adam = cliErrorOf({"--optimiser", "adam"});
+  EXPECT_NE(adam.find("--optimiser 'adam'"), std::string::npos) << adam;
+  EXPECT_NE(adam.find("use sgd or rmsprop"), std::string::npos) << adam;
+  const std::string typo = cliErrorOf({"--optimiser", "rmsprp"});
+  EXPECT_NE(typo.find("did you mean rmsprop?"), std::string::npos) << typo;
 }
 
 TEST(TrainingOptions, UnknownScheduleSuggestsTheNearestOne) {
@@ -184,6 +217,19 @@ TEST(TrainingOptions, DescribeListsTheConfiguration) {
   EXPECT_EQ(config.at("lr-schedule"), "cosine");
   EXPECT_EQ(config.at("target-accuracy"), "0.85");
   EXPECT_EQ(config.count("record-file"), 0u);
+  EXPECT_EQ(config.at("optimiser"), "sgd");
+  EXPECT_EQ(config.at("label-smoothing"), "0");
+  EXPECT_EQ(config.at("ema-decay"), "0");
+  EXPECT_EQ(config.count("rmsprop-decay"), 0u) << "RMSprop's settings only with RMSprop";
+  o.optimiser = OptimiserType::RmsProp;
+  o.labelSmoothing = 0.1;
+  o.emaDecay = 0.9999;
+  const auto rmsprop = describeTrainingOptions(o);
+  EXPECT_EQ(rmsprop.at("optimiser"), "rmsprop");
+  EXPECT_EQ(rmsprop.at("rmsprop-decay"), "0.9");
+  EXPECT_EQ(rmsprop.at("rmsprop-epsilon"), "0.001");
+  EXPECT_EQ(rmsprop.at("label-smoothing"), "0.1");
+  EXPECT_EQ(rmsprop.at("ema-decay"), "0.9999");
 }
 
 TEST(TrainingOptions, NearestNamePrefersTheUniqueCompletion) {

@@ -14,6 +14,7 @@
 #include <popnn/Loss.hpp>
 #include <popnn/codelets.hpp>
 #include <popops/Cast.hpp>
+#include <popops/ElementWise.hpp>
 #include <popops/codelets.hpp>
 #include <poprand/codelets.hpp>
 
@@ -39,6 +40,23 @@ poplar::Type dataTypeOf(Precision p) {
 // Programs of the engine, in this order.
 enum ProgramIndex : unsigned { kInitialise, kTrainStep, kGradients, kEvaluate, kNumPrograms };
 
+/// Copies `src` into `dst`, converting when their element types differ.
+void copyOrCast(poplar::Graph &g, const poplar::Tensor &src, const poplar::Tensor &dst,
+                poplar::program::Sequence &prog, const std::string &name) {
+  if (src.elementType() == dst.elementType())
+    prog.add(poplar::program::Copy(src, dst));
+  else
+    popops::cast(g, src, dst, prog, name);
+}
+
+/// Configuration keys added after checkpoints were first written, with the value every run
+/// before them had: a checkpoint without the key was trained with that value.
+const std::map<std::string, std::string> &laterConfigDefaults() {
+  static const std::map<std::string, std::string> defaults = {
+      {"optimiser", "sgd"}, {"label-smoothing", "0"}, {"ema-decay", "0"}};
+  return defaults;
+}
+
 } // namespace
 
 struct ClassifierTrainer::Impl {
@@ -49,7 +67,9 @@ struct ClassifierTrainer::Impl {
   poplar::Device device;
   std::unique_ptr<poplar::Graph> graph;
   std::unique_ptr<BuildContext> ctx;
-  std::unique_ptr<SgdOptimiser> optimiser;
+  // One of them, as options.optimiser says.
+  std::unique_ptr<SgdOptimiser> sgd;
+  std::unique_ptr<RmsPropOptimiser> rmsprop;
   std::unique_ptr<poplar::Engine> engine;
   double compileSeconds = 0;
   // Host buffers the input streams read.
@@ -63,6 +83,9 @@ struct ClassifierTrainer::Impl {
   std::size_t imageElements() const { return batch() * spec.imageSize * spec.imageSize; }
 
   void build();
+  void buildOptimiser(poplar::program::Sequence &update);
+  void buildMovingAverage(poplar::program::Sequence &update, poplar::program::Sequence &useAverage,
+                          poplar::program::Sequence &restoreWeights);
   void feed(const Batch &b, bool maskPadding);
   const Parameter &parameter(const std::string &name) const;
   std::vector<float> readHost(const std::string &handle, const poplar::Tensor &t);
@@ -107,20 +130,24 @@ void ClassifierTrainer::Impl::build() {
   if (logits.rank() != 2 || logits.dim(1) != spec.numClasses)
     throw app_error("model '" + spec.modelName + "' must output [batch][" +
                     std::to_string(spec.numClasses) + "] logits");
-  LossOutputs trainLoss = softmaxCrossEntropy(g, logits, labelsT, true, fwdBwd);
+  LossOutputs trainLoss =
+      softmaxCrossEntropy(g, logits, labelsT, true, fwdBwd, float(options.labelSmoothing));
   model->backward(*ctx, trainLoss.gradient, false, fwdBwd);
   g.createHostRead("trainLoss", trainLoss.loss);
   g.createHostRead("trainCorrect", trainLoss.numCorrect);
 
-  optimiser = std::make_unique<SgdOptimiser>(
-      *ctx, SgdOptions{float(options.momentum), float(options.weightDecay), false});
-  poplar::program::Sequence update;
-  optimiser->update(*ctx, update);
+  poplar::program::Sequence update, useAverage, restoreWeights;
+  buildOptimiser(update);
+  if (options.emaDecay > 0)
+    buildMovingAverage(update, useAverage, restoreWeights);
 
+  // Validation: the plain one-hot loss, with the averaged weights when there are any.
   poplar::program::Sequence evaluate;
   evaluate.add(input);
+  evaluate.add(useAverage);
   poplar::Tensor inferLogits = model->forward(*ctx, x, Mode::Inference, evaluate);
   LossOutputs evalLoss = softmaxCrossEntropy(g, inferLogits, labelsT, false, evaluate);
+  evaluate.add(restoreWeights);
   g.createHostRead("evalLoss", evalLoss.loss);
   g.createHostRead("evalCorrect", evalLoss.numCorrect);
 
@@ -156,6 +183,50 @@ void ClassifierTrainer::Impl::build() {
   compileSeconds = secondsSince(start);
   log << "built " << spec.modelName << ": " << ctx->parameters().size() << " parameter tensors, "
       << "graph " << buildSeconds << " s, compiled in " << compileSeconds - buildSeconds << " s\n";
+}
+
+void ClassifierTrainer::Impl::buildOptimiser(poplar::program::Sequence &update) {
+  switch (options.optimiser) {
+  case OptimiserType::Sgd:
+    sgd = std::make_unique<SgdOptimiser>(
+        *ctx, SgdOptions{float(options.momentum), float(options.weightDecay), false});
+    sgd->update(*ctx, update);
+    return;
+  case OptimiserType::RmsProp: {
+    RmsPropOptions o;
+    o.decay = float(options.rmspropDecay);
+    o.momentum = float(options.momentum);
+    o.epsilon = float(options.rmspropEpsilon);
+    o.weightDecay = float(options.weightDecay);
+    rmsprop = std::make_unique<RmsPropOptimiser>(*ctx, o);
+    rmsprop->update(*ctx, update);
+    return;
+  }
+  }
+  throw app_error("unknown optimiser");
+}
+
+void ClassifierTrainer::Impl::buildMovingAverage(poplar::program::Sequence &update,
+                                                 poplar::program::Sequence &useAverage,
+                                                 poplar::program::Sequence &restoreWeights) {
+  namespace pe = popops::expr;
+  poplar::Graph &g = *graph;
+  const float decay = float(options.emaDecay);
+  for (const auto &p : ctx->parameters()) {
+    // "<parameter>/ema" (FLOAT, checkpointed) starts at the initial weights and follows every
+    // optimiser step: ema ← d·ema + (1 − d)·w.
+    poplar::Tensor ema = g.clone(poplar::FLOAT, p->value, p->name + "/ema");
+    copyOrCast(g, p->value, ema, ctx->initialise, p->name + "/emaInit");
+    ctx->addState(p->name + "/ema", ema);
+    popops::mapInPlace(
+        g, pe::Const(decay) * pe::_1 + pe::Const(1 - decay) * pe::Cast(pe::_2, poplar::FLOAT),
+        {ema, p->value}, update, p->name + "/emaUpdate");
+    // Validation swaps the average in and the trained weights back afterwards.
+    poplar::Tensor saved = g.clone(p->value, p->name + "/trainedWeights");
+    useAverage.add(poplar::program::Copy(p->value, saved));
+    copyOrCast(g, ema, p->value, useAverage, p->name + "/useEma");
+    restoreWeights.add(poplar::program::Copy(saved, p->value));
+  }
 }
 
 void ClassifierTrainer::Impl::feed(const Batch &b, bool maskPadding) {
@@ -345,6 +416,8 @@ TrainingResult ClassifierTrainer::run() {
     if (!latest)
       throw checkpoint_error("--resume: no checkpoint in '" + o.checkpointDir + "'");
     CheckpointState state = readCheckpoint(*latest);
+    for (const auto &[key, value] : laterConfigDefaults())
+      state.config.try_emplace(key, value);
     std::map<std::string, std::string> expected = im.spec.modelConfig;
     for (const auto &[k, v] : describeTrainingOptions(o))
       if (k != "resume" && k != "epochs" && k != "record-file" && k != "host-threads" &&

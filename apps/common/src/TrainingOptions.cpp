@@ -3,8 +3,10 @@
 #include "tessera/apps/Errors.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <sstream>
+#include <tuple>
 
 namespace po = boost::program_options;
 
@@ -75,6 +77,32 @@ std::string toString(Precision precision) {
   return "?";
 }
 
+std::string toString(OptimiserType optimiser) {
+  switch (optimiser) {
+  case OptimiserType::Sgd:
+    return "sgd";
+  case OptimiserType::RmsProp:
+    return "rmsprop";
+  }
+  return "?";
+}
+
+void validate(boost::any &value, const std::vector<std::string> &tokens, OptimiserType *, int) {
+  const std::string &text = singleToken(tokens, "--optimiser");
+  std::vector<std::string> names;
+  for (OptimiserType o : {OptimiserType::Sgd, OptimiserType::RmsProp}) {
+    if (text == toString(o)) {
+      value = o;
+      return;
+    }
+    names.push_back(toString(o));
+  }
+  const std::string suggestion = nearestName(text, names);
+  throw cli_error("--optimiser '" + text + "' is not an optimiser" +
+                  (suggestion.empty() ? std::string("") : "; did you mean " + suggestion + "?") +
+                  " (use sgd or rmsprop)");
+}
+
 void validate(boost::any &value, const std::vector<std::string> &tokens, LrSchedule *, int) {
   const std::string &text = singleToken(tokens, "--lr-schedule");
   std::vector<std::string> names;
@@ -114,9 +142,20 @@ void addTrainingOptions(po::options_description &description, TrainingOptions &o
     ("epochs", po::value(&o.epochs)->default_value(o.epochs), "Training epochs")
     ("learning-rate", po::value(&o.learningRate)->default_value(o.learningRate),
      "Peak learning rate (> 0)")
-    ("momentum", po::value(&o.momentum)->default_value(o.momentum), "SGD momentum in [0, 1)")
+    ("optimiser", po::value(&o.optimiser)->default_value(o.optimiser, toString(o.optimiser)),
+     "sgd (with momentum) | rmsprop (TensorFlow's, as EfficientNet trained)")
+    ("momentum", po::value(&o.momentum)->default_value(o.momentum),
+     "Momentum of SGD or RMSprop, in [0, 1)")
     ("weight-decay", po::value(&o.weightDecay)->default_value(o.weightDecay),
      "L2 weight decay (>= 0)")
+    ("rmsprop-decay", po::value(&o.rmspropDecay)->default_value(o.rmspropDecay),
+     "RMSprop: decay of the mean square gradient, in [0, 1)")
+    ("rmsprop-epsilon", po::value(&o.rmspropEpsilon)->default_value(o.rmspropEpsilon),
+     "RMSprop: epsilon inside the square root (> 0)")
+    ("label-smoothing", po::value(&o.labelSmoothing)->default_value(o.labelSmoothing),
+     "Train against (1 - e) one-hot + e / classes, e in [0, 1)")
+    ("ema-decay", po::value(&o.emaDecay)->default_value(o.emaDecay),
+     "Validate with an exponential moving average of the weights of this decay, in [0, 1) (0: off)")
     ("warmup-epochs", po::value(&o.warmupEpochs)->default_value(o.warmupEpochs),
      "Linear learning-rate warm-up, in epochs")
     ("lr-schedule", po::value(&o.lrSchedule)->default_value(o.lrSchedule, toString(o.lrSchedule)),
@@ -213,6 +252,26 @@ void validateTrainingOptions(const TrainingOptions &o) {
     throw cli_error("--momentum " + number(o.momentum) + ": must be in [0, 1)");
   if (!(o.weightDecay >= 0))
     throw cli_error("--weight-decay " + number(o.weightDecay) + ": must be >= 0");
+  if (!(o.rmspropDecay >= 0 && o.rmspropDecay < 1))
+    throw cli_error("--rmsprop-decay " + number(o.rmspropDecay) + ": must be in [0, 1)");
+  if (!(o.rmspropEpsilon > 0 && std::isfinite(o.rmspropEpsilon)))
+    throw cli_error("--rmsprop-epsilon " + number(o.rmspropEpsilon) + ": must be > 0");
+  if (o.optimiser != OptimiserType::RmsProp) {
+    const TrainingOptions defaults;
+    for (auto [value, fallback, flag] :
+         {std::tuple{o.rmspropDecay, defaults.rmspropDecay, "--rmsprop-decay"},
+          std::tuple{o.rmspropEpsilon, defaults.rmspropEpsilon, "--rmsprop-epsilon"}})
+      if (value != fallback)
+        throw cli_error(std::string(flag) + " " + number(value) +
+                        " has no effect with --optimiser " + toString(o.optimiser) +
+                        "; add --optimiser rmsprop");
+  }
+  if (!(o.labelSmoothing >= 0 && o.labelSmoothing < 1))
+    throw cli_error("--label-smoothing " + number(o.labelSmoothing) +
+                    ": must be in [0, 1) (0: plain one-hot targets)");
+  if (!(o.emaDecay >= 0 && o.emaDecay < 1))
+    throw cli_error("--ema-decay " + number(o.emaDecay) +
+                    ": must be in [0, 1) (0: no moving average; e.g. 0.9999)");
   if (!(o.warmupEpochs >= 0 && o.warmupEpochs <= o.epochs))
     throw cli_error("--warmup-epochs " + number(o.warmupEpochs) + ": must be in [0, --epochs " +
                     std::to_string(o.epochs) + "]");
@@ -236,8 +295,11 @@ std::map<std::string, std::string> describeTrainingOptions(const TrainingOptions
       {"batch-size", std::to_string(o.batchSize)},
       {"epochs", std::to_string(o.epochs)},
       {"learning-rate", number(o.learningRate)},
+      {"optimiser", toString(o.optimiser)},
       {"momentum", number(o.momentum)},
       {"weight-decay", number(o.weightDecay)},
+      {"label-smoothing", number(o.labelSmoothing)},
+      {"ema-decay", number(o.emaDecay)},
       {"warmup-epochs", number(o.warmupEpochs)},
       {"lr-schedule", toString(o.lrSchedule)},
       {"precision", toString(o.precision)},
@@ -247,6 +309,10 @@ std::map<std::string, std::string> describeTrainingOptions(const TrainingOptions
       {"validation", o.validation ? "true" : "false"},
       {"host-threads", std::to_string(o.hostThreads)},
   };
+  if (o.optimiser == OptimiserType::RmsProp) {
+    config["rmsprop-decay"] = number(o.rmspropDecay);
+    config["rmsprop-epsilon"] = number(o.rmspropEpsilon);
+  }
   if (o.targetAccuracy)
     config["target-accuracy"] = number(*o.targetAccuracy);
   if (o.stopAtTarget)

@@ -1,7 +1,9 @@
 // Trains an image classifier built from layers on a simulated IPU: builds the graph once
-// (forward, softmax cross-entropy, backward, SGD update, and an inference pass for validation),
-// compiles one Engine, then feeds batches from the data loader, writes the scheduled learning
-// rate every step, validates each epoch, checkpoints and reports throughput and time-to-target.
+// (forward, softmax cross-entropy — label-smoothed with --label-smoothing —, backward, the SGD or
+// RMSprop update and, with --ema-decay, the moving average of the weights, and an inference pass
+// for validation), compiles one Engine, then feeds batches from the data loader, writes the
+// scheduled learning rate every step, validates each epoch, checkpoints and reports throughput
+// and time-to-target.
 #pragma once
 
 #include <filesystem>
@@ -73,12 +75,14 @@ public:
   // Lower-level steps (tests, gradient checks).
   /// Runs the initialisers (weights from the seed, zero optimiser state).
   void initialise();
-  /// One SGD step on `batch` with learning rate `lr`.
+  /// One optimiser step on `batch` with learning rate `lr` (and the moving-average update).
   StepResult trainStep(const Batch &batch, double lr);
   /// Forward (training mode) and backward on `batch` without updating: the loss, and the
   /// gradients are then readable with readGradient.
   StepResult lossAndGradients(const Batch &batch);
-  /// Inference-mode forward: loss and correct count over the first batch.validImages images.
+  /// Inference-mode forward: loss (one-hot, never smoothed) and correct count over the first
+  /// batch.validImages images, with the moving average of the weights in place of the weights
+  /// when --ema-decay is on (the weights themselves are left as they were).
   StepResult evaluate(const Batch &batch);
 
   std::vector<std::string> parameterNames() const;
@@ -86,7 +90,8 @@ public:
   std::vector<float> readParameter(const std::string &name);
   void writeParameter(const std::string &name, const std::vector<float> &values);
   std::vector<float> readGradient(const std::string &name);
-  /// Every parameter and state tensor (running statistics, velocities), as checkpoints hold.
+  /// Every parameter and state tensor (running statistics, optimiser state such as
+  /// "<parameter>/velocity", the moving averages "<parameter>/ema"), as checkpoints hold.
   CheckpointState snapshot(std::uint64_t step, LoaderPosition position);
   void restore(const CheckpointState &state, const std::filesystem::path &file);
   std::size_t batchSize() const;

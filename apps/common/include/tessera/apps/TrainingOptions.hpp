@@ -17,18 +17,32 @@
 namespace tessera::apps {
 
 enum class LrSchedule { Cosine, Step, Constant, Linear };
+/// The classifier trainers' optimisers: SGD with momentum, or RMSprop as EfficientNet trained.
+enum class OptimiserType { Sgd, RmsProp };
 /// "<weights/activations>.<partials/accumulation>" bits, as Graphcore's --precision.
 enum class Precision { Half16Partials16, Half16Partials32, Float32 };
 
-std::string toString(LrSchedule schedule); // "cosine" | "step" | "constant" | "linear"
-std::string toString(Precision precision); // "16.16" | "16.32" | "32.32"
+std::string toString(LrSchedule schedule);     // "cosine" | "step" | "constant" | "linear"
+std::string toString(Precision precision);     // "16.16" | "16.32" | "32.32"
+std::string toString(OptimiserType optimiser); // "sgd" | "rmsprop"
 
 struct TrainingOptions {
   std::size_t batchSize = 32;
   unsigned epochs = 10;
   double learningRate = 0.1;
+  OptimiserType optimiser = OptimiserType::Sgd;
+  /// Momentum of SGD and of RMSprop, in [0, 1).
   double momentum = 0.9;
+  /// L2 added to the gradient of weights (not norms or biases), whatever the optimiser.
   double weightDecay = 1e-4;
+  /// RMSprop's decay ρ of the mean square, in [0, 1), and ε inside its square root, > 0.
+  double rmspropDecay = 0.9;
+  double rmspropEpsilon = 1e-3;
+  /// Cross entropy of the training loss against (1 − ε)·one-hot + ε/classes; in [0, 1).
+  double labelSmoothing = 0;
+  /// Decay d of an exponential moving average of the weights, ema ← d·ema + (1 − d)·w after
+  /// every optimiser step, validated with instead of the weights; in [0, 1), 0 keeps none.
+  double emaDecay = 0;
   /// Linear warm-up length in epochs (fractions allowed), within epochs.
   double warmupEpochs = 0;
   LrSchedule lrSchedule = LrSchedule::Cosine;
@@ -83,5 +97,6 @@ std::string nearestName(const std::string &name, const std::vector<std::string> 
 // Boost.Program_options hooks so the enums parse from their flag text.
 void validate(boost::any &value, const std::vector<std::string> &tokens, LrSchedule *, int);
 void validate(boost::any &value, const std::vector<std::string> &tokens, Precision *, int);
+void validate(boost::any &value, const std::vector<std::string> &tokens, OptimiserType *, int);
 
 } // namespace tessera::apps
