@@ -1,0 +1,39 @@
+// The flags every image-classifier trainer (resnet50, efficientnet) has besides the training
+// options: the input size and augmentation, the simulated device, and when to checkpoint or stop.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include <boost/program_options.hpp>
+
+#include <tessera/apps/ClassifierTrainer.hpp>
+
+namespace tessera::apps {
+
+struct ClassifierRunOptions {
+  std::size_t imageSize = 28;
+  bool augment = false;
+  std::uint64_t stopAfterSteps = 0;
+  std::uint64_t checkpointEverySteps = 0;
+  unsigned tiles = 0; ///< per IPU; 0: a Mk2's 1472
+  unsigned ipus = 1;
+};
+
+/// Adds --image-size, --augment, --stop-after-steps, --checkpoint-every, --tiles and --ipus, with
+/// the values `options` holds as defaults (a trainer sets its own before calling this).
+void addClassifierRunOptions(boost::program_options::options_description &description,
+                             ClassifierRunOptions &options);
+
+/// Throws cli_error naming the flag: --image-size below Fashion-MNIST's 28 pixels, --ipus
+/// outside 1…16.
+void validateClassifierRunOptions(const ClassifierRunOptions &options);
+
+/// The trainer's spec for model `modelName` (described by `modelConfig`, to which the image
+/// size is added) with `numClasses` outputs.
+ClassifierSpec classifierSpecOf(const std::string &modelName,
+                                std::map<std::string, std::string> modelConfig,
+                                std::size_t numClasses, const ClassifierRunOptions &options);
+
+} // namespace tessera::apps

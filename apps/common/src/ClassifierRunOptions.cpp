@@ -1,0 +1,50 @@
+#include <tessera/apps/ClassifierRunOptions.hpp>
+
+#include <tessera/apps/Errors.hpp>
+
+namespace po = boost::program_options;
+
+namespace tessera::apps {
+
+void addClassifierRunOptions(po::options_description &d, ClassifierRunOptions &o) {
+  // clang-format off
+  d.add_options()
+    ("image-size", po::value(&o.imageSize)->default_value(o.imageSize),
+     "Side of the square input images (>= 28; larger pads the images)")
+    ("augment", po::bool_switch(&o.augment), "Random-crop and flip augmentation")
+    ("stop-after-steps", po::value(&o.stopAfterSteps)->default_value(0),
+     "Stop as if killed after N steps, writing a checkpoint (0: run to the end)")
+    ("checkpoint-every", po::value(&o.checkpointEverySteps)->default_value(0),
+     "Also checkpoint every N steps (0: at the end of each epoch only)")
+    ("tiles", po::value(&o.tiles)->default_value(o.tiles), "Tiles per simulated IPU (0: 1472)")
+    ("ipus", po::value(&o.ipus)->default_value(o.ipus),
+     "Simulated Mk2 IPUs (900 MB of tile memory each); a model bigger than one spreads its layers over all of them");
+  // clang-format on
+}
+
+void validateClassifierRunOptions(const ClassifierRunOptions &o) {
+  if (o.imageSize < 28)
+    throw cli_error("--image-size " + std::to_string(o.imageSize) +
+                    " is below the 28 pixels of Fashion-MNIST images");
+  if (o.ipus == 0 || o.ipus > 16)
+    throw cli_error("--ipus " + std::to_string(o.ipus) + " must be 1 to 16");
+}
+
+ClassifierSpec classifierSpecOf(const std::string &modelName,
+                                std::map<std::string, std::string> modelConfig,
+                                std::size_t numClasses, const ClassifierRunOptions &o) {
+  ClassifierSpec spec;
+  spec.modelName = modelName;
+  spec.modelConfig = std::move(modelConfig);
+  spec.modelConfig["image-size"] = std::to_string(o.imageSize);
+  spec.imageSize = o.imageSize;
+  spec.numClasses = numClasses;
+  spec.augment = o.augment;
+  spec.stopAfterSteps = o.stopAfterSteps;
+  spec.checkpointEverySteps = o.checkpointEverySteps;
+  spec.tiles = o.tiles;
+  spec.ipus = o.ipus;
+  return spec;
+}
+
+} // namespace tessera::apps
