@@ -169,17 +169,11 @@ TEST(EfficientNetLayers, SqueezeExciteMatchesNaiveReferenceAndAllGradientsFinite
   const SeShape s;
   LayerRig rig;
   SqueezeExcite se("se", SqueezeExciteOptions{s.C, s.R});
-  const std::vector<std::size_t> shape{s.B, s.C, s.H, s.W};
-  poplar::Tensor x = rig.input("x", shape), gradOut = rig.input("gradOut", shape);
-  poplar::program::Sequence prog, inference;
-  rig.output("y", se.forward(rig.ctx(), x, Mode::Training, prog));
-  rig.output("gradIn", se.backward(rig.ctx(), gradOut, true, prog));
-  rig.output("yInference", se.forward(rig.ctx(), x, Mode::Inference, inference));
-  rig.exposeParameters();
-  rig.load({prog, inference});
+  rig.buildTrainingAndInference(se, {s.B, s.C, s.H, s.W});
 
-  Vec xs = randomValues(x.numElements(), 11, -2.0, 2.0);
-  const Vec gys = randomValues(x.numElements(), 12);
+  const std::size_t n = s.B * s.C * s.H * s.W;
+  Vec xs = randomValues(n, 11, -2.0, 2.0);
+  const Vec gys = randomValues(n, 12);
   rig.write("x", xs);
   rig.write("gradOut", gys);
   // Non-zero biases too, so every term of the reference is exercised.

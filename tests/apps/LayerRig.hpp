@@ -66,6 +66,19 @@ public:
     }
   }
 
+  /// The usual single-layer rig: input "x" and gradient "gradOut" of `shape`; program 1 runs
+  /// `layer`'s Training forward ("y") and backward ("gradIn"), program 2 its Inference forward
+  /// ("yInference"); parameters exposed and everything loaded.
+  void buildTrainingAndInference(Layer &layer, const std::vector<std::size_t> &shape) {
+    poplar::Tensor x = input("x", shape), gradOut = input("gradOut", shape);
+    poplar::program::Sequence training, inference;
+    output("y", layer.forward(*ctx_, x, Mode::Training, training));
+    output("gradIn", layer.backward(*ctx_, gradOut, true, training));
+    output("yInference", layer.forward(*ctx_, x, Mode::Inference, inference));
+    exposeParameters();
+    load({training, inference});
+  }
+
   /// Compiles {ctx.initialise, programs…} and runs the initialisation: programs[i] is then
   /// run(i + 1).
   void load(const std::vector<poplar::program::Program> &programs) {

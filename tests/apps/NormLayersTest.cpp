@@ -94,14 +94,7 @@ void checkAgainstReference(
     Layer &layer, const Shape4 &s,
     const std::function<Vec(const Vec &, const Vec &, const Vec &)> &reference) {
   LayerRig rig;
-  const std::vector<std::size_t> shape{s.B, s.C, s.H, s.W};
-  poplar::Tensor x = rig.input("x", shape), gradOut = rig.input("gradOut", shape);
-  poplar::program::Sequence prog, inference;
-  rig.output("y", layer.forward(rig.ctx(), x, Mode::Training, prog));
-  rig.output("gradIn", layer.backward(rig.ctx(), gradOut, true, prog));
-  rig.output("yInference", layer.forward(rig.ctx(), x, Mode::Inference, inference));
-  rig.exposeParameters();
-  rig.load({prog, inference});
+  rig.buildTrainingAndInference(layer, {s.B, s.C, s.H, s.W});
 
   Vec xs = randomValues(s.size(), 31, -2, 2);
   const Vec gys = randomValues(s.size(), 32);

@@ -1,7 +1,6 @@
 #include <tessera/apps/layers/BatchNorm.hpp>
 
 #include <popnn/BatchNorm.hpp>
-#include <popops/Cast.hpp>
 #include <popops/ElementWise.hpp>
 
 #include <tessera/apps/Errors.hpp>
@@ -41,7 +40,7 @@ poplar::Tensor BatchNorm::forward(BuildContext &ctx, const poplar::Tensor &input
   const poplar::Tensor x = detail::inWindow(*graph_, input, input, prog, name_ + "/input");
   const poplar::Type type = x.elementType();
   auto asType = [&](const poplar::Tensor &t) {
-    return type == poplar::FLOAT ? t : popops::cast(g, t, type, prog, name_ + "/cast");
+    return detail::asType(g, t, type, prog, name_ + "/cast");
   };
   if (mode == Mode::Inference) {
     // y = x · γ/σ + (β − μ·γ/σ) with the running statistics, σ = sqrt(var + eps).
@@ -77,19 +76,10 @@ poplar::Tensor BatchNorm::backward(BuildContext &, const poplar::Tensor &gradIn,
                                    bool needInputGradient, poplar::program::Sequence &prog) {
   if (!whitened_.valid())
     throw app_error("layer '" + name_ + "': backward() before a Training forward()");
-  poplar::Graph &g = *graph_;
-  const poplar::Tensor gradOut = detail::inWindow(g, gradIn, whitened_, prog, name_ + "/gradIn");
-  auto [gammaDelta, betaDelta] =
-      popnn::bn::batchNormParamGradients(g, whitened_, gradOut, prog, poplar::FLOAT, name_);
-  gamma_->gradient = gammaDelta;
-  beta_->gradient = betaDelta;
-  if (!needInputGradient)
-    return {};
-  poplar::Tensor gamma = gradOut.elementType() == poplar::FLOAT
-                             ? gamma_->value
-                             : popops::cast(g, gamma_->value, gradOut.elementType(), prog);
-  return popnn::bn::batchNormGradients(g, whitened_, gradOut, invStdDev_, gamma, prog,
-                                       poplar::FLOAT, name_ + "/grad");
+  return detail::normBackward(
+      *graph_, name_, whitened_, invStdDev_, gradIn, *gamma_, *beta_, needInputGradient, prog,
+      [](auto &&...a) { return popnn::bn::batchNormParamGradients(a...); },
+      [](auto &&...a) { return popnn::bn::batchNormGradients(a...); });
 }
 
 } // namespace tessera::apps

@@ -1,7 +1,6 @@
 #include <tessera/apps/layers/GroupNorm.hpp>
 
 #include <popnn/GroupNorm.hpp>
-#include <popops/Cast.hpp>
 
 #include <tessera/apps/Errors.hpp>
 
@@ -35,7 +34,7 @@ poplar::Tensor GroupNorm::forward(BuildContext &ctx, const poplar::Tensor &input
   const poplar::Tensor x = detail::inWindow(g, input, input, prog, name_ + "/input");
   const poplar::Type type = x.elementType();
   auto asType = [&](const poplar::Tensor &t) {
-    return type == poplar::FLOAT ? t : popops::cast(g, t, type, prog, name_ + "/cast");
+    return detail::asType(g, t, type, prog, name_ + "/cast");
   };
   auto [mean, invStdDev] = popnn::gn::groupNormStatistics(
       g, x, eps_, prog, static_cast<unsigned>(groups_), false, false, poplar::FLOAT, name_);
@@ -52,19 +51,10 @@ poplar::Tensor GroupNorm::backward(BuildContext &, const poplar::Tensor &gradIn,
                                    bool needInputGradient, poplar::program::Sequence &prog) {
   if (!whitened_.valid())
     throw app_error("layer '" + name_ + "': backward() before a Training forward()");
-  poplar::Graph &g = *graph_;
-  const poplar::Tensor gradOut = detail::inWindow(g, gradIn, whitened_, prog, name_ + "/gradIn");
-  auto [gammaDelta, betaDelta] =
-      popnn::gn::groupNormParamGradients(g, whitened_, gradOut, prog, poplar::FLOAT, name_);
-  gamma_->gradient = gammaDelta;
-  beta_->gradient = betaDelta;
-  if (!needInputGradient)
-    return {};
-  poplar::Tensor gamma = gradOut.elementType() == poplar::FLOAT
-                             ? gamma_->value
-                             : popops::cast(g, gamma_->value, gradOut.elementType(), prog);
-  return popnn::gn::groupNormGradients(g, whitened_, gradOut, invStdDev_, gamma, prog,
-                                       poplar::FLOAT, name_ + "/grad");
+  return detail::normBackward(
+      *graph_, name_, whitened_, invStdDev_, gradIn, *gamma_, *beta_, needInputGradient, prog,
+      [](auto &&...a) { return popnn::gn::groupNormParamGradients(a...); },
+      [](auto &&...a) { return popnn::gn::groupNormGradients(a...); });
 }
 
 } // namespace tessera::apps

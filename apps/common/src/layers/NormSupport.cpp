@@ -1,5 +1,7 @@
 #include "layers/NormSupport.hpp"
 
+#include <popops/Cast.hpp>
+
 namespace tessera::apps::detail {
 
 unsigned firstTileOf(const poplar::Graph &graph, const poplar::Tensor &x) {
@@ -35,6 +37,11 @@ poplar::Tensor inWindow(poplar::Graph &graph, const poplar::Tensor &t, const pop
     mapActivationLinearly(graph, copy);
   prog.add(poplar::program::Copy(t, copy, false, name));
   return copy;
+}
+
+poplar::Tensor asType(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Type &type,
+                      poplar::program::Sequence &prog, const std::string &name) {
+  return t.elementType() == type ? t : popops::cast(graph, t, type, prog, name);
 }
 
 } // namespace tessera::apps::detail
