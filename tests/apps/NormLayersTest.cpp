@@ -170,6 +170,29 @@ TEST(NormLayers, BadConfigurationsNameTheLayer) {
   LayerRig rig;
   poplar::Tensor x = rig.input("x", {2, 5, 2, 2});
   poplar::program::Sequence prog;
+  GroupNorm early("gnEarly", 6, 3);
+  LayerProxyNorm proxyEarly("pnEarly", ProxyNormOptions{6});
+  for (Layer *layer : std::initializer_list<Layer *>{&early, &proxyEarly}) {
+    try {
+      layer->backward(rig.ctx(), x, true, prog);
+      FAIL() << layer->name() << ": backward() before a Training forward() was accepted";
+    } catch (const app_error &e) {
+      EXPECT_NE(std::string(e.what()).find("'" + layer->name() + "'"), std::string::npos)
+          << e.what();
+      EXPECT_NE(std::string(e.what()).find("before a Training forward"), std::string::npos)
+          << e.what();
+    }
+  }
+  poplar::Tensor half = rig.graph().addVariable(poplar::HALF, {2, 6, 2, 2}, "half");
+  poputil::mapTensorLinearly(rig.graph(), half);
+  LayerProxyNorm halfProxy("pnHalf", ProxyNormOptions{6});
+  try {
+    halfProxy.forward(rig.ctx(), half, Mode::Training, prog);
+    FAIL() << "a HALF input was accepted by the FLOAT-only proxy norm";
+  } catch (const app_error &e) {
+    EXPECT_NE(std::string(e.what()).find("'pnHalf'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("FLOAT"), std::string::npos) << e.what();
+  }
   GroupNorm wrong("gnWrong", 6, 2);
   try {
     wrong.forward(rig.ctx(), x, Mode::Training, prog);
