@@ -17,3 +17,9 @@ void registerPoplinCodelets() {
 }
 
 } // namespace tessera::codelets::poplin
+
+// The entry point a deserialized executable uses to find these types without poplin's C++ API
+// (poplar::Executable, sdk/src/executable/VertexTypeResolver.cpp).
+extern "C" __attribute__((visibility("default"))) void tessera_register_poplin_codelets() {
+  tessera::codelets::poplin::registerPoplinCodelets();
+}

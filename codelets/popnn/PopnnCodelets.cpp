@@ -16,3 +16,9 @@ void registerPopnnCodelets() {
 }
 
 } // namespace tessera::codelets::popnn
+
+// The entry point a deserialized executable uses to find these types without popnn's C++ API
+// (poplar::Executable, sdk/src/executable/VertexTypeResolver.cpp).
+extern "C" __attribute__((visibility("default"))) void tessera_register_popnn_codelets() {
+  tessera::codelets::popnn::registerPopnnCodelets();
+}

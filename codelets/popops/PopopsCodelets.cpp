@@ -18,3 +18,9 @@ void registerPopopsCodelets() {
 }
 
 } // namespace tessera::codelets::popops
+
+// The entry point a deserialized executable uses to find these types without popops' C++ API
+// (poplar::Executable, sdk/src/executable/VertexTypeResolver.cpp).
+extern "C" __attribute__((visibility("default"))) void tessera_register_popops_codelets() {
+  tessera::codelets::popops::registerPopopsCodelets();
+}

@@ -14,3 +14,9 @@ void registerPoprandCodelets() {
 }
 
 } // namespace tessera::codelets::poprand
+
+// The entry point a deserialized executable uses to find these types without poprand's C++ API
+// (poplar::Executable, sdk/src/executable/VertexTypeResolver.cpp).
+extern "C" __attribute__((visibility("default"))) void tessera_register_poprand_codelets() {
+  tessera::codelets::poprand::registerPoprandCodelets();
+}

@@ -11,6 +11,7 @@
 
 #include <poplar/ArrayRef.hpp>
 #include <poplar/Device.hpp>
+#include <poplar/Executable.hpp>
 #include <poplar/Graph.hpp>
 #include <poplar/OptionFlags.hpp>
 #include <poplar/Program.hpp>
@@ -19,9 +20,6 @@
 #include <tessera/profile/Profile.hpp>
 
 namespace poplar {
-
-/// Called with (stepsDone, totalSteps) while an Engine compiles.
-using ProgressFunc = std::function<void(int, int)>;
 
 /// Tessera extension (for profiles): the cycle estimates of one vertex.
 struct VertexCycleEstimate {
@@ -59,6 +57,10 @@ public:
          ProgressFunc progress = {});
   Engine(const Graph &graph, ArrayRef<program::Program> programs, const OptionFlags &options = {},
          ProgressFunc progress = {});
+  /// Runs an executable from `compileGraph` or `Executable::deserialize` (no compilation).
+  /// `options` are read as by the other constructors; those that only affect compilation
+  /// (debug.allowOutOfMemory) have no effect here.
+  explicit Engine(Executable &&exe, const OptionFlags &options = {});
   Engine(Engine &&) noexcept;
   Engine &operator=(Engine &&) noexcept;
   ~Engine();

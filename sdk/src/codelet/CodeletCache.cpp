@@ -118,8 +118,12 @@ void writeFileAtomically(const std::string &path, const std::string &contents) {
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     out << contents;
-    if (!out.flush())
-      throw graph_object_load_error("cannot write '" + tmp + "' in the codelet cache");
+    if (!out.flush()) {
+      out.close();
+      std::error_code ec;
+      fs::remove(tmp, ec); // a full disk must not keep half a file
+      throw graph_object_load_error("cannot write '" + tmp + "' (disk full or not writable?)");
+    }
   }
   std::error_code ec;
   fs::rename(tmp, target, ec);

@@ -4,6 +4,8 @@
 #include <dlfcn.h>
 
 #include <cstring>
+#include <map>
+#include <mutex>
 
 #include <poplar/Version.hpp>
 #include <poplar/exceptions.hpp>
@@ -11,6 +13,24 @@
 #include "codelet/StubGenerator.hpp"
 
 namespace poplar::codelet {
+
+namespace {
+struct LoadedObjects {
+  std::mutex mutex;
+  std::map<std::string, std::string> pathByOrigin;
+};
+LoadedObjects &loadedObjects() {
+  static LoadedObjects objects;
+  return objects;
+}
+} // namespace
+
+std::string objectPathOfOrigin(const std::string &origin) {
+  auto &objects = loadedObjects();
+  std::lock_guard lock(objects.mutex);
+  const auto it = objects.pathByOrigin.find(origin);
+  return it == objects.pathByOrigin.end() ? std::string() : it->second;
+}
 
 unsigned loadCodeletObject(const std::string &objectPath, const std::string &origin) {
   // Never closed: registered vertex types point into the object's code for the whole process.
@@ -33,7 +53,13 @@ unsigned loadCodeletObject(const std::string &objectPath, const std::string &ori
     throw graph_object_load_error("codelet object '" + objectPath + "' was built for " + builtFor +
                                   " but this SDK is " + codeletAbi() +
                                   "; rebuild it with this SDK's popc");
-  return registerAll(origin.c_str());
+  const unsigned registered = registerAll(origin.c_str());
+  {
+    auto &objects = loadedObjects();
+    std::lock_guard lock(objects.mutex);
+    objects.pathByOrigin[origin] = objectPath;
+  }
+  return registered;
 }
 
 } // namespace poplar::codelet

@@ -10,4 +10,7 @@ namespace poplar::codelet {
 /// types registered. Throws graph_object_load_error naming the file on any failure.
 unsigned loadCodeletObject(const std::string &objectPath, const std::string &origin);
 
+/// The object file last loaded with `origin`, or "" (executables carry it to other processes).
+std::string objectPathOfOrigin(const std::string &origin);
+
 } // namespace poplar::codelet

@@ -18,6 +18,7 @@
 #include "engine/ThreadPool.hpp"
 #include "engine/TileByTileRuns.hpp"
 #include "engine/TileFloatMode.hpp"
+#include "executable/CompileExecutable.hpp"
 #include "profile/ProfileSession.hpp"
 
 namespace poplar::detail {
@@ -64,6 +65,7 @@ struct RuntimeComputeSet {
 
 struct Engine::Impl {
   CompiledGraph plan;
+  tessera::profile::TargetInfo target; ///< What the plan was compiled for.
   engine::EngineOptions options;
   std::unique_ptr<engine::ThreadPool> pool;
   std::unique_ptr<profile::ProfileSession> profiler;
@@ -81,6 +83,17 @@ struct Engine::Impl {
   std::vector<unsigned char> staging;
 
   unsigned char *address(const TileAddress &a) const { return tileBase[a.tile] + a.offset; }
+
+  /// Takes over a compiled graph (fresh, cached or deserialized).
+  void start(Executable::Impl &&exe) {
+    plan = std::move(exe.plan);
+    target = exe.description.target;
+    profiler = std::make_unique<profile::ProfileSession>(executable::profileOptionsOf(options));
+    profiler->compiled(std::move(exe.description), std::move(exe.defaultCycles), plan);
+    pool = std::make_unique<engine::ThreadPool>(options.hostThreads);
+    tileByTile = engine::buildTileByTileRuns(plan);
+    streams.resize(plan.streams.size());
+  }
 
   void destroyObjects() {
     if (!loaded)
@@ -459,25 +472,13 @@ Engine::Engine(const Graph &graph, ArrayRef<program::Program> programs, const Op
                ProgressFunc progress)
     : impl_(std::make_unique<Impl>()) {
   impl_->options = engine::parseEngineOptions(options);
-  if (graph.tileBase() != 0 || graph.getTarget().getNumTiles() != graph.data().target.getNumTiles())
-    throw graph_program_compilation_error(
-        "an Engine must be built from the top-level graph, not a virtual graph");
-  compiler::CompileOptions co;
-  co.allowOutOfMemory = impl_->options.allowOutOfMemory;
-  co.progress = std::move(progress);
-  const auto &o = impl_->options;
-  impl_->profiler = std::make_unique<profile::ProfileSession>(profile::ProfileOptions{
-      o.outputGraphProfile, o.outputExecutionProfile, o.instrument, o.reportDirectory});
-  co.laidOut = [&](const CompiledGraph &plan) { impl_->profiler->compiled(graph.data(), plan); };
-  try {
-    impl_->plan = compiler::compile(graph.data(), programs.vec(), co);
-  } catch (const graph_memory_allocation_error &e) {
-    impl_->profiler->compileFailed(e.what()); // users must see what overflowed
-    throw;
-  }
-  impl_->pool = std::make_unique<engine::ThreadPool>(impl_->options.hostThreads);
-  impl_->tileByTile = engine::buildTileByTileRuns(impl_->plan);
-  impl_->streams.resize(impl_->plan.streams.size());
+  auto exe = executable::compile(graph, programs.vec(), impl_->options, std::move(progress));
+  impl_->start(std::move(*exe));
+}
+
+Engine::Engine(Executable &&exe, const OptionFlags &options) : impl_(std::make_unique<Impl>()) {
+  impl_->options = engine::parseEngineOptions(options);
+  impl_->start(std::move(exe.impl()));
 }
 
 Engine::Engine(Engine &&) noexcept = default;
@@ -497,10 +498,14 @@ Engine::~Engine() {
 void Engine::load(const Device &device) {
   auto &im = *impl_;
   const auto &plan = im.plan;
-  if (device.getTarget().getNumTiles() != plan.numTiles)
-    throw runtime_error("Engine::load: the graph was compiled for " +
-                        std::to_string(plan.numTiles) + " tiles but the device has " +
-                        std::to_string(device.getTarget().getNumTiles()));
+  const Target &t = device.getTarget();
+  if (t.getNumTiles() != plan.numTiles || t.getNumWorkerContexts() != plan.numWorkerContexts ||
+      t.getBytesPerTile() != plan.bytesPerTile)
+    throw runtime_error("Engine::load: the graph was compiled for target " +
+                        executable::describeTarget(im.target) + " but the device is " +
+                        executable::describeTarget(
+                            {t.getTargetArchString(), t.getNumIPUs(), t.getTilesPerIPU(),
+                             t.getNumTiles(), t.getNumWorkerContexts(), t.getBytesPerTile()}));
   im.destroyObjects();
   std::uint64_t total = 0;
   for (auto b : plan.tileBytes)

@@ -9,6 +9,7 @@
 #include <poplar/exceptions.hpp>
 
 #include "profile.pb.h"
+#include "profile/ProfileBytes.hpp"
 
 namespace tessera::profile {
 
@@ -233,3 +234,20 @@ std::string toJson(const ExecutionProfile &p) {
 }
 
 } // namespace tessera::profile
+
+namespace poplar::profile {
+
+std::string serializeGraphProfile(const tessera::profile::GraphProfile &p) {
+  tessera::profile::pb::GraphProfile m;
+  tessera::profile::toProto(p, m);
+  return m.SerializeAsString();
+}
+
+tessera::profile::GraphProfile parseGraphProfile(const std::string &bytes) {
+  tessera::profile::pb::GraphProfile m;
+  if (!m.ParseFromString(bytes) || m.format_version() == 0)
+    throw parse_error("the graph profile inside the executable is corrupt");
+  return tessera::profile::fromProto(m);
+}
+
+} // namespace poplar::profile

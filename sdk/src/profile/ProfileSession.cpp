@@ -37,9 +37,10 @@ void makeDirectory(const std::string &dir) {
 
 } // namespace
 
-void ProfileSession::compiled(const core::GraphData &graph, const compiler::CompiledGraph &plan) {
-  graph_ = describeGraph(graph, plan);
-  defaults_ = defaultVertexCycles(graph, plan);
+void ProfileSession::compiled(tp::GraphProfile description, std::vector<std::uint64_t> defaults,
+                              const compiler::CompiledGraph &plan) {
+  graph_ = std::move(description);
+  defaults_ = std::move(defaults);
   described_ = true;
   price(plan, nullptr);
   if (options_.executionProfile || options_.instrument)

@@ -12,7 +12,6 @@
 #include <tessera/profile/Profile.hpp>
 
 #include "compiler/CompiledGraph.hpp"
-#include "core/GraphData.hpp"
 #include "profile/ExecutionRecorder.hpp"
 
 namespace poplar::profile {
@@ -29,8 +28,11 @@ class ProfileSession {
 public:
   explicit ProfileSession(ProfileOptions options) : options_(std::move(options)) {}
 
-  /// Compilation laid out memory (called before the out-of-memory check).
-  void compiled(const core::GraphData &graph, const compiler::CompiledGraph &plan);
+  /// A compiled graph: `description` is the graph as describeGraph saw it and `defaults` the
+  /// cost model's estimate per vertex object (both carried by executables). Called once memory
+  /// is laid out (before the out-of-memory check), or with a deserialized executable.
+  void compiled(tessera::profile::GraphProfile description, std::vector<std::uint64_t> defaults,
+                const compiler::CompiledGraph &plan);
   /// Compilation threw `what`: writes the graph profile when one was requested, so the
   /// overflow can be inspected. Never throws.
   void compileFailed(const std::string &what) noexcept;

@@ -1,0 +1,13 @@
+// Tessera extension: which build of the SDK this process runs.
+#pragma once
+
+#include <string>
+
+namespace tessera {
+
+/// The identity of this build of the SDK's code (the poplar library's GNU build id, derived from
+/// its contents, never from a commit). Serialized executables and the executable cache record
+/// it: an executable only runs on the build that compiled it.
+const std::string &sdkBuildId();
+
+} // namespace tessera

@@ -1,0 +1,588 @@
+// Executable::Impl <-> tessera.executable.pb.Executable, and the checks made when reading one.
+#include <istream>
+#include <map>
+#include <ostream>
+#include <set>
+#include <sstream>
+
+#include <poplar/Version.hpp>
+#include <poplar/exceptions.hpp>
+
+#include "executable.pb.h"
+#include "executable/ExecutableData.hpp"
+#include "executable/VertexTypeResolver.hpp"
+#include "profile/ProfileBytes.hpp"
+
+namespace poplar::executable {
+
+namespace pb = tessera::executable::pb;
+using namespace compiler;
+
+namespace {
+
+constexpr std::uint32_t kFormatVersion = 1;
+constexpr const char *kKind = "tessera.executable";
+
+// --- writing ---------------------------------------------------------------------------------
+
+void put(pb::Addresses &m, const TileAddress &a) {
+  m.add_tile(a.tile);
+  m.add_offset(a.offset);
+}
+
+void put(pb::CopyList &m, const CopyList &l) {
+  for (const auto &op : l.ops) {
+    put(*m.mutable_src(), op.src);
+    put(*m.mutable_dst(), op.dst);
+    m.add_bytes(op.bytes);
+    m.add_repeat(op.repeat);
+    m.add_src_stride(op.srcStride);
+    m.add_dst_stride(op.dstStride);
+  }
+  for (auto g : l.groupBegin)
+    m.add_group_begin(g);
+  m.set_total_bytes(l.totalBytes);
+}
+
+void put(pb::TensorPieces &m, const std::vector<TensorPiece> &pieces) {
+  for (const auto &p : pieces) {
+    put(*m.mutable_at(), p.at);
+    m.add_host_offset(p.hostOffset);
+    m.add_bytes(p.bytes);
+  }
+}
+
+void put(pb::TensorImage &m, const TensorImage &t) {
+  m.set_type(static_cast<std::uint32_t>(t.type.id()));
+  for (auto d : t.shape)
+    m.add_shape(d);
+  put(*m.mutable_pieces(), t.pieces);
+  m.set_bytes(t.bytes);
+}
+
+void putVertexObjects(pb::Executable &m, const CompiledGraph &plan) {
+  std::map<const tessera::VertexTypeInfo *, std::uint32_t> typeIndex;
+  std::set<std::string> carriedOrigins; // a codelet object travels once, with its first type
+  auto &objects = *m.mutable_vertex_objects();
+  std::string values;
+  for (const auto &obj : plan.vertexObjects) {
+    auto [it, added] = typeIndex.try_emplace(obj.type.get(), std::uint32_t(typeIndex.size()));
+    if (added) {
+      auto &t = *m.add_vertex_types();
+      t.set_name(obj.type->name);
+      t.set_origin(obj.type->origin);
+      t.set_fingerprint(fingerprint(*obj.type));
+      if (carriedOrigins.insert(obj.type->origin).second)
+        t.set_object(codeletObjectBytes(*obj.type));
+    }
+    objects.add_vertex_id(obj.vertexId);
+    objects.add_compute_set_plan(obj.computeSetPlan);
+    put(*objects.mutable_at(), obj.at);
+    objects.add_type(it->second);
+    objects.add_has_perf_estimate(obj.perfEstimate.has_value());
+    objects.add_perf_estimate(obj.perfEstimate.value_or(0));
+    objects.add_pointer_begin(std::uint64_t(objects.pointer_flags_size()));
+    for (const auto &p : obj.pointers) {
+      put(*objects.mutable_pointer_slot(), p.slot);
+      put(*objects.mutable_pointer_target(), p.target);
+      objects.add_pointer_flags((p.hasSize ? 1u : 0u) | (p.null ? 2u : 0u));
+      objects.add_pointer_size(p.size);
+    }
+    objects.add_value_begin(std::uint64_t(objects.value_offset_size()));
+    for (const auto &v : obj.values) {
+      objects.add_value_offset(v.offset);
+      objects.add_value_length(v.bytes.size());
+      values.append(v.bytes.begin(), v.bytes.end());
+    }
+  }
+  objects.add_pointer_begin(std::uint64_t(objects.pointer_flags_size()));
+  objects.add_value_begin(std::uint64_t(objects.value_offset_size()));
+  objects.set_value_bytes(std::move(values));
+}
+
+void putComputeSet(pb::ComputeSetPlan &m, const ComputeSetPlan &cs) {
+  m.set_compute_set(cs.computeSet);
+  m.set_name(cs.name);
+  put(*m.mutable_exchange_in(), cs.exchangeIn);
+  put(*m.mutable_host_exchange_in(), cs.hostExchangeIn);
+  for (const auto &w : cs.tiles) {
+    m.add_work_tile(w.tile);
+    m.add_work_call_begin(std::uint64_t(m.call_object_size()));
+    for (const auto &c : w.calls) {
+      m.add_call_object(c.objectIndex);
+      m.add_call_workers(c.workers);
+    }
+  }
+  m.add_work_call_begin(std::uint64_t(m.call_object_size()));
+  put(*m.mutable_exchange_out(), cs.exchangeOut);
+  m.set_num_vertices(cs.numVertices);
+  m.set_exchange_in_per_tile(cs.exchangeInPerTile);
+  for (auto g : cs.tileExchangeInGroup)
+    m.add_tile_exchange_in_group(g);
+}
+
+pb::Executable toProto(const Executable::Impl &exe) {
+  const CompiledGraph &plan = exe.plan;
+  pb::Executable m;
+  m.set_format_version(kFormatVersion);
+  m.set_kind(kKind);
+  m.set_sdk_version(versionString());
+  m.set_sdk_build_id(sdkBuildId());
+  m.set_target(describeTarget(exe.description.target));
+  m.set_num_tiles(plan.numTiles);
+  m.set_num_worker_contexts(plan.numWorkerContexts);
+  m.set_bytes_per_tile(plan.bytesPerTile);
+  for (const auto &u : plan.memory) {
+    m.add_memory_variables(u.variables);
+    m.add_memory_vertex_state(u.vertexState);
+    m.add_memory_exchange(u.exchange);
+    m.add_memory_padding(u.padding);
+  }
+  for (auto b : plan.tileBytes)
+    m.add_tile_bytes(b);
+  std::string initial;
+  for (const auto &d : plan.initialData) {
+    put(*m.mutable_initial_at(), d.at);
+    m.add_initial_length(d.bytes.size());
+    initial.append(d.bytes.begin(), d.bytes.end());
+  }
+  m.set_initial_bytes(std::move(initial));
+  putVertexObjects(m, plan);
+  for (const auto &cs : plan.computeSets)
+    putComputeSet(*m.add_compute_sets(), cs);
+  for (const auto &c : plan.copies) {
+    auto &cm = *m.add_copies();
+    cm.set_name(c.name);
+    put(*cm.mutable_copies(), c.copies);
+    cm.set_staged(c.staged);
+    put(*cm.mutable_staged_src(), c.stagedSrc);
+    put(*cm.mutable_staged_dst(), c.stagedDst);
+  }
+  for (const auto &s : plan.streamCopies) {
+    auto &sm = *m.add_stream_copies();
+    sm.set_stream(s.stream);
+    put(*sm.mutable_tensor(), s.tensor);
+  }
+  for (const auto &s : plan.scalars)
+    put(*m.add_scalars(), s);
+  for (const auto &s : plan.switches) {
+    auto &sm = *m.add_switches();
+    put(*sm.mutable_control(), s.control);
+    for (const auto &[value, step] : s.targets) {
+      sm.add_case_value(value);
+      sm.add_case_step(step);
+    }
+    sm.set_default_step(s.defaultTarget);
+  }
+  for (const auto &p : plan.prints) {
+    auto &pm = *m.add_prints();
+    pm.set_title(p.title);
+    put(*pm.mutable_tensor(), p.tensor);
+  }
+  for (const auto &msg : plan.messages)
+    m.add_messages(msg);
+  m.set_num_loop_slots(plan.numLoopSlots);
+  for (const auto &s : plan.steps) {
+    m.add_step_kind(static_cast<std::uint32_t>(s.kind));
+    m.add_step_index(s.index);
+    m.add_step_target(s.target);
+    m.add_step_count(s.count);
+  }
+  for (auto p : plan.programStart)
+    m.add_program_start(p);
+  for (const auto &s : plan.streams) {
+    auto &sm = *m.add_streams();
+    sm.set_handle(s.handle);
+    sm.set_type(static_cast<std::uint32_t>(s.type.id()));
+    sm.set_bytes_per_transfer(s.bytesPerTransfer);
+    sm.set_to_device(s.toDevice);
+  }
+  for (const auto &[handle, image] : plan.hostWrites) {
+    auto &hm = *m.add_host_writes();
+    hm.set_handle(handle);
+    put(*hm.mutable_tensor(), image);
+  }
+  for (const auto &[handle, image] : plan.hostReads) {
+    auto &hm = *m.add_host_reads();
+    hm.set_handle(handle);
+    put(*hm.mutable_tensor(), image);
+  }
+  m.set_graph_profile(profile::serializeGraphProfile(exe.description));
+  for (auto c : exe.defaultCycles)
+    m.add_default_vertex_cycles(c);
+  return m;
+}
+
+// --- reading ---------------------------------------------------------------------------------
+// Every index and count read back is checked, so a damaged file fails here with a message
+// instead of sending the engine outside its tile memory.
+
+[[noreturn]] void corrupt(const std::string &what) {
+  throw parse_error("deserializing an executable: the stream is corrupt (" + what + ")");
+}
+
+void expect(bool ok, const char *what) {
+  if (!ok)
+    corrupt(what);
+}
+
+Type typeOf(std::uint32_t id) {
+  expect(id < kNumTypeIds, "unknown element type");
+  return Type(static_cast<TypeId>(id));
+}
+
+class Reader {
+public:
+  explicit Reader(const pb::Executable &m) : m_(m) {}
+
+  TileAddress address(const pb::Addresses &a, int i) const {
+    const TileAddress at{a.tile(i), a.offset(i)};
+    expect(at.tile < m_.num_tiles(), "tile out of range");
+    expect(at.offset <= m_.tile_bytes(int(at.tile)), "address beyond its tile");
+    return at;
+  }
+  void sized(const pb::Addresses &a, int n, const char *what) const {
+    expect(a.tile_size() == n && a.offset_size() == n, what);
+  }
+
+  CopyList copies(const pb::CopyList &m) const {
+    CopyList l;
+    const int n = m.bytes_size();
+    sized(m.src(), n, "copy sources");
+    sized(m.dst(), n, "copy destinations");
+    expect(m.repeat_size() == n && m.src_stride_size() == n && m.dst_stride_size() == n,
+           "copy rows");
+    l.ops.resize(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) {
+      auto &op = l.ops[std::size_t(i)];
+      op.src = address(m.src(), i);
+      op.dst = address(m.dst(), i);
+      op.bytes = m.bytes(i);
+      op.repeat = m.repeat(i);
+      op.srcStride = m.src_stride(i);
+      op.dstStride = m.dst_stride(i);
+      expect(op.repeat >= 1, "copy repeat");
+      const auto [lo, hi] = op.sourceSpan();
+      expect(lo <= hi && hi <= m_.tile_bytes(int(op.src.tile)), "copy source beyond its tile");
+      const std::int64_t lastDst =
+          std::int64_t(op.dst.offset) + std::int64_t(op.repeat - 1) * op.dstStride;
+      expect(lastDst >= 0 && std::uint64_t(lastDst) + op.bytes <= m_.tile_bytes(int(op.dst.tile)) &&
+                 op.dst.offset + op.bytes <= m_.tile_bytes(int(op.dst.tile)),
+             "copy destination beyond its tile");
+    }
+    l.groupBegin.assign(m.group_begin().begin(), m.group_begin().end());
+    for (std::size_t g = 0; g < l.groupBegin.size(); ++g)
+      expect(l.groupBegin[g] <= l.ops.size() && (g == 0 || l.groupBegin[g - 1] <= l.groupBegin[g]),
+             "copy groups");
+    expect(l.groupBegin.empty() || l.groupBegin.back() == l.ops.size(), "copy groups");
+    l.totalBytes = m.total_bytes();
+    return l;
+  }
+
+  std::vector<TensorPiece> pieces(const pb::TensorPieces &m) const {
+    const int n = m.bytes_size();
+    sized(m.at(), n, "tensor pieces");
+    expect(m.host_offset_size() == n, "tensor pieces");
+    std::vector<TensorPiece> out(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) {
+      out[std::size_t(i)] = {address(m.at(), i), m.host_offset(i), m.bytes(i)};
+      const auto &p = out[std::size_t(i)];
+      expect(p.at.offset + p.bytes <= m_.tile_bytes(int(p.at.tile)), "tensor piece beyond tile");
+    }
+    return out;
+  }
+
+  TensorImage image(const pb::TensorImage &m) const {
+    TensorImage t;
+    t.type = typeOf(m.type());
+    t.shape.assign(m.shape().begin(), m.shape().end());
+    t.pieces = pieces(m.pieces());
+    t.bytes = m.bytes();
+    for (const auto &p : t.pieces)
+      expect(p.hostOffset + p.bytes <= t.bytes, "tensor piece beyond its tensor");
+    return t;
+  }
+
+  std::vector<std::shared_ptr<const tessera::VertexTypeInfo>> vertexTypes() const {
+    std::map<std::string, const std::string *> objectOfOrigin;
+    for (const auto &t : m_.vertex_types())
+      if (!t.object().empty())
+        objectOfOrigin[t.origin()] = &t.object();
+    std::vector<std::shared_ptr<const tessera::VertexTypeInfo>> types;
+    for (const auto &t : m_.vertex_types()) {
+      const auto it = objectOfOrigin.find(t.origin());
+      types.push_back(resolveVertexType(t.name(), t.origin(), t.fingerprint(),
+                                        it == objectOfOrigin.end() ? std::string() : *it->second));
+    }
+    return types;
+  }
+
+  std::vector<VertexObject> vertexObjects() const {
+    const auto types = vertexTypes();
+    const auto &o = m_.vertex_objects();
+    const int n = o.vertex_id_size();
+    sized(o.at(), n, "vertex objects");
+    expect(o.compute_set_plan_size() == n && o.type_size() == n &&
+               o.has_perf_estimate_size() == n && o.perf_estimate_size() == n &&
+               o.pointer_begin_size() == n + 1 && o.value_begin_size() == n + 1,
+           "vertex objects");
+    const int numPointers = o.pointer_flags_size();
+    sized(o.pointer_slot(), numPointers, "pointer patches");
+    sized(o.pointer_target(), numPointers, "pointer patches");
+    expect(o.pointer_size_size() == numPointers, "pointer patches");
+    const int numValues = o.value_offset_size();
+    expect(o.value_length_size() == numValues, "value patches");
+    std::vector<VertexObject> out(static_cast<std::size_t>(n));
+    std::uint64_t valueAt = 0;
+    for (int i = 0; i < n; ++i) {
+      VertexObject &obj = out[std::size_t(i)];
+      obj.vertexId = o.vertex_id(i);
+      obj.computeSetPlan = o.compute_set_plan(i);
+      expect(obj.computeSetPlan < std::uint32_t(m_.compute_sets_size()), "vertex compute set");
+      obj.at = address(o.at(), i);
+      expect(o.type(i) < types.size(), "vertex type index");
+      obj.type = types[o.type(i)];
+      expect(obj.at.offset + obj.type->size <= m_.tile_bytes(int(obj.at.tile)),
+             "vertex object beyond its tile");
+      if (o.has_perf_estimate(i))
+        obj.perfEstimate = o.perf_estimate(i);
+      const auto pb = o.pointer_begin(i), pe = o.pointer_begin(i + 1);
+      expect(pb <= pe && pe <= std::uint64_t(numPointers), "pointer patch range");
+      for (auto k = int(pb); k < int(pe); ++k) {
+        VertexObject::PointerPatch p;
+        p.slot = address(o.pointer_slot(), k);
+        p.target = address(o.pointer_target(), k);
+        p.hasSize = (o.pointer_flags(k) & 1u) != 0;
+        p.null = (o.pointer_flags(k) & 2u) != 0;
+        p.size = o.pointer_size(k);
+        const std::uint64_t slotBytes = sizeof(void *) + (p.hasSize ? sizeof(std::size_t) : 0);
+        expect(p.slot.offset + slotBytes <= m_.tile_bytes(int(p.slot.tile)),
+               "pointer slot beyond its tile");
+        obj.pointers.push_back(p);
+      }
+      const auto vb = o.value_begin(i), ve = o.value_begin(i + 1);
+      expect(vb <= ve && ve <= std::uint64_t(numValues), "value patch range");
+      for (auto k = int(vb); k < int(ve); ++k) {
+        const std::uint64_t length = o.value_length(k);
+        expect(valueAt + length <= o.value_bytes().size(), "value bytes");
+        expect(o.value_offset(k) + length <= obj.type->size, "value beyond its object");
+        const auto *from =
+            reinterpret_cast<const unsigned char *>(o.value_bytes().data()) + valueAt;
+        obj.values.push_back({o.value_offset(k), {from, from + length}});
+        valueAt += length;
+      }
+    }
+    return out;
+  }
+
+  ComputeSetPlan computeSet(const pb::ComputeSetPlan &m, std::size_t numObjects) const {
+    ComputeSetPlan cs;
+    cs.computeSet = m.compute_set();
+    cs.name = m.name();
+    cs.exchangeIn = copies(m.exchange_in());
+    cs.hostExchangeIn = copies(m.host_exchange_in());
+    const int numWork = m.work_tile_size();
+    expect(m.work_call_begin_size() == numWork + 1 && m.call_workers_size() == m.call_object_size(),
+           "compute set tiles");
+    for (int w = 0; w < numWork; ++w) {
+      TileWork work;
+      work.tile = m.work_tile(w);
+      expect(work.tile < m_.num_tiles(), "compute set tile");
+      const auto b = m.work_call_begin(w), e = m.work_call_begin(w + 1);
+      expect(b <= e && e <= std::uint64_t(m.call_object_size()), "compute set calls");
+      for (auto c = int(b); c < int(e); ++c) {
+        expect(m.call_object(c) < numObjects, "vertex call");
+        work.calls.push_back({m.call_object(c), m.call_workers(c)});
+      }
+      cs.tiles.push_back(std::move(work));
+    }
+    cs.exchangeOut = copies(m.exchange_out());
+    cs.numVertices = m.num_vertices();
+    cs.exchangeInPerTile = m.exchange_in_per_tile();
+    cs.tileExchangeInGroup.assign(m.tile_exchange_in_group().begin(),
+                                  m.tile_exchange_in_group().end());
+    if (cs.exchangeInPerTile) {
+      expect(cs.tileExchangeInGroup.size() == cs.tiles.size(), "per-tile exchange");
+      for (auto g : cs.tileExchangeInGroup)
+        expect(g == cs.kNoGroup || g < cs.hostExchangeIn.numGroups(), "per-tile exchange");
+    }
+    return cs;
+  }
+
+  Executable::Impl read() const {
+    Executable::Impl exe;
+    CompiledGraph &plan = exe.plan;
+    plan.numTiles = m_.num_tiles();
+    plan.numWorkerContexts = m_.num_worker_contexts();
+    plan.bytesPerTile = m_.bytes_per_tile();
+    const int tiles = int(plan.numTiles);
+    expect(m_.tile_bytes_size() == tiles && m_.memory_variables_size() == tiles &&
+               m_.memory_vertex_state_size() == tiles && m_.memory_exchange_size() == tiles &&
+               m_.memory_padding_size() == tiles,
+           "tile memory sizes");
+    for (int t = 0; t < tiles; ++t) {
+      plan.memory.push_back({m_.memory_variables(t), m_.memory_vertex_state(t),
+                             m_.memory_exchange(t), m_.memory_padding(t)});
+      plan.tileBytes.push_back(m_.tile_bytes(t));
+      // The engine allocates the arenas from these sizes: they must agree with the memory
+      // report (as the compiler made them) and stay far from overflowing when added up.
+      const auto &use = plan.memory.back();
+      constexpr std::uint64_t kLimit = std::uint64_t(1) << 40;
+      expect(use.variables < kLimit && use.vertexState < kLimit && use.exchange < kLimit &&
+                 use.padding < kLimit && plan.tileBytes.back() <= (use.total() + 63) / 64 * 64,
+             "tile memory sizes");
+    }
+    const int numInitial = m_.initial_length_size();
+    sized(m_.initial_at(), numInitial, "initial data");
+    std::uint64_t at = 0;
+    for (int i = 0; i < numInitial; ++i) {
+      const std::uint64_t length = m_.initial_length(i);
+      const TileAddress where = address(m_.initial_at(), i);
+      expect(at + length <= m_.initial_bytes().size() &&
+                 where.offset + length <= m_.tile_bytes(int(where.tile)),
+             "initial data");
+      const auto *from = reinterpret_cast<const unsigned char *>(m_.initial_bytes().data()) + at;
+      plan.initialData.push_back({where, {from, from + length}});
+      at += length;
+    }
+    plan.vertexObjects = vertexObjects();
+    for (const auto &cs : m_.compute_sets())
+      plan.computeSets.push_back(computeSet(cs, plan.vertexObjects.size()));
+    for (const auto &c : m_.copies())
+      plan.copies.push_back({c.name(), copies(c.copies()), c.staged(), pieces(c.staged_src()),
+                             pieces(c.staged_dst())});
+    for (const auto &s : m_.stream_copies()) {
+      expect(s.stream() < std::uint32_t(m_.streams_size()), "stream index");
+      plan.streamCopies.push_back({s.stream(), image(s.tensor())});
+    }
+    for (const auto &s : m_.scalars())
+      plan.scalars.push_back(image(s));
+    const std::size_t numSteps = std::size_t(m_.step_kind_size());
+    for (const auto &s : m_.switches()) {
+      SwitchPlan sp;
+      sp.control = image(s.control());
+      expect(s.case_value_size() == s.case_step_size(), "switch cases");
+      for (int i = 0; i < s.case_value_size(); ++i) {
+        expect(s.case_step(i) < numSteps, "switch target");
+        sp.targets.emplace_back(s.case_value(i), s.case_step(i));
+      }
+      expect(s.default_step() < numSteps, "switch target");
+      sp.defaultTarget = s.default_step();
+      plan.switches.push_back(std::move(sp));
+    }
+    for (const auto &p : m_.prints())
+      plan.prints.push_back({p.title(), image(p.tensor())});
+    plan.messages.assign(m_.messages().begin(), m_.messages().end());
+    plan.numLoopSlots = m_.num_loop_slots();
+    expect(m_.step_index_size() == int(numSteps) && m_.step_target_size() == int(numSteps) &&
+               m_.step_count_size() == int(numSteps) && numSteps > 0,
+           "steps");
+    for (std::size_t i = 0; i < numSteps; ++i)
+      plan.steps.push_back(step(int(i), plan));
+    for (auto p : m_.program_start()) {
+      expect(p < numSteps, "program entry");
+      plan.programStart.push_back(p);
+    }
+    for (const auto &s : m_.streams())
+      plan.streams.push_back({s.handle(), typeOf(s.type()), s.bytes_per_transfer(), s.to_device()});
+    for (const auto &h : m_.host_writes())
+      plan.hostWrites.emplace_back(h.handle(), image(h.tensor()));
+    for (const auto &h : m_.host_reads())
+      plan.hostReads.emplace_back(h.handle(), image(h.tensor()));
+    exe.description = profile::parseGraphProfile(m_.graph_profile());
+    exe.defaultCycles.assign(m_.default_vertex_cycles().begin(), m_.default_vertex_cycles().end());
+    expect(exe.defaultCycles.size() == plan.vertexObjects.size(), "default cycle estimates");
+    return exe;
+  }
+
+private:
+  Step step(int i, const CompiledGraph &plan) const {
+    expect(m_.step_kind(i) <= std::uint32_t(StepKind::End), "step kind");
+    Step s{static_cast<StepKind>(m_.step_kind(i)), unsigned(m_.step_index(i)),
+           std::size_t(m_.step_target(i)), m_.step_count(i)};
+    const std::size_t numSteps = std::size_t(m_.step_kind_size());
+    const auto within = [&](std::size_t n) { expect(s.index < n, "step operand"); };
+    switch (s.kind) {
+    case StepKind::Execute:
+      within(plan.computeSets.size());
+      expect(s.count <= numSteps - std::size_t(i), "tile-by-tile run");
+      break;
+    case StepKind::Copy:
+      within(plan.copies.size());
+      break;
+    case StepKind::StreamIn:
+    case StepKind::StreamOut:
+      within(plan.streamCopies.size());
+      break;
+    case StepKind::JumpIfZero:
+    case StepKind::JumpIfNonZero:
+      within(plan.scalars.size());
+      break;
+    case StepKind::AbortIf:
+      within(plan.scalars.size());
+      expect(s.count < plan.messages.size(), "abort message");
+      break;
+    case StepKind::LoopInit:
+    case StepKind::LoopNext:
+      within(plan.numLoopSlots);
+      break;
+    case StepKind::Switch:
+      within(plan.switches.size());
+      break;
+    case StepKind::Print:
+      within(plan.prints.size());
+      break;
+    case StepKind::Abort:
+      within(plan.messages.size());
+      break;
+    default:
+      break;
+    }
+    expect(s.target <= numSteps, "step target");
+    return s;
+  }
+
+  const pb::Executable &m_;
+};
+
+} // namespace
+
+std::string describeTarget(const tessera::profile::TargetInfo &t) {
+  std::ostringstream s;
+  s << t.arch << ": " << t.numIPUs << " IPU" << (t.numIPUs == 1 ? "" : "s") << " x "
+    << t.tilesPerIPU << " tiles, " << t.workerContexts << " workers, " << t.bytesPerTile
+    << " bytes per tile";
+  return s.str();
+}
+
+void write(const Executable::Impl &exe, std::ostream &out) {
+  const pb::Executable m = toProto(exe);
+  if (!m.SerializeToOstream(&out) || !out)
+    throw runtime_error("Executable::serialize: writing to the stream failed");
+}
+
+Executable::Impl read(std::istream &in) {
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  const std::string bytes = buffer.str();
+  if (bytes.empty())
+    throw parse_error("deserializing an executable: the stream is empty");
+  pb::Executable m;
+  if (!m.ParseFromString(bytes))
+    throw parse_error("deserializing an executable: the stream is truncated or corrupt (" +
+                      std::to_string(bytes.size()) + " bytes that are not a whole executable)");
+  if (m.format_version() == 0 || m.kind() != kKind)
+    throw parse_error("deserializing an executable: the stream is not a Tessera executable");
+  if (m.format_version() != kFormatVersion)
+    throw parse_error("deserializing an executable: format version " +
+                      std::to_string(m.format_version()) + " is not this SDK's (" +
+                      std::to_string(kFormatVersion) + ")");
+  if (m.sdk_build_id() != sdkBuildId())
+    throw parse_error("deserializing an executable: it was compiled by SDK build " +
+                      m.sdk_build_id() + " (Tessera " + m.sdk_version() +
+                      ") but this is SDK build " + sdkBuildId() + " (Tessera " + versionString() +
+                      "); compile the graph again with this SDK");
+  return Reader(m).read();
+}
+
+} // namespace poplar::executable

@@ -1,0 +1,235 @@
+// poplar::Executable: compileGraph → serialize → deserialize → Engine gives the same bits as an
+// Engine built from the graph, and every damaged or foreign executable fails with a clear error.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include <poplar/Engine.hpp>
+#include <poplar/Executable.hpp>
+#include <poplar/IPUModel.hpp>
+#include <poputil/TileMapping.hpp>
+#include <tessera/BuildId.hpp>
+
+#include "ErrorMatchers.hpp"
+#include "TestVertices.hpp"
+
+using namespace poplar;
+using namespace poplar::program;
+using testerrors::throwsWithMessage;
+
+namespace {
+
+constexpr std::size_t kN = 64;
+
+/// A program with a bit of everything the step list holds: a host write, a stream, a loop, a
+/// branch, copies between tiles, vertices with plain members, a constant and a host read.
+struct LoopingScale {
+  IPUModel model;
+  Device device;
+  Graph graph;
+  std::vector<Program> programs;
+
+  LoopingScale() : device(makeDevice()), graph(device.getTarget()) {
+    testvertices::registerTestVertices();
+    Tensor data = graph.addVariable(FLOAT, {kN}, "data");
+    Tensor copyOfData = graph.addVariable(FLOAT, {kN}, "copyOfData");
+    Tensor total = graph.addVariable(FLOAT, {}, "total");
+    Tensor counter = graph.addVariable(INT, {}, "counter");
+    Tensor flag = graph.addVariable(BOOL, {}, "flag");
+    Tensor zero = graph.addConstant(INT, {}, 0, "zero");
+    poputil::mapTensorLinearly(graph, data, 1, 1);
+    graph.setTileMapping(copyOfData, 3);
+    graph.setTileMapping(total, 2);
+    graph.setTileMapping(counter, 1);
+    graph.setTileMapping(flag, 1);
+    graph.setTileMapping(zero, 0);
+
+    ComputeSet scale = graph.addComputeSet("scale");
+    for (unsigned tile = 0; tile < 4; ++tile) {
+      const auto part = data.slice(tile * kN / 4, (tile + 1) * kN / 4);
+      VertexRef v = graph.addVertex(scale, "Scale", {{"data", part}});
+      graph.setInitialValue(v["factor"], 1.5f + float(tile));
+      graph.setTileMapping(v, tile);
+    }
+    ComputeSet step = graph.addComputeSet("count");
+    VertexRef inc = graph.addVertex(step, "Increment", {{"counter", counter}});
+    graph.setTileMapping(inc, 1);
+    VertexRef less = graph.addVertex(step, "LessThan", {{"value", counter}, {"flag", flag}});
+    graph.setInitialValue(less["limit"], 3);
+    graph.setTileMapping(less, 1);
+    ComputeSet sum = graph.addComputeSet("sum");
+    VertexRef s = graph.addVertex(sum, "Sum", {{"in", copyOfData}, {"out", total}});
+    graph.setTileMapping(s, 2);
+
+    DataStream in = graph.addHostToDeviceFIFO("in", FLOAT, kN);
+    graph.createHostRead("data", data);
+    graph.createHostRead("total", total);
+    graph.createHostRead("counter", counter);
+    programs.push_back(
+        Sequence{Copy(zero, counter), Copy(in, data), RepeatWhileTrue(Sequence{}, flag, Sequence{}),
+                 Repeat(2, Execute(scale)), Execute(step), If(flag, Execute(scale), Sequence{}),
+                 Copy(data, copyOfData), Execute(sum)});
+    programs.push_back(Execute(step));
+  }
+
+  Device makeDevice() {
+    model.tilesPerIPU = 4;
+    return model.createDevice();
+  }
+
+  struct Results {
+    std::vector<float> data = std::vector<float>(kN);
+    float total = 0;
+    int counter = 0;
+  };
+
+  Results run(Engine &engine) {
+    engine.load(device);
+    std::vector<float> input(kN);
+    for (std::size_t i = 0; i < kN; ++i)
+      input[i] = 0.25f * float(i) - 3.0f;
+    engine.connectStream("in", input.data());
+    engine.run(0);
+    engine.run(1);
+    Results r;
+    engine.readTensor("data", r.data.data(), r.data.data() + kN);
+    engine.readTensor("total", &r.total, &r.total + 1);
+    engine.readTensor("counter", &r.counter, &r.counter + 1);
+    return r;
+  }
+};
+
+std::string serialized(const LoopingScale &p) {
+  std::ostringstream out;
+  compileGraph(p.graph, p.programs).serialize(out);
+  return out.str();
+}
+
+Executable deserialized(const std::string &bytes) {
+  std::istringstream in(bytes);
+  return Executable::deserialize(in);
+}
+
+} // namespace
+
+TEST(Executable, RoundTripGivesTheSameBitsAsCompilingInPlace) {
+  LoopingScale p;
+  Engine direct(p.graph, p.programs);
+  const auto expected = p.run(direct);
+  Engine fromFile(deserialized(serialized(p)));
+  const auto got = p.run(fromFile);
+  EXPECT_EQ(0, std::memcmp(expected.data.data(), got.data.data(), kN * sizeof(float)));
+  EXPECT_EQ(std::memcmp(&expected.total, &got.total, sizeof(float)), 0);
+  EXPECT_EQ(expected.counter, got.counter);
+  EXPECT_EQ(got.counter, 2) << "run(0) increments once, run(1) once more";
+  // And against the closed form: the first tile's elements are scaled by 1.5 three times.
+  EXPECT_EQ(got.data[1], (0.25f - 3.0f) * 1.5f * 1.5f * 1.5f);
+  for (unsigned t = 0; t < 4; ++t)
+    EXPECT_EQ(direct.getTileMemoryUsed(t), fromFile.getTileMemoryUsed(t)) << "tile " << t;
+}
+
+TEST(Executable, SerializingTwiceGivesTheSameBytes) {
+  LoopingScale p;
+  const std::string once = serialized(p);
+  std::ostringstream again;
+  deserialized(once).serialize(again);
+  EXPECT_EQ(once, again.str());
+}
+
+TEST(Executable, CompiledExecutableRunsWithoutSerializing) {
+  LoopingScale p;
+  Engine direct(p.graph, p.programs);
+  const auto expected = p.run(direct);
+  Engine engine(compileGraph(p.graph, p.programs));
+  EXPECT_EQ(p.run(engine).data, expected.data);
+}
+
+TEST(Executable, CompileGraphReportsProgress) {
+  LoopingScale p;
+  std::vector<std::pair<int, int>> calls;
+  compileGraph(p.graph, p.programs, {}, [&](int done, int total) {
+    calls.push_back({done, total});
+  });
+  ASSERT_FALSE(calls.empty());
+  EXPECT_EQ(calls.front().first, 0);
+  EXPECT_EQ(calls.back().first, calls.back().second);
+}
+
+TEST(Executable, ProfileOfADeserializedExecutableMatchesTheOriginal) {
+  LoopingScale p;
+  Engine direct(p.graph, p.programs);
+  Engine fromFile(deserialized(serialized(p)));
+  std::ostringstream a, b;
+  direct.printProfileSummary(a);
+  fromFile.printProfileSummary(b);
+  EXPECT_EQ(a.str(), b.str());
+}
+
+TEST(ExecutableErrors, EmptyStreamIsNamed) {
+  EXPECT_TRUE(throwsWithMessage<parse_error>([] { deserialized(""); }, {"empty"}));
+}
+
+TEST(ExecutableErrors, TruncatedStreamIsNamed) {
+  LoopingScale p;
+  const std::string bytes = serialized(p);
+  for (std::size_t keep : {bytes.size() / 2, bytes.size() - 1, std::size_t(3)})
+    EXPECT_TRUE(throwsWithMessage<parse_error>([&] { deserialized(bytes.substr(0, keep)); },
+                                               {"executable", "truncated or corrupt"}))
+        << "kept " << keep << " of " << bytes.size() << " bytes";
+}
+
+TEST(ExecutableErrors, AnythingElseIsNotAnExecutable) {
+  EXPECT_TRUE(throwsWithMessage<parse_error>(
+      [] {
+        deserialized(std::string("\x0a\x03"
+                                 "abc",
+                                 5));
+      },
+      {"not a Tessera executable"}));
+}
+
+TEST(ExecutableErrors, CorruptBytesNeverCrash) {
+  // Flipping bytes anywhere either still parses into a valid executable, or fails with a
+  // poplar_error; it never sends the engine out of its memory.
+  LoopingScale p;
+  const std::string bytes = serialized(p);
+  for (std::size_t at = 0; at < bytes.size(); at += 7) {
+    std::string damaged = bytes;
+    damaged[at] = char(damaged[at] ^ 0x5a);
+    try {
+      Engine engine(deserialized(damaged));
+      engine.load(p.device);
+    } catch (const poplar_error &) {
+    }
+  }
+}
+
+TEST(ExecutableErrors, AnotherSdkBuildIsNamedWithBothIds) {
+  LoopingScale p;
+  std::string bytes = serialized(p);
+  const std::string ours = tessera::sdkBuildId();
+  const auto at = bytes.find(ours);
+  ASSERT_NE(at, std::string::npos);
+  const std::string theirs(ours.size(), 'f');
+  bytes.replace(at, ours.size(), theirs);
+  EXPECT_TRUE(throwsWithMessage<parse_error>([&] { deserialized(bytes); },
+                                             {"SDK build " + theirs, "SDK build " + ours}));
+}
+
+TEST(ExecutableErrors, AnotherTargetIsNamedAtLoad) {
+  LoopingScale p;
+  Engine engine(deserialized(serialized(p)));
+  IPUModel other;
+  other.tilesPerIPU = 8;
+  Device device = other.createDevice();
+  EXPECT_TRUE(throwsWithMessage<runtime_error>([&] { engine.load(device); },
+                                               {"compiled for target", "4 tiles", "8 tiles"}));
+}
+
+TEST(ExecutableErrors, MovedFromExecutableSaysSo) {
+  LoopingScale p;
+  Executable exe = compileGraph(p.graph, p.programs);
+  Executable taken = std::move(exe);
+  std::ostringstream out;
+  EXPECT_TRUE(throwsWithMessage<runtime_error>([&] { exe.serialize(out); }, {"moved from"}));
+}
