@@ -1,5 +1,5 @@
 # Installs the package config so outside projects can `find_package(Tessera CONFIG REQUIRED)`
-# and link Tessera::poplar (and, as they arrive, Tessera::popops, Tessera::poplin, Tessera::popnn).
+# and link Tessera::poplar, Tessera::popops, Tessera::poprand, Tessera::poplin and Tessera::popnn.
 include(CMakePackageConfigHelpers)
 
 set(TESSERA_CMAKE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/Tessera")

@@ -1,7 +1,7 @@
-# Installs a Tessera build into a scratch prefix, then configures, builds and runs the
-# out-of-tree consumer project against it. Run as
+# Installs a Tessera build into a scratch prefix, moves the prefix somewhere else, then configures,
+# builds and runs the out-of-tree consumer project against the moved prefix. Run as
 #   cmake -DTESSERA_BUILD_DIR=… -DCONSUMER_SOURCE_DIR=… -DWORK_DIR=… -DGENERATOR=Ninja
-#         [-DCXX_COMPILER=…] [-DSANITIZER_FLAGS=…] -P RunConsumerTest.cmake
+#         [-DCXX_COMPILER=…] [-DCOMPILER_LAUNCHER=…] [-DSANITIZER_FLAGS=…] -P RunConsumerTest.cmake
 cmake_minimum_required(VERSION 3.25)
 
 foreach(var TESSERA_BUILD_DIR CONSUMER_SOURCE_DIR WORK_DIR GENERATOR)
@@ -10,10 +10,13 @@ foreach(var TESSERA_BUILD_DIR CONSUMER_SOURCE_DIR WORK_DIR GENERATOR)
   endif()
 endforeach()
 
-set(prefix "${WORK_DIR}/prefix")
+# Installed here, then moved to `prefix` (another depth too): nothing installed may depend on the
+# path it was installed to, only on where it is now.
+set(install_prefix "${WORK_DIR}/installed")
+set(prefix "${WORK_DIR}/moved/tessera")
 set(consumer_build "${WORK_DIR}/consumer-build")
 file(REMOVE_RECURSE "${WORK_DIR}")
-file(MAKE_DIRECTORY "${WORK_DIR}")
+file(MAKE_DIRECTORY "${WORK_DIR}/moved")
 
 # Runs one step; stops the test with its output if it fails.
 function(run_step name)
@@ -29,12 +32,33 @@ function(run_step name)
   set(step_output "${out}" PARENT_SCOPE)
 endfunction()
 
-run_step("install" "${CMAKE_COMMAND}" --install "${TESSERA_BUILD_DIR}" --prefix "${prefix}")
+run_step("install" "${CMAKE_COMMAND}" --install "${TESSERA_BUILD_DIR}" --prefix "${install_prefix}")
+file(RENAME "${install_prefix}" "${prefix}")
+file(REAL_PATH "${prefix}" prefix)
+
+# Programs run as a user would, from a prefix outside the loader's default paths: no
+# LD_LIBRARY_PATH, no TESSERA_INCLUDE_DIR pointing at headers, a fresh codelet cache (so the
+# consumer's codelet is compiled against the headers libpoplar finds, not loaded from an old run).
+set(clean_env "${CMAKE_COMMAND}" -E env --unset=LD_LIBRARY_PATH --unset=TESSERA_INCLUDE_DIR
+    "TESSERA_CODELET_CACHE=${WORK_DIR}/codelet-cache")
+
+# The installed tools start from the moved prefix.
+file(GLOB installed_tools "${prefix}/bin/*")
+if(NOT installed_tools)
+  message(FATAL_ERROR "install_consumer: nothing was installed in ${prefix}/bin")
+endif()
+foreach(tool IN LISTS installed_tools)
+  get_filename_component(tool_name "${tool}" NAME)
+  run_step("${tool_name} --help" ${clean_env} "${tool}" --help)
+endforeach()
 
 set(configure_args -S "${CONSUMER_SOURCE_DIR}" -B "${consumer_build}" -G "${GENERATOR}"
     "-DCMAKE_PREFIX_PATH=${prefix}" -DCMAKE_BUILD_TYPE=Release)
 if(CXX_COMPILER)
   list(APPEND configure_args "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}")
+endif()
+if(COMPILER_LAUNCHER)
+  list(APPEND configure_args "-DCMAKE_CXX_COMPILER_LAUNCHER=${COMPILER_LAUNCHER}")
 endif()
 if(SANITIZER_FLAGS)
   # A sanitized libpoplar.so needs a sanitized executable (the runtime must come first).
@@ -56,9 +80,15 @@ if(NOT installed_version STREQUAL found_version)
                       "find_package(Tessera) reported Tessera_VERSION '${found_version}'")
 endif()
 
-run_step("run consumer" "${consumer_build}/consumer")
+run_step("run consumer" ${clean_env} "${consumer_build}/consumer")
 message(STATUS "${step_output}")
 if(NOT step_output MATCHES "Tessera ${installed_version}")
   message(FATAL_ERROR "install_consumer: poplar::versionString() does not name version "
                       "${installed_version}:\n${step_output}")
+endif()
+# Run-time codelets must compile against the headers installed beside libpoplar.
+string(FIND "${step_output}" "codelet header: ${prefix}/include/poplar/Vertex.hpp" at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "install_consumer: the run-time codelet was not compiled against "
+                      "${prefix}/include/poplar/Vertex.hpp:\n${step_output}")
 endif()
