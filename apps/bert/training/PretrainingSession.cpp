@@ -13,6 +13,7 @@
 #include <popops/Zero.hpp>
 #include <popops/codelets.hpp>
 #include <poprand/codelets.hpp>
+#include <tessera/apps/EngineStart.hpp>
 
 #include <tessera/apps/AdaptiveOptimisers.hpp>
 #include <tessera/apps/Errors.hpp>
@@ -225,12 +226,11 @@ void PretrainingSession::Impl::build() {
   log << "built BERT " << options.config.name << " (" << options.config.layers << " layers, hidden "
       << options.config.hidden << ", " << options.config.heads << " heads, FFN "
       << options.config.ffn << "): " << ctx->parameters().size() << " parameter tensors, graph "
-      << buildSeconds << " s; compiling…" << std::endl;
+      << buildSeconds << " s" << std::endl;
   poplar::OptionFlags engineOptions;
   if (options.hostThreads)
     engineOptions.set("target.hostThreads", std::to_string(options.hostThreads));
-  engine = std::make_unique<poplar::Engine>(g, programs, engineOptions);
-  engine->load(device);
+  engine = tessera::apps::startEngine(g, programs, engineOptions, device, log).engine;
   for (std::size_t i = 0; i < kInputStreams.size(); ++i)
     engine->connectStreamToCallback(kInputStreams[i], [this, i](void *buffer) {
       const std::vector<std::uint32_t> &field = (*pending)[cursor[i]++].*kBatchFields[i];
@@ -240,7 +240,6 @@ void PretrainingSession::Impl::build() {
     std::memcpy(buffer, &pendingRates.at(rateCursor++), sizeof(float));
   });
   compileSeconds = secondsSince(start) - buildSeconds;
-  log << "compiled in " << compileSeconds << " s" << std::endl;
 }
 
 StepStatistics PretrainingSession::Impl::readStatistics(const std::string &handle, unsigned steps) {

@@ -1,4 +1,5 @@
 #include <tessera/apps/ClassifierTrainer.hpp>
+#include <tessera/apps/EngineStart.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -174,15 +175,14 @@ void ClassifierTrainer::Impl::build() {
   poplar::OptionFlags engineOptions;
   if (options.hostThreads)
     engineOptions.set("target.hostThreads", std::to_string(options.hostThreads));
-  engine = std::make_unique<poplar::Engine>(g, programs, engineOptions);
-  engine->load(device);
+  log << "built " << spec.modelName << ": " << ctx->parameters().size() << " parameter tensors, "
+      << "graph " << buildSeconds << " s" << std::endl;
+  engine = startEngine(g, programs, engineOptions, device, log).engine;
   images.assign(imageElements(), 0.0f);
   labels.assign(batch(), 0);
   engine->connectStream("images", images.data(), images.data() + images.size());
   engine->connectStream("labels", labels.data(), labels.data() + labels.size());
   compileSeconds = secondsSince(start);
-  log << "built " << spec.modelName << ": " << ctx->parameters().size() << " parameter tensors, "
-      << "graph " << buildSeconds << " s, compiled in " << compileSeconds - buildSeconds << " s\n";
 }
 
 void ClassifierTrainer::Impl::buildOptimiser(poplar::program::Sequence &update) {

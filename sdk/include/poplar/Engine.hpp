@@ -48,6 +48,11 @@ struct VertexCycleEstimate {
 ///    (<tessera/profile/ProfileReader.hpp>); the graph profile is written at `load`, or at
 ///    construction when the graph does not fit in tile memory; the execution profile after
 ///    every `run`. `debug.instrument` (implied by autoReport.all) measures host time per step;
+///  - `executableCache.enable` (default true), `executableCache.directory` (default
+///    $TESSERA_EXECUTABLE_CACHE, else ~/.cache/tessera/executables) and
+///    `executableCache.maxBytes` (default 2 GiB): a graph compiled once is stored, keyed by its
+///    content, programs, target, compile options and the SDK build, and the next Engine for
+///    the same graph (in any process) loads it instead of compiling;
 ///  - Poplar's other documented engine options are accepted and have no effect on CPU.
 /// An unknown option throws `invalid_option`, suggesting the nearest valid name. Options in
 /// the `POPLAR_ENGINE_OPTIONS` environment variable (a JSON object) override these.
@@ -85,6 +90,10 @@ public:
   /// Every Copy on stream `handle` calls `callback` with a buffer of one transfer to fill
   /// (host-to-device) or to read (device-to-host).
   void connectStreamToCallback(StringRef handle, std::function<void(void *)> callback);
+
+  /// Tessera extension: true when construction found this graph in the executable cache and did
+  /// not compile it.
+  bool loadedFromExecutableCache() const;
 
   /// Host threads running tiles.
   unsigned getNumHostThreads() const;

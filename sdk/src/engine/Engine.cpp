@@ -19,6 +19,8 @@
 #include "engine/TileByTileRuns.hpp"
 #include "engine/TileFloatMode.hpp"
 #include "executable/CompileExecutable.hpp"
+#include "executable/ExecutableCache.hpp"
+#include "executable/GraphFingerprint.hpp"
 #include "profile/ProfileSession.hpp"
 
 namespace poplar::detail {
@@ -66,6 +68,7 @@ struct RuntimeComputeSet {
 struct Engine::Impl {
   CompiledGraph plan;
   tessera::profile::TargetInfo target; ///< What the plan was compiled for.
+  bool fromCache = false;              ///< Found in the executable cache, not compiled.
   engine::EngineOptions options;
   std::unique_ptr<engine::ThreadPool> pool;
   std::unique_ptr<profile::ProfileSession> profiler;
@@ -472,7 +475,27 @@ Engine::Engine(const Graph &graph, ArrayRef<program::Program> programs, const Op
                ProgressFunc progress)
     : impl_(std::make_unique<Impl>()) {
   impl_->options = engine::parseEngineOptions(options);
-  auto exe = executable::compile(graph, programs.vec(), impl_->options, std::move(progress));
+  const auto &o = impl_->options;
+  const std::vector<program::Program> list = programs.vec();
+  if (!o.executableCache) {
+    impl_->start(std::move(*executable::compile(graph, list, o, std::move(progress))));
+    return;
+  }
+  const executable::CacheSettings cache{true, o.executableCacheDirectory,
+                                        o.executableCacheMaxBytes};
+  // Everything that changes the plan is in the key; options that only change how it runs or
+  // what it reports are not (they are read again from `options` below).
+  const std::string key = executable::graphFingerprint(
+      graph.data(), list, o.allowOutOfMemory ? "allowOutOfMemory" : "");
+  if (auto cached = executable::lookUp(cache, key)) {
+    impl_->fromCache = true;
+    if (progress)
+      progress(1, 1);
+    impl_->start(std::move(*cached));
+    return;
+  }
+  auto exe = executable::compile(graph, list, o, std::move(progress));
+  executable::store(cache, key, *exe);
   impl_->start(std::move(*exe));
 }
 
@@ -632,6 +655,8 @@ void Engine::connectStreamToCallback(StringRef handle, std::function<void(void *
     throw stream_connection_error("connectStreamToCallback '" + handle.str() + "': empty callback");
   im.streams[i] = {StreamBinding::Kind::Callback, nullptr, 0, 0, std::move(callback)};
 }
+
+bool Engine::loadedFromExecutableCache() const { return impl_->fromCache; }
 
 unsigned Engine::getNumHostThreads() const { return impl_->pool->numThreads(); }
 

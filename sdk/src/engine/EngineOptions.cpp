@@ -28,6 +28,9 @@ constexpr OptionSpec kOptions[] = {
     {"autoReport.all", Kind::Bool, nullptr},
     {"autoReport.directory", Kind::String, nullptr},
     {"autoReport.outputGraphProfile", Kind::Bool, nullptr},
+    {"executableCache.enable", Kind::Bool, nullptr},
+    {"executableCache.directory", Kind::String, nullptr},
+    {"executableCache.maxBytes", Kind::String, nullptr},
     {"autoReport.outputExecutionProfile", Kind::Bool, nullptr},
     {"autoReport.outputLoweredVars", Kind::Bool, nullptr},
     {"autoReport.outputArchive", Kind::Bool, nullptr},
@@ -152,6 +155,16 @@ EngineOptions parseEngineOptions(const OptionFlags &flags) {
       out.instrument = value == "true";
     } else if (key == "autoReport.directory") {
       out.reportDirectory = value.empty() ? "." : value;
+    } else if (key == "executableCache.enable") {
+      out.executableCache = value == "true";
+    } else if (key == "executableCache.directory") {
+      out.executableCacheDirectory = value;
+    } else if (key == "executableCache.maxBytes") {
+      if (value.empty() || value.size() > 19 ||
+          value.find_first_not_of("0123456789") != std::string::npos)
+        throw invalid_option("engine option 'executableCache.maxBytes' has value '" + value +
+                             "'; expected a non-negative integer (bytes)");
+      out.executableCacheMaxBytes = std::stoull(value);
     }
   }
   // autoReport.all turns every report on; explicit "false" settings of the parts win.

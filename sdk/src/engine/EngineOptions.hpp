@@ -1,6 +1,7 @@
 // The Engine's option table: Poplar's documented names, typed, with unknown keys rejected.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include <poplar/OptionFlags.hpp>
@@ -16,6 +17,10 @@ struct EngineOptions {
   bool outputExecutionProfile = false; ///< autoReport.outputExecutionProfile (or .all)
   bool instrument = false;             ///< debug.instrument (or autoReport.all)
   std::string reportDirectory = ".";   ///< autoReport.directory
+  /// executableCache.*: look compiled graphs up (and store them) in the executable cache.
+  bool executableCache = true;
+  std::string executableCacheDirectory; ///< Empty: $TESSERA_EXECUTABLE_CACHE or the default.
+  std::uint64_t executableCacheMaxBytes = std::uint64_t(2) << 30;
 };
 
 /// Reads `flags` (then `POPLAR_ENGINE_OPTIONS`, which overrides them). Throws `invalid_option`

@@ -1,0 +1,36 @@
+#include <tessera/apps/EngineStart.hpp>
+
+#include <chrono>
+
+namespace tessera::apps {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double secondsSince(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+/// Short compiles stay quiet; a long one shows it is alive.
+constexpr double kQuietSeconds = 2.0;
+} // namespace
+
+EngineStart startEngine(const poplar::Graph &graph,
+                        const std::vector<poplar::program::Program> &programs,
+                        const poplar::OptionFlags &options, const poplar::Device &device,
+                        std::ostream &log) {
+  const auto start = Clock::now();
+  auto progress = [&](int done, int total) {
+    if (done > 0 && done < total && secondsSince(start) > kQuietSeconds)
+      log << "  compiling: stage " << done << " of " << total << " done after "
+          << secondsSince(start) << " s" << std::endl;
+  };
+  EngineStart out;
+  out.engine = std::make_unique<poplar::Engine>(graph, programs, options, progress);
+  out.engine->load(device);
+  out.fromCache = out.engine->loadedFromExecutableCache();
+  out.seconds = secondsSince(start);
+  log << (out.fromCache ? "loaded from the executable cache" : "compiled") << " in " << out.seconds
+      << " s" << std::endl;
+  return out;
+}
+
+} // namespace tessera::apps

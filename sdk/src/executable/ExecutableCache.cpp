@@ -1,0 +1,124 @@
+#include "executable/ExecutableCache.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <vector>
+
+#include <poplar/exceptions.hpp>
+
+#include "codelet/CodeletCache.hpp"
+
+namespace poplar::executable {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char *kExtension = ".tessera-exe";
+
+/// One warning per process: a broken cache must be visible, not flood every compile.
+void warnOnce(const std::string &what) {
+  static std::atomic<bool> warned{false};
+  if (!warned.exchange(true))
+    std::cerr << "tessera: executable cache: " << what
+              << "; compiling without it (set TESSERA_EXECUTABLE_CACHE to a writable directory, "
+                 "or the engine option executableCache.enable to false)\n";
+}
+
+fs::path entryPath(const CacheSettings &settings, const std::string &key) {
+  return fs::path(cacheDirectory(settings)) / (key + kExtension);
+}
+
+void evictBeyondCap(const fs::path &dir, const fs::path &keep, std::uint64_t maxBytes) {
+  struct Entry {
+    fs::path path;
+    fs::file_time_type used;
+    std::uint64_t bytes;
+  };
+  std::vector<Entry> entries;
+  std::uint64_t total = 0;
+  std::error_code ec;
+  for (const auto &e : fs::directory_iterator(dir, ec)) {
+    if (e.path().extension() != kExtension)
+      continue;
+    std::error_code statError;
+    const auto bytes = e.file_size(statError);
+    const auto used = e.last_write_time(statError);
+    if (statError)
+      continue; // removed by another process meanwhile
+    entries.push_back({e.path(), used, bytes});
+    total += bytes;
+  }
+  std::sort(entries.begin(), entries.end(),
+            [](const Entry &a, const Entry &b) { return a.used < b.used; });
+  for (const auto &e : entries) {
+    if (total <= maxBytes)
+      break;
+    if (e.path == keep)
+      continue;
+    std::error_code removeError;
+    if (fs::remove(e.path, removeError))
+      total -= e.bytes;
+  }
+}
+
+} // namespace
+
+std::string cacheDirectory(const CacheSettings &settings) {
+  if (!settings.directory.empty())
+    return settings.directory;
+  if (const char *env = std::getenv("TESSERA_EXECUTABLE_CACHE"); env && *env)
+    return env;
+  if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    return (fs::path(xdg) / "tessera" / "executables").string();
+  if (const char *home = std::getenv("HOME"); home && *home)
+    return (fs::path(home) / ".cache" / "tessera" / "executables").string();
+  return (fs::temp_directory_path() / ("tessera-executables-" + std::to_string(getuid()))).string();
+}
+
+std::unique_ptr<Executable::Impl> lookUp(const CacheSettings &settings, const std::string &key) {
+  const fs::path path = entryPath(settings, key);
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return nullptr;
+  try {
+    auto exe = std::make_unique<Executable::Impl>(read(in));
+    std::error_code ec;
+    fs::last_write_time(path, fs::file_time_type::clock::now(), ec); // recently used
+    return exe;
+  } catch (const poplar_error &) {
+    // Damaged, or written by another build under a colliding name: compile again.
+    std::error_code ec;
+    fs::remove(path, ec);
+    return nullptr;
+  }
+}
+
+void store(const CacheSettings &settings, const std::string &key, const Executable::Impl &exe) {
+  try {
+    const fs::path path = entryPath(settings, key);
+    std::error_code ec;
+    fs::create_directories(path.parent_path(), ec);
+    if (!fs::is_directory(path.parent_path()))
+      throw runtime_error("cannot create '" + path.parent_path().string() + "'" +
+                          (ec ? ": " + ec.message() : std::string()));
+    std::ostringstream bytes;
+    write(exe, bytes);
+    const std::string data = bytes.str();
+    if (data.size() > settings.maxBytes)
+      return; // would evict everything else and still not fit
+    codelet::writeFileAtomically(path.string(), data);
+    evictBeyondCap(path.parent_path(), path, settings.maxBytes);
+  } catch (const std::exception &e) {
+    warnOnce(e.what());
+  }
+}
+
+} // namespace poplar::executable

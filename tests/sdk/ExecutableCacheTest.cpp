@@ -1,0 +1,160 @@
+// The executable cache: a second Engine for the same graph loads what the first compiled, any
+// change to the graph misses, and a broken cache never stops a compile.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <poplar/Engine.hpp>
+#include <poplar/IPUModel.hpp>
+#include <poputil/TileMapping.hpp>
+
+#include "ErrorMatchers.hpp"
+#include "TestVertices.hpp"
+
+using namespace poplar;
+using namespace poplar::program;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// A fresh cache directory per test, removed afterwards.
+class CacheDir {
+public:
+  CacheDir() {
+    path_ = fs::temp_directory_path() /
+            ("tessera-exe-cache-test-" + std::to_string(::getpid()) + "-" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(path_);
+  }
+  ~CacheDir() { fs::remove_all(path_); }
+  std::string str() const { return path_.string(); }
+  std::vector<fs::path> entries() const {
+    std::vector<fs::path> out;
+    std::error_code ec;
+    for (const auto &e : fs::directory_iterator(path_, ec))
+      out.push_back(e.path());
+    return out;
+  }
+
+private:
+  fs::path path_;
+};
+
+/// data *= factor on 4 tiles, then sum on tile 3: returns the sum, and whether the engine
+/// came from the cache.
+std::pair<float, bool> scaleAndSum(const OptionFlags &options, float factor = 2.0f) {
+  testvertices::registerTestVertices();
+  IPUModel model;
+  model.tilesPerIPU = 4;
+  Device device = model.createDevice();
+  Graph graph(device.getTarget());
+  Tensor data = graph.addVariable(FLOAT, {32}, "data");
+  Tensor total = graph.addVariable(FLOAT, {}, "total");
+  poputil::mapTensorLinearly(graph, data, 1, 1);
+  graph.setTileMapping(total, 3);
+  const std::vector<float> initial(32, 1.5f);
+  graph.setInitialValue(data, ArrayRef<float>(initial));
+  ComputeSet scale = graph.addComputeSet("scale");
+  for (unsigned t = 0; t < 4; ++t) {
+    VertexRef v = graph.addVertex(scale, "Scale", {{"data", data.slice(t * 8, t * 8 + 8)}});
+    graph.setInitialValue(v["factor"], factor);
+    graph.setTileMapping(v, t);
+  }
+  ComputeSet sum = graph.addComputeSet("sum");
+  VertexRef s = graph.addVertex(sum, "Sum", {{"in", data}, {"out", total}});
+  graph.setTileMapping(s, 3);
+  graph.createHostRead("total", total);
+  Engine engine(graph, Sequence{Execute(scale), Execute(sum)}, options);
+  engine.load(device);
+  engine.run();
+  float result = 0;
+  engine.readTensor("total", &result, &result + 1);
+  return {result, engine.loadedFromExecutableCache()};
+}
+
+} // namespace
+
+TEST(ExecutableCache, SecondEngineForTheSameGraphLoadsInsteadOfCompiling) {
+  CacheDir dir;
+  const OptionFlags options{{"executableCache.directory", dir.str()}};
+  const auto first = scaleAndSum(options);
+  EXPECT_FALSE(first.second);
+  EXPECT_EQ(first.first, 32 * 1.5f * 2.0f);
+  ASSERT_EQ(dir.entries().size(), 1u);
+  const auto second = scaleAndSum(options);
+  EXPECT_TRUE(second.second);
+  EXPECT_EQ(second.first, first.first);
+}
+
+TEST(ExecutableCache, AnyChangeToTheGraphMisses) {
+  CacheDir dir;
+  const OptionFlags options{{"executableCache.directory", dir.str()}};
+  scaleAndSum(options, 2.0f);
+  const auto changed = scaleAndSum(options, 3.0f);
+  EXPECT_FALSE(changed.second) << "a vertex's plain member is part of the key";
+  EXPECT_EQ(changed.first, 32 * 1.5f * 3.0f);
+  EXPECT_EQ(dir.entries().size(), 2u);
+}
+
+TEST(ExecutableCache, CanBeTurnedOff) {
+  CacheDir dir;
+  const OptionFlags options{{"executableCache.directory", dir.str()},
+                            {"executableCache.enable", "false"}};
+  scaleAndSum(options);
+  EXPECT_FALSE(scaleAndSum(options).second);
+  EXPECT_TRUE(dir.entries().empty());
+}
+
+TEST(ExecutableCache, UnwritableDirectoryCompilesAnywayAndWarnsOnce) {
+  CacheDir dir;
+  fs::create_directories(dir.str());
+  const std::string file = dir.str() + "/not-a-directory";
+  std::ofstream(file) << "x";
+  const OptionFlags options{{"executableCache.directory", file + "/cache"}};
+  ::testing::internal::CaptureStderr();
+  const auto a = scaleAndSum(options);
+  const auto b = scaleAndSum(options);
+  const std::string warnings = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(a.first, 32 * 1.5f * 2.0f);
+  EXPECT_FALSE(b.second);
+  EXPECT_NE(warnings.find("executable cache"), std::string::npos) << warnings;
+  EXPECT_NE(warnings.find(file), std::string::npos) << "names the directory: " << warnings;
+  EXPECT_EQ(warnings.find("executable cache"), warnings.rfind("executable cache"))
+      << "warned once: " << warnings;
+}
+
+TEST(ExecutableCache, DamagedEntryIsCompiledAgainAndReplaced) {
+  CacheDir dir;
+  const OptionFlags options{{"executableCache.directory", dir.str()}};
+  scaleAndSum(options);
+  ASSERT_EQ(dir.entries().size(), 1u);
+  const fs::path entry = dir.entries().front();
+  const auto size = fs::file_size(entry);
+  fs::resize_file(entry, size / 2);
+  const auto again = scaleAndSum(options);
+  EXPECT_FALSE(again.second);
+  EXPECT_EQ(again.first, 32 * 1.5f * 2.0f);
+  EXPECT_EQ(fs::file_size(entry), size);
+  EXPECT_TRUE(scaleAndSum(options).second);
+}
+
+TEST(ExecutableCache, LeastRecentlyUsedEntriesGoBeyondTheSizeCap) {
+  CacheDir dir;
+  scaleAndSum({{"executableCache.directory", dir.str()}}, 2.0f);
+  const auto oneEntry = fs::file_size(dir.entries().front());
+  const OptionFlags capped{{"executableCache.directory", dir.str()},
+                           {"executableCache.maxBytes", std::to_string(oneEntry * 3 / 2)}};
+  scaleAndSum(capped, 3.0f);
+  ASSERT_EQ(dir.entries().size(), 1u) << "the older entry was evicted";
+  EXPECT_TRUE(scaleAndSum(capped, 3.0f).second);
+  EXPECT_FALSE(scaleAndSum(capped, 2.0f).second);
+}
+
+TEST(ExecutableCache, BadSizeCapIsNamed) {
+  EXPECT_TRUE(testerrors::throwsWithMessage<invalid_option>(
+      [] {
+        scaleAndSum({{"executableCache.maxBytes", "lots"}});
+      },
+      {"executableCache.maxBytes", "lots"}));
+}
