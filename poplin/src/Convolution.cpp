@@ -9,6 +9,7 @@
 #include <popops/ElementWise.hpp>
 #include <popops/Reduce.hpp>
 #include <popops/ScaledAdd.hpp>
+#include <poputil/Describe.hpp>
 #include <poputil/TileMapping.hpp>
 #include <poputil/exceptions.hpp>
 
@@ -23,15 +24,7 @@ namespace {
 using detail::ConvOperand;
 using detail::ConvPass;
 
-std::string shapeString(const std::vector<std::size_t> &shape) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) {
-    if (i)
-      s += ',';
-    s += std::to_string(shape[i]);
-  }
-  return s + "]";
-}
+using poputil::shapeString;
 
 std::vector<std::size_t> activationShape(const ConvParams &p, std::size_t chans,
                                          const std::vector<std::size_t> &field) {

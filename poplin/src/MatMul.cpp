@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <optional>
 #include <ostream>
-#include <sstream>
 
+#include <poputil/Describe.hpp>
 #include <poputil/exceptions.hpp>
 
 #include "MatMulBuild.hpp"
@@ -15,14 +15,7 @@
 namespace poplin {
 namespace {
 
-std::string shapeString(const std::vector<std::size_t> &shape) {
-  std::ostringstream os;
-  os << '[';
-  for (std::size_t i = 0; i < shape.size(); ++i)
-    os << (i ? "," : "") << shape[i];
-  os << ']';
-  return os.str();
-}
+using poputil::shapeString;
 
 [[noreturn]] void fail(const std::string &fn, const std::string &what) {
   throw poputil::poplibs_error("poplin::" + fn + ": " + what);

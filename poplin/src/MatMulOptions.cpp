@@ -1,22 +1,13 @@
 #include "MatMulOptions.hpp"
 
-#include <algorithm>
 #include <array>
+#include <map>
 #include <string_view>
-#include <vector>
 
-#include <poplar/exceptions.hpp>
-
-#include "OptionSuggestion.hpp"
+#include "PlanOptions.hpp"
 
 namespace poplin::detail {
 namespace {
-
-constexpr std::array<std::string_view, 11> kOptionNames = {
-    "availableMemoryProportion", "partialsType",          "fullyConnectedPass",
-    "planConstraints",           "remapOutputTensor",     "enableMultiStageReduce",
-    "enableFastReduce",          "use128BitConvUnitLoad", "inputRHSIsPreArranged",
-    "disableSRForAMPConvs",      "planObjective"};
 
 constexpr std::array<std::string_view, 5> kPassNames = {"NONE", "INFERENCE_FWD", "TRAINING_FWD",
                                                         "TRAINING_BWD", "TRAINING_WU"};
@@ -30,37 +21,20 @@ std::string MatMulOptions::key() const {
 }
 
 MatMulOptions parseMatMulOptions(const poplar::OptionFlags &options) {
+  using H = poputil::OptionHandler;
   MatMulOptions result;
-  for (const auto &[name, value] : options) {
-    if (std::find(kOptionNames.begin(), kOptionNames.end(), name) == kOptionNames.end())
-      throw poplar::invalid_option("unknown matMul option '" + name + "'" +
-                                   didYouMean(name, kOptionNames));
-    if (name == "availableMemoryProportion") {
-      result.availableMemoryProportion = parseMemoryProportion("matMul", value);
-    } else if (name == "partialsType") {
-      if (value == "float")
-        result.partialsType = poplar::FLOAT;
-      else if (value == "half")
-        result.partialsType = poplar::HALF;
-      else
-        throw poplar::invalid_option("matMul option partialsType must be 'float' or 'half', not '" +
-                                     value + "'");
-    } else if (name == "fullyConnectedPass") {
-      const auto it = std::find(kPassNames.begin(), kPassNames.end(), value);
-      if (it == kPassNames.end())
-        throw poplar::invalid_option("matMul option fullyConnectedPass: unknown pass '" + value +
-                                     "'" + didYouMean(value, kPassNames));
-      result.pass = static_cast<FullyConnectedPass>(it - kPassNames.begin());
-    } else if (name == "planObjective") {
-      if (value == "hostTime")
-        result.objective = PlanObjective::HOST_TIME;
-      else if (value == "ipuCycles")
-        result.objective = PlanObjective::IPU_CYCLES;
-      else
-        throw poplar::invalid_option(
-            "matMul option planObjective must be 'hostTime' or 'ipuCycles', not '" + value + "'");
-    }
-  }
+  std::string ignored;
+  std::map<std::string, FullyConnectedPass> passes;
+  for (std::size_t i = 0; i < kPassNames.size(); ++i)
+    passes.emplace(kPassNames[i], static_cast<FullyConnectedPass>(i));
+  auto table = sharedPlanOptions(result.availableMemoryProportion, result.partialsType, ignored);
+  table.insert(table.end(),
+               {{"fullyConnectedPass", H::createWithEnum(result.pass, std::move(passes))},
+                {"inputRHSIsPreArranged", H::createWithString(ignored)},
+                {"planObjective",
+                 H::createWithEnum(result.objective, {{"hostTime", PlanObjective::HOST_TIME},
+                                                      {"ipuCycles", PlanObjective::IPU_CYCLES}})}});
+  poputil::OptionSpec("matMul", std::move(table)).parse(options);
   return result;
 }
 

@@ -3,6 +3,8 @@
 #include <popnn/GroupNorm.hpp>
 #include <popnn/LayerNorm.hpp>
 
+#include <poputil/OptionParsing.hpp>
+
 #include "NnChecks.hpp"
 #include "NormCore.hpp"
 
@@ -10,17 +12,11 @@ namespace popnn {
 namespace {
 
 bool stridedGrouping(const std::string &fn, const poplar::OptionFlags &options) {
-  for (const auto &[key, value] : options) {
-    if (key != "groupNormStridedChannelGrouping")
-      throw poputil::poplibs_error(detail::cat(fn, ": unknown option '", key,
-                                               "' (expected groupNormStridedChannelGrouping)"));
-    if (value != "true" && value != "false")
-      throw poputil::poplibs_error(detail::cat(
-          fn, ": option groupNormStridedChannelGrouping must be 'true' or 'false', not '", value,
-          "'"));
-    return value == "true";
-  }
-  return false;
+  bool strided = false;
+  poputil::OptionSpec(
+      fn, {{"groupNormStridedChannelGrouping", poputil::OptionHandler::createWithBool(strided)}})
+      .parse(options);
+  return strided;
 }
 
 detail::NormLayout layout(const std::string &fn, unsigned groups,

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <poplar/Tensor.hpp>
+#include <poputil/Describe.hpp>
 #include <poputil/exceptions.hpp>
 
 namespace popnn::detail {
@@ -20,14 +21,7 @@ template <class... Parts> std::string cat(const Parts &...parts) {
   return os.str();
 }
 
-inline std::string shapeString(const std::vector<std::size_t> &shape) {
-  std::ostringstream os;
-  os << "[";
-  for (std::size_t i = 0; i < shape.size(); ++i)
-    os << (i ? "," : "") << shape[i];
-  os << "]";
-  return os.str();
-}
+using poputil::shapeString;
 
 /// "fn: argument 'name' (float[2,3]) <problem>".
 [[noreturn]] inline void fail(const std::string &fn, const std::string &name,

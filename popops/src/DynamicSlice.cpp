@@ -2,6 +2,7 @@
 // views, and one compute set of row vertices (SliceCommon) per sliced dimension.
 #include <popops/DynamicSlice.hpp>
 
+#include <poputil/Describe.hpp>
 #include <poputil/exceptions.hpp>
 
 #include "SliceChecks.hpp"
@@ -35,16 +36,15 @@ void updateOneDim(poplar::Graph &graph, const poplar::Tensor &t, const poplar::T
   prog.add(poplar::program::Execute(cs, {dc, "DynamicUpdate"}));
 }
 
-void checkDynamicArgs(const std::string &fn, const poplar::Graph &graph, const poplar::Tensor &t,
-                      const poplar::Tensor &offset, const std::vector<std::size_t> &dims,
-                      const std::vector<std::size_t> &sizes) {
-  detail::checkSliceableType(fn, graph, t, "tensor");
-  detail::checkDimsSizes(fn, graph, t, dims, sizes);
-  detail::checkOffsetType(fn, graph, offset);
+void checkDynamicArgs(const std::string &fn, const poplar::Tensor &t, const poplar::Tensor &offset,
+                      const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes) {
+  detail::checkSliceableType(fn, t, "tensor");
+  detail::checkDimsSizes(fn, t, dims, sizes);
+  detail::checkOffsetType(fn, offset);
   if (offset.numElements() != dims.size())
-    throw poputil::poplibs_error(fn + ": offset " + detail::describeTensor(graph, offset) +
+    throw poputil::poplibs_error(fn + ": offset " + poputil::describe(offset) +
                                  " must have one element per dim (" + std::to_string(dims.size()) +
-                                 ") slicing " + detail::describeTensor(graph, t));
+                                 ") slicing " + poputil::describe(t));
 }
 
 void updateDims(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &s,
@@ -69,23 +69,23 @@ struct MultiArgs {
   poplar::Tensor offsets; // [numOffsets]
 };
 
-MultiArgs checkMultiArgs(const std::string &fn, const poplar::Graph &graph, const poplar::Tensor &t,
+MultiArgs checkMultiArgs(const std::string &fn, const poplar::Tensor &t,
                          const poplar::Tensor &offsets, const std::vector<std::size_t> &dims,
                          const std::vector<std::size_t> &sizes,
                          const poplar::OptionFlags &options) {
   detail::checkNoOptions(fn, options);
-  detail::checkSliceableType(fn, graph, t, "tensor");
-  detail::checkDimsSizes(fn, graph, t, dims, sizes);
+  detail::checkSliceableType(fn, t, "tensor");
+  detail::checkDimsSizes(fn, t, dims, sizes);
   if (dims.size() != 1)
-    throw poputil::poplibs_error(fn + ": slicing " + detail::describeTensor(graph, t) +
+    throw poputil::poplibs_error(fn + ": slicing " + poputil::describe(t) +
                                  " supports exactly one dim, got " + std::to_string(dims.size()));
-  detail::checkOffsetType(fn, graph, offsets);
+  detail::checkOffsetType(fn, offsets);
   if (!(offsets.rank() == 1 || (offsets.rank() == 2 && offsets.dim(1) == 1)))
-    throw poputil::poplibs_error(fn + ": offsets " + detail::describeTensor(graph, offsets) +
+    throw poputil::poplibs_error(fn + ": offsets " + poputil::describe(offsets) +
                                  " must have shape [numOffsets][1] or [numOffsets]");
   if (t.dim(dims[0]) == 0)
     throw poputil::poplibs_error(fn + ": dimension " + std::to_string(dims[0]) + " of " +
-                                 detail::describeTensor(graph, t) + " is empty");
+                                 poputil::describe(t) + " is empty");
   return {static_cast<unsigned>(dims[0]), sizes[0], offsets.flatten()};
 }
 
@@ -102,7 +102,7 @@ poplar::Tensor dynamicSlice(poplar::Graph &graph, const poplar::Tensor &t,
                             const poplar::Tensor &offset, const std::vector<std::size_t> &dims,
                             const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog,
                             const poplar::DebugContext &debugContext) {
-  checkDynamicArgs("popops::dynamicSlice", graph, t, offset, dims, sizes);
+  checkDynamicArgs("popops::dynamicSlice", t, offset, dims, sizes);
   poplar::Tensor result = t;
   for (std::size_t i = 0; i < dims.size(); ++i)
     result = sliceOneDim(graph, result, offset.flatten().slice(i, i + 1),
@@ -115,11 +115,11 @@ void dynamicUpdate(poplar::Graph &graph, const poplar::Tensor &t, const poplar::
                    const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog,
                    const poplar::DebugContext &debugContext) {
   const std::string fn = "popops::dynamicUpdate";
-  checkDynamicArgs(fn, graph, t, offset, dims, sizes);
+  checkDynamicArgs(fn, t, offset, dims, sizes);
   std::vector<std::size_t> expected = t.shape();
   for (std::size_t i = 0; i < dims.size(); ++i)
     expected[dims[i]] = sizes[i];
-  detail::checkSliceShape(fn, graph, t, s, expected);
+  detail::checkSliceShape(fn, t, s, expected);
   if (dims.empty())
     return;
   updateDims(graph, t, s, offset.flatten(), dims, sizes, 0, prog, debugContext);
@@ -130,7 +130,7 @@ poplar::Tensor multiSlice(poplar::Graph &graph, const poplar::Tensor &t,
                           const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog,
                           const SlicePlan &, const poplar::OptionFlags &options,
                           const poplar::DebugContext &debugContext) {
-  const auto a = checkMultiArgs("popops::multiSlice", graph, t, offsets, dims, sizes, options);
+  const auto a = checkMultiArgs("popops::multiSlice", t, offsets, dims, sizes, options);
   const poplar::Tensor base2d = detail::rowsView(t, a.dim);
   const std::size_t n = a.offsets.numElements();
   const poplar::Tensor out2d =
@@ -149,8 +149,8 @@ void multiUpdate(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Te
                  const SlicePlan &, const poplar::OptionFlags &options,
                  const poplar::DebugContext &debugContext) {
   const std::string fn = "popops::multiUpdate";
-  const auto a = checkMultiArgs(fn, graph, t, offsets, dims, sizes, options);
-  detail::checkSliceShape(fn, graph, t, sMulti, multiSliceShape(t, a));
+  const auto a = checkMultiArgs(fn, t, offsets, dims, sizes, options);
+  detail::checkSliceShape(fn, t, sMulti, multiSliceShape(t, a));
   poplar::ComputeSet cs = graph.addComputeSet({debugContext, "MultiUpdate"});
   detail::addRowVertices(graph, cs, detail::RowOp::Update, detail::rowsView(t, a.dim),
                          detail::sliceRowsView(sMulti, a.dim), a.offsets, a.size, false, nullptr);
@@ -163,12 +163,12 @@ void multiUpdateAdd(poplar::Graph &graph, const poplar::Tensor &t, const poplar:
                     poplar::program::Sequence &prog, const SlicePlan &,
                     const poplar::OptionFlags &options, const poplar::DebugContext &debugContext) {
   const std::string fn = "popops::multiUpdateAdd";
-  const auto a = checkMultiArgs(fn, graph, t, offsets, dims, sizes, options);
-  detail::checkSliceShape(fn, graph, t, sMulti, multiSliceShape(t, a));
+  const auto a = checkMultiArgs(fn, t, offsets, dims, sizes, options);
+  detail::checkSliceShape(fn, t, sMulti, multiSliceShape(t, a));
   if (scale.numElements() != 1 || scale.elementType() != t.elementType())
-    throw poputil::poplibs_error(fn + ": scale " + detail::describeTensor(graph, scale) +
+    throw poputil::poplibs_error(fn + ": scale " + poputil::describe(scale) +
                                  " must be one element of " + t.elementType().toString() +
-                                 " (the type of " + detail::describeTensor(graph, t) + ")");
+                                 " (the type of " + poputil::describe(t) + ")");
   poplar::ComputeSet cs = graph.addComputeSet({debugContext, "MultiUpdateAdd"});
   detail::addRowVertices(graph, cs, detail::RowOp::UpdateAdd, detail::rowsView(t, a.dim),
                          detail::sliceRowsView(sMulti, a.dim), a.offsets, a.size, false, &scale);

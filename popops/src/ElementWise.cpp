@@ -11,6 +11,8 @@
 #include <set>
 #include <string>
 
+#include <poputil/Describe.hpp>
+#include <poputil/OptionParsing.hpp>
 #include <poputil/TileMapping.hpp>
 #include <poputil/VertexTemplates.hpp>
 #include <poputil/exceptions.hpp>
@@ -22,36 +24,15 @@ namespace popops {
 
 namespace {
 
-std::string shapeString(const std::vector<std::size_t> &shape) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i)
-    s += (i ? "," : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
-/// "'weights' float[3,4]": how messages name a tensor.
-std::string describe(const poplar::Graph &graph, const poplar::Tensor &t) {
-  const auto regions = t.getVarRegions();
-  std::string s = "'";
-  if (!regions.empty())
-    s += graph.getDebugStr(regions.front().var);
-  s += "' ";
-  s += t.shortString();
-  return s;
-}
-
+/// The map options PopLibs documents; Tessera always generates fused codelets, so they are
+/// checked and ignored.
 void checkOptions(const poplar::OptionFlags &options, const std::string &context) {
-  static const std::set<std::string> known = {"enableGenerateCodelet", "forceGenerateCodelet",
-                                              "enableExpressionOptimizations"};
-  for (const auto &[key, value] : options) {
-    if (!known.count(key))
-      throw poputil::poplibs_error(context + ": unknown option '" + key +
-                                   "' (valid: enableExpressionOptimizations, "
-                                   "enableGenerateCodelet, forceGenerateCodelet)");
-    if (value != "true" && value != "false")
-      throw poputil::poplibs_error(context + ": option '" + key + "' must be true or false, got '" +
-                                   value + "'");
-  }
+  using H = poputil::OptionHandler;
+  bool ignored = false;
+  poputil::OptionSpec(context, {{"enableGenerateCodelet", H::createWithBool(ignored)},
+                                {"forceGenerateCodelet", H::createWithBool(ignored)},
+                                {"enableExpressionOptimizations", H::createWithBool(ignored)}})
+      .parse(options);
 }
 
 /// NumPy broadcasting of two shapes; throws naming both (and the tensors) when they clash.
@@ -64,8 +45,9 @@ std::vector<std::size_t> broadcastShapes(const std::vector<std::size_t> &a,
     const std::size_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
     const std::size_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
     if (da != db && da != 1 && db != 1)
-      throw poputil::poplibs_error(context + ": shapes " + shapeString(a) + " and " +
-                                   shapeString(b) + " cannot be broadcast together (" + what + ")");
+      throw poputil::poplibs_error(context + ": shapes " + poputil::shapeString(a) + " and " +
+                                   poputil::shapeString(b) + " cannot be broadcast together (" +
+                                   what + ")");
     out[i] = da == 1 ? db : da;
   }
   return out;
@@ -109,7 +91,7 @@ poplar::Tensor mapImpl(poplar::Graph &graph, const expr::Expr &e,
 
   std::vector<std::string> names;
   for (const auto &t : ts)
-    names.push_back(describe(graph, t));
+    names.push_back(poputil::describe(t));
   const detail::CompiledMapExpr compiled = detail::compileMapExpr(e, ts, names, context);
 
   // The broadcast shape of every tensor the expression reads.
@@ -155,11 +137,12 @@ poplar::Tensor mapImpl(poplar::Graph &graph, const expr::Expr &e,
     result = mode == Mode::InPlace ? ts[0] : *out;
     const std::string what = mode == Mode::InPlace ? "the in-place tensor _1 " : "the output ";
     if (result.shape() != *shape)
-      throw poputil::poplibs_error(context + ": " + what + describe(graph, result) + " has shape " +
-                                   shapeString(result.shape()) + " but the result has shape " +
-                                   shapeString(*shape) + " (from " + shapeOwner + ")");
+      throw poputil::poplibs_error(context + ": " + what + poputil::describe(result) +
+                                   " has shape " + poputil::shapeString(result.shape()) +
+                                   " but the result has shape " + poputil::shapeString(*shape) +
+                                   " (from " + shapeOwner + ")");
     if (result.elementType() != compiled.outType)
-      throw poputil::poplibs_error(context + ": " + what + describe(graph, result) + " holds " +
+      throw poputil::poplibs_error(context + ": " + what + poputil::describe(result) + " holds " +
                                    result.elementType().toString() + " but the expression " +
                                    e.name(ts) + " gives " + compiled.outType.toString());
   }

@@ -2,6 +2,7 @@
 #include <popops/DynamicSlice.hpp>
 #include <popops/Gather.hpp>
 
+#include <poputil/Describe.hpp>
 #include <poputil/exceptions.hpp>
 
 #include "SliceCommon.hpp"
@@ -20,9 +21,9 @@ poplar::Tensor gather(poplar::Graph &graph, const poplar::Tensor &input,
   const std::string fn = "popops::gather";
   if (axis >= input.rank())
     throw poputil::poplibs_error(fn + ": axis " + std::to_string(axis) + " is out of range for " +
-                                 detail::describeTensor(graph, input));
+                                 poputil::describe(input));
   if (indices.elementType() != poplar::UNSIGNED_INT && indices.elementType() != poplar::INT)
-    throw poputil::poplibs_error(fn + ": indices " + detail::describeTensor(graph, indices) +
+    throw poputil::poplibs_error(fn + ": indices " + poputil::describe(indices) +
                                  " must be UNSIGNED_INT or INT");
   const poplar::Tensor offsets = indices.elementType() == poplar::INT
                                      ? indices.flatten().reinterpret(poplar::UNSIGNED_INT)

@@ -5,6 +5,8 @@
 #include <sstream>
 
 #include <poplar/exceptions.hpp>
+#include <poputil/Describe.hpp>
+#include <poputil/OptionParsing.hpp>
 #include <poputil/TileMapping.hpp>
 #include <poputil/exceptions.hpp>
 
@@ -20,60 +22,42 @@ namespace cp = tessera::codelets::popops;
 using poplar::Tensor;
 using poplar::Type;
 
-std::string shapeString(const std::vector<std::size_t> &shape) {
-  std::ostringstream os;
-  os << '[';
-  for (std::size_t i = 0; i < shape.size(); ++i)
-    os << (i ? "," : "") << shape[i];
-  os << ']';
-  return os.str();
-}
-
-/// "'name' float[3,4]": how errors name a tensor.
-std::string describe(const poplar::Graph &graph, const Tensor &t) {
-  const auto regions = t.getVarRegions();
-  std::string name = regions.empty() ? "" : graph.getDebugStr(regions.front().var);
-  return "'" + name + "' " + t.shortString();
-}
-
 bool isFloating(const Type &t) { return t == poplar::FLOAT || t == poplar::HALF; }
 
 /// The accumulator type of the partials: float for FLOAT/HALF, else the input type.
 Type accumulatorType(const Type &in) { return isFloating(in) ? poplar::FLOAT : in; }
 
 /// Sorted reduced dimensions; throws for a dimension `in` lacks or a repeated one.
-std::vector<std::size_t> checkDims(const poplar::Graph &graph, const Tensor &in,
-                                   const std::vector<std::size_t> &dims) {
+std::vector<std::size_t> checkDims(const Tensor &in, const std::vector<std::size_t> &dims) {
   std::vector<std::size_t> sorted = dims;
   std::sort(sorted.begin(), sorted.end());
   for (std::size_t i = 0; i < sorted.size(); ++i) {
     if (sorted[i] >= in.rank())
       throw poputil::poplibs_error("popops::reduce: dimension " + std::to_string(sorted[i]) +
-                                   " does not exist in " + describe(graph, in) + " (rank " +
+                                   " does not exist in " + poputil::describe(in) + " (rank " +
                                    std::to_string(in.rank()) + ")");
     if (i && sorted[i] == sorted[i - 1])
       throw poputil::poplibs_error("popops::reduce: dimension " + std::to_string(sorted[i]) +
-                                   " is listed twice for " + describe(graph, in));
+                                   " is listed twice for " + poputil::describe(in));
   }
   return sorted;
 }
 
-void checkTypes(const poplar::Graph &graph, const Tensor &in, const Type &outType,
-                const ReduceParams &params) {
+void checkTypes(const Tensor &in, const Type &outType, const ReduceParams &params) {
   const Type t = in.elementType();
   const bool logical = params.op == Operation::LOGICAL_AND || params.op == Operation::LOGICAL_OR;
   std::ostringstream op;
   op << params.op;
   if (logical && t != poplar::BOOL)
     throw poputil::poplibs_error("popops::reduce: " + op.str() + " needs a BOOL input, not " +
-                                 describe(graph, in));
+                                 poputil::describe(in));
   if (!logical && !(isFloating(t) || (t == poplar::INT && params.op != Operation::LOG_ADD)))
     throw poputil::poplibs_error(
-        "popops::reduce: " + op.str() + " does not support input " + describe(graph, in) +
+        "popops::reduce: " + op.str() + " does not support input " + poputil::describe(in) +
         (params.op == Operation::LOG_ADD ? " (FLOAT or HALF only)" : " (FLOAT, HALF or INT)"));
   const bool outOk = isFloating(t) ? isFloating(outType) : outType == t;
   if (!outOk)
-    throw poputil::poplibs_error("popops::reduce: cannot reduce " + describe(graph, in) +
+    throw poputil::poplibs_error("popops::reduce: cannot reduce " + poputil::describe(in) +
                                  " to output type " + outType.toString());
   const bool scalable = params.op == Operation::ADD || params.op == Operation::SQUARE_ADD ||
                         params.op == Operation::LOG_ADD;
@@ -81,25 +65,24 @@ void checkTypes(const poplar::Graph &graph, const Tensor &in, const Type &outTyp
     throw poputil::poplibs_error("popops::reduce: " + op.str() +
                                  " takes no scale or update (only ADD, SQUARE_ADD, LOG_ADD), "
                                  "reducing " +
-                                 describe(graph, in));
+                                 poputil::describe(in));
   if (params.useScale &&
       (params.scale.elementType() != poplar::FLOAT || params.scale.numElements() != 1))
     throw poputil::poplibs_error("popops::reduce: the scale must be a FLOAT tensor of one "
                                  "element, not " +
-                                 describe(graph, params.scale));
+                                 poputil::describe(params.scale));
 }
 
 /// The options reduce() understands: PopLibs' accumulator types. Tessera always accumulates
 /// FLOAT and HALF input in float, so "half" is accepted and changes nothing.
 void checkOptions(const poplar::OptionFlags &options) {
-  for (const auto &[key, value] : options) {
-    if (key != "accumType.interTile" && key != "accumType.inVertex")
-      throw poplar::invalid_option("popops::reduce: unknown option '" + key +
-                                   "' (known: accumType.interTile, accumType.inVertex)");
-    if (value != "float" && value != "half")
-      throw poplar::invalid_option("popops::reduce: option " + key +
-                                   " must be float or half, not '" + value + "'");
-  }
+  using H = poputil::OptionHandler;
+  std::string interTile, inVertex;
+  const std::vector<std::string> accumTypes = {"float", "half"};
+  poputil::OptionSpec("popops::reduce",
+                      {{"accumType.interTile", H::createWithChoice(interTile, accumTypes)},
+                       {"accumType.inVertex", H::createWithChoice(inVertex, accumTypes)}})
+      .parse(options);
 }
 
 std::vector<std::size_t> reducedShape(const Tensor &in, const std::vector<std::size_t> &sorted) {
@@ -238,26 +221,26 @@ Tensor newOutput(poplar::Graph &graph, const Tensor &in, const Type &outType,
                  const poplar::DebugContext &dc, const poplar::OptionFlags &options,
                  std::vector<std::size_t> &sorted) {
   checkOptions(options);
-  sorted = checkDims(graph, in, dims);
-  checkTypes(graph, in, outType, params);
+  sorted = checkDims(in, dims);
+  checkTypes(in, outType, params);
   if (params.update)
     throw poputil::poplibs_error("popops::reduce: an update needs an output tensor (use "
                                  "reduceWithOutput), reducing " +
-                                 describe(graph, in));
+                                 poputil::describe(in));
   return graph.addVariable(outType, reducedShape(in, sorted), {dc, "output"});
 }
 
-void checkOutput(const poplar::Graph &graph, const Tensor &in, const Tensor &out,
-                 const std::vector<std::size_t> &dims, const ReduceParams &params,
-                 const poplar::OptionFlags &options, std::vector<std::size_t> &sorted) {
+void checkOutput(const Tensor &in, const Tensor &out, const std::vector<std::size_t> &dims,
+                 const ReduceParams &params, const poplar::OptionFlags &options,
+                 std::vector<std::size_t> &sorted) {
   checkOptions(options);
-  sorted = checkDims(graph, in, dims);
-  checkTypes(graph, in, out.elementType(), params);
+  sorted = checkDims(in, dims);
+  checkTypes(in, out.elementType(), params);
   const auto want = reducedShape(in, sorted);
   if (out.shape() != want)
-    throw poputil::poplibs_error("popops::reduceWithOutput: output " + describe(graph, out) +
-                                 " has the wrong shape: reducing " + describe(graph, in) +
-                                 " gives " + shapeString(want));
+    throw poputil::poplibs_error("popops::reduceWithOutput: output " + poputil::describe(out) +
+                                 " has the wrong shape: reducing " + poputil::describe(in) +
+                                 " gives " + poputil::shapeString(want));
 }
 
 } // namespace
@@ -286,7 +269,7 @@ void reduceWithOutput(poplar::Graph &graph, const Tensor &in, const Tensor &out,
                       poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
                       const poplar::OptionFlags &options) {
   std::vector<std::size_t> sorted;
-  checkOutput(graph, in, out, dims, params, options, sorted);
+  checkOutput(in, out, dims, params, options, sorted);
   auto cs = makeComputeSets(graph, debugContext);
   addReduction(graph, in, out, sorted, params, cs.partials, cs.final, debugContext);
   prog.add(poplar::program::Execute(cs.partials, {debugContext, "Reduce"}));
@@ -316,7 +299,7 @@ void reduceWithOutput(poplar::Graph &graph, const Tensor &in, const Tensor &out,
                       const poplar::DebugContext &debugContext,
                       const poplar::OptionFlags &options) {
   std::vector<std::size_t> sorted;
-  checkOutput(graph, in, out, dims, params, options, sorted);
+  checkOutput(in, out, dims, params, options, sorted);
   auto cs = fromVector(graph, css, debugContext);
   addReduction(graph, in, out, sorted, params, cs.partials, cs.final, debugContext);
 }

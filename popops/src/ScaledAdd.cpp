@@ -4,6 +4,7 @@
 #include <memory>
 
 #include <popops/ElementWise.hpp>
+#include <poputil/OptionParsing.hpp>
 #include <poputil/exceptions.hpp>
 
 namespace popops {
@@ -20,15 +21,11 @@ void check(const char *fn, const poplar::Tensor &A, const poplar::Tensor &B,
   if (A.shape() != B.shape() || A.elementType() != B.elementType())
     throw poputil::poplibs_error(std::string("popops::") + fn + ": B " + B.shortString() +
                                  " must have the shape and type of A " + A.shortString());
-  for (const auto &[key, value] : options) {
-    if (key != "optimizeForSpeed")
-      throw poplar::invalid_option(std::string("popops::") + fn + ": unknown option '" + key +
-                                   "' (valid: optimizeForSpeed)");
-    if (value != "true" && value != "false")
-      throw poplar::invalid_option(std::string("popops::") + fn +
-                                   ": option 'optimizeForSpeed' must be true or false, got '" +
-                                   value + "'");
-  }
+  bool optimizeForSpeed = false; // accepted for source compatibility; every variant is one map
+  poputil::OptionSpec(
+      std::string("popops::") + fn,
+      {{"optimizeForSpeed", poputil::OptionHandler::createWithBool(optimizeForSpeed)}})
+      .parse(options);
 }
 
 void checkScale(const char *fn, const char *which, const poplar::Tensor &s) {

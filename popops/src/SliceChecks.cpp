@@ -1,27 +1,18 @@
 #include "SliceChecks.hpp"
 
 #include <poplar/exceptions.hpp>
+#include <poputil/Describe.hpp>
+#include <poputil/OptionParsing.hpp>
 #include <poputil/exceptions.hpp>
 
 #include "SliceCommon.hpp"
 
 namespace popops::detail {
 
-std::string shapeString(const std::vector<std::size_t> &shape) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) {
-    if (i)
-      s += ',';
-    s += std::to_string(shape[i]);
-  }
-  s += ']';
-  return s;
-}
-
 void checkShapeDimsSizes(const std::string &fn, const std::vector<std::size_t> &shape,
                          const std::vector<std::size_t> &dims,
                          const std::vector<std::size_t> &sizes, const std::string &tensor) {
-  const std::string what = tensor.empty() ? "shape " + shapeString(shape) : tensor;
+  const std::string what = tensor.empty() ? "shape " + poputil::shapeString(shape) : tensor;
   if (dims.size() != sizes.size())
     throw poputil::poplibs_error(fn + ": dims (" + std::to_string(dims.size()) +
                                  " entries) and sizes (" + std::to_string(sizes.size()) +
@@ -43,33 +34,31 @@ void checkShapeDimsSizes(const std::string &fn, const std::vector<std::size_t> &
   }
 }
 
-void checkDimsSizes(const std::string &fn, const poplar::Graph &graph, const poplar::Tensor &t,
+void checkDimsSizes(const std::string &fn, const poplar::Tensor &t,
                     const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes) {
-  checkShapeDimsSizes(fn, t.shape(), dims, sizes, describeTensor(graph, t));
+  checkShapeDimsSizes(fn, t.shape(), dims, sizes, poputil::describe(t));
 }
 
-void checkOffsetType(const std::string &fn, const poplar::Graph &graph,
-                     const poplar::Tensor &offsets) {
+void checkOffsetType(const std::string &fn, const poplar::Tensor &offsets) {
   if (offsets.elementType() != poplar::UNSIGNED_INT)
-    throw poputil::poplibs_error(fn + ": offsets " + describeTensor(graph, offsets) +
+    throw poputil::poplibs_error(fn + ": offsets " + poputil::describe(offsets) +
                                  " must be UNSIGNED_INT, not " + offsets.elementType().toString());
 }
 
 void checkNoOptions(const std::string &fn, const poplar::OptionFlags &options) {
-  for (const auto &kv : options)
-    throw poplar::invalid_option(fn + ": unknown option '" + kv.first + "'");
+  poputil::OptionSpec(fn, {}).parse(options);
 }
 
-void checkSliceShape(const std::string &fn, const poplar::Graph &graph, const poplar::Tensor &t,
-                     const poplar::Tensor &s, const std::vector<std::size_t> &expected) {
+void checkSliceShape(const std::string &fn, const poplar::Tensor &t, const poplar::Tensor &s,
+                     const std::vector<std::size_t> &expected) {
   if (s.shape() != expected)
-    throw poputil::poplibs_error(fn + ": slice tensor " + describeTensor(graph, s) +
-                                 " should have shape " + shapeString(expected) + " to update " +
-                                 describeTensor(graph, t));
+    throw poputil::poplibs_error(fn + ": slice tensor " + poputil::describe(s) +
+                                 " should have shape " + poputil::shapeString(expected) +
+                                 " to update " + poputil::describe(t));
   if (s.elementType() != t.elementType())
-    throw poputil::poplibs_error(fn + ": slice tensor " + describeTensor(graph, s) +
+    throw poputil::poplibs_error(fn + ": slice tensor " + poputil::describe(s) +
                                  " has element type " + s.elementType().toString() + " but " +
-                                 describeTensor(graph, t) + " has " + t.elementType().toString());
+                                 poputil::describe(t) + " has " + t.elementType().toString());
 }
 
 } // namespace popops::detail

@@ -17,17 +17,14 @@ void checkShapeDimsSizes(const std::string &fn, const std::vector<std::size_t> &
                          const std::vector<std::size_t> &dims,
                          const std::vector<std::size_t> &sizes, const std::string &tensor = "");
 /// As above for tensor `t` (named in the message).
-void checkDimsSizes(const std::string &fn, const poplar::Graph &graph, const poplar::Tensor &t,
+void checkDimsSizes(const std::string &fn, const poplar::Tensor &t,
                     const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes);
 /// The offsets tensor is UNSIGNED_INT.
-void checkOffsetType(const std::string &fn, const poplar::Graph &graph,
-                     const poplar::Tensor &offsets);
+void checkOffsetType(const std::string &fn, const poplar::Tensor &offsets);
 /// No option is recognised yet: any key throws poplar::invalid_option naming it.
 void checkNoOptions(const std::string &fn, const poplar::OptionFlags &options);
 /// `s` has exactly `expected` as its shape and `t`'s element type.
-void checkSliceShape(const std::string &fn, const poplar::Graph &graph, const poplar::Tensor &t,
-                     const poplar::Tensor &s, const std::vector<std::size_t> &expected);
-
-std::string shapeString(const std::vector<std::size_t> &shape);
+void checkSliceShape(const std::string &fn, const poplar::Tensor &t, const poplar::Tensor &s,
+                     const std::vector<std::size_t> &expected);
 
 } // namespace popops::detail

@@ -3,23 +3,11 @@
 #include <algorithm>
 #include <numeric>
 
+#include <poputil/Describe.hpp>
 #include <poputil/VertexTemplates.hpp>
 #include <poputil/exceptions.hpp>
 
 namespace popops::detail {
-
-std::string describeTensor(const poplar::Graph &graph, const poplar::Tensor &t) {
-  // Appended piece by piece: `"'" + std::string` trips GCC 12's -Wrestrict false positive.
-  std::string out;
-  const auto regions = t.getVarRegions();
-  if (!regions.empty()) {
-    out += '\'';
-    out += graph.getDebugStr(regions.front().var);
-    out += "' ";
-  }
-  out += t.shortString();
-  return out;
-}
 
 void checkSliceableType(const std::string &fn, const poplar::Type &type) {
   if (type != poplar::FLOAT && type != poplar::HALF && type != poplar::INT &&
@@ -28,12 +16,11 @@ void checkSliceableType(const std::string &fn, const poplar::Type &type) {
                                  " is not supported (FLOAT, HALF, INT or UNSIGNED_INT)");
 }
 
-void checkSliceableType(const std::string &fn, const poplar::Graph &graph, const poplar::Tensor &t,
-                        const std::string &what) {
+void checkSliceableType(const std::string &fn, const poplar::Tensor &t, const std::string &what) {
   const auto type = t.elementType();
   if (type != poplar::FLOAT && type != poplar::HALF && type != poplar::INT &&
       type != poplar::UNSIGNED_INT)
-    throw poputil::poplibs_error(fn + ": " + what + " " + describeTensor(graph, t) +
+    throw poputil::poplibs_error(fn + ": " + what + " " + poputil::describe(t) +
                                  " has element type " + type.toString() +
                                  "; expected FLOAT, HALF, INT or UNSIGNED_INT");
 }

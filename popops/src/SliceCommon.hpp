@@ -11,13 +11,9 @@
 
 namespace popops::detail {
 
-/// "'name' float[3,4]" (the debug name of the tensor's first variable, and its shape).
-std::string describeTensor(const poplar::Graph &graph, const poplar::Tensor &t);
-
 /// Throws poplibs_error "<fn>: <what> <tensor> has unsupported element type …" unless the
 /// type is FLOAT, HALF, INT or UNSIGNED_INT.
-void checkSliceableType(const std::string &fn, const poplar::Graph &graph, const poplar::Tensor &t,
-                        const std::string &what);
+void checkSliceableType(const std::string &fn, const poplar::Tensor &t, const std::string &what);
 void checkSliceableType(const std::string &fn, const poplar::Type &type);
 
 /// `t` viewed as [t.dim(dim)][all other elements, in order].

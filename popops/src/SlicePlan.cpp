@@ -4,6 +4,7 @@
 
 #include <poplar/exceptions.hpp>
 #include <popops/DynamicSlice.hpp>
+#include <poputil/Describe.hpp>
 #include <poputil/TileMapping.hpp>
 #include <poputil/exceptions.hpp>
 
@@ -106,10 +107,10 @@ poplar::Tensor createSliceTensor(poplar::Graph &graph, const poplar::Tensor &t,
                                  const std::vector<std::size_t> &sizes, std::size_t numIndices,
                                  const poplar::DebugContext &debugContext) {
   const std::string fn = "popops::createSliceTensor";
-  detail::checkSliceableType(fn, graph, t, "tensor");
-  detail::checkDimsSizes(fn, graph, t, dims, sizes);
+  detail::checkSliceableType(fn, t, "tensor");
+  detail::checkDimsSizes(fn, t, dims, sizes);
   if (dims.size() != 1)
-    throw poputil::poplibs_error(fn + ": slicing " + detail::describeTensor(graph, t) +
+    throw poputil::poplibs_error(fn + ": slicing " + poputil::describe(t) +
                                  " needs exactly one dim, got " + std::to_string(dims.size()));
   const unsigned dim = static_cast<unsigned>(dims[0]);
   const auto groups = detail::columnGroupsOf(graph, detail::rowsView(t, dim));

@@ -1,6 +1,7 @@
 // popops::sort family: one compute set; per tile one vertex sorting the rows it owns.
 #include <popops/Sort.hpp>
 
+#include <poputil/Describe.hpp>
 #include <poputil/VertexTemplates.hpp>
 #include <poputil/exceptions.hpp>
 
@@ -17,19 +18,19 @@ poplar::Tensor rowsAlong(const poplar::Tensor &t, unsigned dim) {
   return t.dimRoll(dim, t.rank() - 1).reshape({rows, n});
 }
 
-void checkSortArgs(const std::string &fn, const poplar::Graph &graph, const poplar::Tensor &t,
-                   unsigned dim, const std::string &what) {
-  detail::checkSliceableType(fn, graph, t, what);
+void checkSortArgs(const std::string &fn, const poplar::Tensor &t, unsigned dim,
+                   const std::string &what) {
+  detail::checkSliceableType(fn, t, what);
   if (dim >= t.rank())
     throw poputil::poplibs_error(fn + ": dim " + std::to_string(dim) + " is out of range for " +
-                                 what + " " + detail::describeTensor(graph, t));
+                                 what + " " + poputil::describe(t));
 }
 
 } // namespace
 
 void sortInPlace(poplar::Graph &graph, const poplar::Tensor &t, unsigned dim,
                  poplar::program::Sequence &prog, const poplar::DebugContext &debugContext) {
-  checkSortArgs("popops::sortInPlace", graph, t, dim, "tensor");
+  checkSortArgs("popops::sortInPlace", t, dim, "tensor");
   const poplar::Tensor rows = rowsAlong(t, dim);
   poplar::ComputeSet cs = graph.addComputeSet({debugContext, "Sort"});
   const std::string vertex = poputil::templateVertex("popops::SortRows", t.elementType());
@@ -43,7 +44,7 @@ void sortInPlace(poplar::Graph &graph, const poplar::Tensor &t, unsigned dim,
 
 poplar::Tensor sort(poplar::Graph &graph, const poplar::Tensor &t, unsigned dim,
                     poplar::program::Sequence &prog, const poplar::DebugContext &debugContext) {
-  checkSortArgs("popops::sort", graph, t, dim, "tensor");
+  checkSortArgs("popops::sort", t, dim, "tensor");
   poplar::Tensor out = graph.clone(t, {debugContext, "sorted"});
   prog.add(poplar::program::Copy(t, out, false, {debugContext, "copyToSort"}));
   sortInPlace(graph, out, dim, prog, debugContext);
@@ -54,12 +55,11 @@ void sortKeyValueInPlace(poplar::Graph &graph, const poplar::Tensor &k, const po
                          unsigned dim, poplar::program::Sequence &prog,
                          const poplar::DebugContext &debugContext) {
   const std::string fn = "popops::sortKeyValueInPlace";
-  checkSortArgs(fn, graph, k, dim, "keys");
-  checkSortArgs(fn, graph, v, dim, "values");
+  checkSortArgs(fn, k, dim, "keys");
+  checkSortArgs(fn, v, dim, "values");
   if (k.shape() != v.shape())
-    throw poputil::poplibs_error(fn + ": keys " + detail::describeTensor(graph, k) +
-                                 " and values " + detail::describeTensor(graph, v) +
-                                 " differ in shape");
+    throw poputil::poplibs_error(fn + ": keys " + poputil::describe(k) + " and values " +
+                                 poputil::describe(v) + " differ in shape");
   const poplar::Tensor keyRows = rowsAlong(k, dim), valueRows = rowsAlong(v, dim);
   poplar::ComputeSet cs = graph.addComputeSet({debugContext, "SortKeyValue"});
   const std::string vertex =
@@ -78,8 +78,8 @@ poplar::Tensor sortKeyValue(poplar::Graph &graph, const poplar::Tensor &k, const
                             unsigned dim, poplar::program::Sequence &prog,
                             const poplar::DebugContext &debugContext) {
   const std::string fn = "popops::sortKeyValue";
-  checkSortArgs(fn, graph, k, dim, "keys");
-  checkSortArgs(fn, graph, v, dim, "values");
+  checkSortArgs(fn, k, dim, "keys");
+  checkSortArgs(fn, v, dim, "values");
   poplar::Tensor keys = graph.clone(k, {debugContext, "keys"});
   poplar::Tensor values = graph.clone(v, {debugContext, "sortedValues"});
   prog.add(poplar::program::Copy(k, keys, false, {debugContext, "copyKeys"}));

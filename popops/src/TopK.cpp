@@ -3,6 +3,7 @@
 
 #include <ostream>
 
+#include <poputil/Describe.hpp>
 #include <poputil/VertexTemplates.hpp>
 #include <poputil/exceptions.hpp>
 
@@ -30,15 +31,15 @@ std::pair<poplar::Tensor, poplar::Tensor>
 topKWithPermutation(poplar::Graph &graph, poplar::program::Sequence &prog, const poplar::Tensor &t,
                     const TopKParams &params, const poplar::DebugContext &debugContext) {
   const std::string fn = "popops::topK";
-  detail::checkSliceableType(fn, graph, t, "tensor");
+  detail::checkSliceableType(fn, t, "tensor");
   if (t.rank() == 0)
-    throw poputil::poplibs_error(fn + ": tensor " + detail::describeTensor(graph, t) +
+    throw poputil::poplibs_error(fn + ": tensor " + poputil::describe(t) +
                                  " must have at least one dimension");
   const std::size_t n = t.dim(t.rank() - 1);
   if (params.k == 0 || params.k > n)
     throw poputil::poplibs_error(fn + ": k = " + std::to_string(params.k) +
                                  " must be between 1 and the innermost dimension (" +
-                                 std::to_string(n) + ") of " + detail::describeTensor(graph, t));
+                                 std::to_string(n) + ") of " + poputil::describe(t));
   const std::size_t rows = t.numElements() / n;
   const poplar::Tensor in2d = t.reshape({rows, n});
   poplar::Tensor values =

@@ -111,12 +111,13 @@ TEST_F(MatMulErrors, MemoryProportionOutsideZeroToOne) {
         [&] {
           poplin::matMul(graph, A, B, prog, "mm", {{"availableMemoryProportion", bad}});
         },
-        std::string("availableMemoryProportion must be in (0, 1], not ") + bad);
+        std::string("matMul: option 'availableMemoryProportion' has value '") + bad +
+            "'; expected a number in (0, 1]");
   expectError<invalid_option>(
       [&] {
         poplin::matMul(graph, A, B, prog, "mm", {{"availableMemoryProportion", "lots"}});
       },
-      "availableMemoryProportion must be a number, not 'lots'");
+      "option 'availableMemoryProportion' has value 'lots'; expected a number in (0, 1]");
 }
 
 TEST_F(MatMulErrors, UnknownOptionsAndValues) {
@@ -125,18 +126,19 @@ TEST_F(MatMulErrors, UnknownOptionsAndValues) {
       [&] {
         poplin::matMul(graph, A, B, prog, "mm", {{"availableMemoryProportoin", "0.5"}});
       },
-      "unknown matMul option 'availableMemoryProportoin' (did you mean "
+      "matMul: unknown option 'availableMemoryProportoin' (did you mean "
       "'availableMemoryProportion'?)");
   expectError<invalid_option>(
       [&] {
         poplin::matMul(graph, A, B, prog, "mm", {{"partialsType", "double"}});
       },
-      "partialsType must be 'float' or 'half', not 'double'");
+      "option 'partialsType' has value 'double'; expected 'float' or 'half'");
   expectError<invalid_option>(
       [&] {
         poplin::matMul(graph, A, B, prog, "mm", {{"fullyConnectedPass", "TRAINING_FW"}});
       },
-      "unknown pass 'TRAINING_FW' (did you mean 'TRAINING_FWD'?)");
+      "option 'fullyConnectedPass' has value 'TRAINING_FW'; expected one of 'INFERENCE_FWD', "
+      "'NONE', 'TRAINING_BWD', 'TRAINING_FWD', 'TRAINING_WU' (did you mean 'TRAINING_FWD'?)");
 }
 
 TEST_F(MatMulErrors, ValidOptionsAreAccepted) {

@@ -18,6 +18,7 @@ using popnn::pooling::PoolParams;
 namespace {
 
 /// Runs `fn` on a fresh graph and expects a poplibs_error whose message holds every `parts`.
+template <class Error = poputil::poplibs_error>
 void expectError(const std::function<void(poplar::Graph &, poplar::program::Sequence &)> &fn,
                  const std::vector<std::string> &parts) {
   poplar::Device d = makeDevice(Layout::MULTI_TILE);
@@ -27,7 +28,7 @@ void expectError(const std::function<void(poplar::Graph &, poplar::program::Sequ
   try {
     fn(g, prog);
     FAIL() << "no exception; expected one naming " << parts.front();
-  } catch (const poputil::poplibs_error &e) {
+  } catch (const Error &e) {
     for (const auto &p : parts)
       EXPECT_NE(std::string(e.what()).find(p), std::string::npos)
           << "message '" << e.what() << "' does not name '" << p << "'";
@@ -120,13 +121,21 @@ TEST(PopnnErrors, NormsNameTheirArguments) {
                                        false);
       },
       {"4 channels", "numGroups = 3"});
-  expectError(
+  expectError<poplar::invalid_option>(
       [](auto &g, auto &prog) {
         popnn::gn::groupNormStatistics(g, var(g, poplar::FLOAT, {2, 4}, "acts"), 1e-5f, prog, 2,
                                        false, false, poplar::FLOAT, {},
                                        {{"groupNormStridedGrouping", "true"}});
       },
-      {"unknown option 'groupNormStridedGrouping'"});
+      {"popnn::gn::groupNormStatistics", "unknown option 'groupNormStridedGrouping'",
+       "did you mean 'groupNormStridedChannelGrouping'"});
+  expectError<poplar::invalid_option>(
+      [](auto &g, auto &prog) {
+        popnn::gn::groupNormStatistics(g, var(g, poplar::FLOAT, {2, 4}, "acts"), 1e-5f, prog, 2,
+                                       false, false, poplar::FLOAT, {},
+                                       {{"groupNormStridedChannelGrouping", "yes"}});
+      },
+      {"option 'groupNormStridedChannelGrouping'", "'yes'", "'true' or 'false'"});
   expectError(
       [](auto &g, auto &prog) {
         popnn::ln::layerNormStatistics(g, var(g, poplar::INT, {2, 4}, "acts"), 1e-5f, prog, false);

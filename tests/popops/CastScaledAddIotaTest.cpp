@@ -163,7 +163,7 @@ TEST(ScaledAdd, MismatchesAndBadOptionsAreNamed) {
       [&] {
         popops::scaledAddTo(r.graph, a, a, 1.0f, r.prog, {}, {{"optimiseForSpeed", "true"}});
       },
-      "optimiseForSpeed");
+      "'optimiseForSpeed' (did you mean 'optimizeForSpeed'?)");
 }
 
 TEST(Iota, UnsignedAndIntAcrossTiles) {

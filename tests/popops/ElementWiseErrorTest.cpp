@@ -13,12 +13,14 @@ using ewtest::Fixture;
 
 namespace {
 
-/// Runs `f`, expecting poplibs_error with every one of `parts` in its message.
-template <class F> void expectPoplibsError(F f, std::vector<std::string> parts) {
+/// Runs `f`, expecting `Error` (poplibs_error unless said) with every one of `parts` in its
+/// message.
+template <class Error = poputil::poplibs_error, class F>
+void expectPoplibsError(F f, std::vector<std::string> parts) {
   try {
     f();
     FAIL() << "no exception";
-  } catch (const poputil::poplibs_error &e) {
+  } catch (const Error &e) {
     const std::string msg = e.what();
     for (const auto &p : parts)
       EXPECT_NE(msg.find(p), std::string::npos) << "'" << p << "' not in: " << msg;
@@ -87,15 +89,20 @@ TEST(ElementWiseError, UnsupportedElementType) {
 TEST(ElementWiseError, UnknownOptionAndBadValue) {
   Fixture f;
   Tensor a = f.var(FLOAT, {4}, "a");
-  expectPoplibsError(
+  expectPoplibsError<poplar::invalid_option>(
       [&] {
         popops::neg(f.graph, a, f.prog, {}, {{"enableFusion", "true"}});
       },
       {"enableFusion"});
-  expectPoplibsError(
+  expectPoplibsError<poplar::invalid_option>(
       [&] {
         popops::neg(f.graph, a, f.prog, {}, {{"enableGenerateCodelet", "maybe"}});
       },
       {"enableGenerateCodelet", "maybe"});
+  expectPoplibsError<poplar::invalid_option>(
+      [&] {
+        popops::neg(f.graph, a, f.prog, {}, {{"enableGenerateCodelt", "true"}});
+      },
+      {"'enableGenerateCodelt'", "did you mean 'enableGenerateCodelet'"});
   EXPECT_NO_THROW(popops::neg(f.graph, a, f.prog, {}, {{"enableGenerateCodelet", "false"}}));
 }

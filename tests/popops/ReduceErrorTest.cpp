@@ -144,7 +144,10 @@ TEST(ReduceErrors, UnknownOptionIsNamed) {
     popops::reduce(f.graph, in, {0}, Operation::ADD, f.prog, "r", {{"accumType.inVertx", "float"}});
     FAIL() << "expected poplar::invalid_option";
   } catch (const poplar::invalid_option &e) {
-    EXPECT_NE(std::string(e.what()).find("accumType.inVertx"), std::string::npos) << e.what();
+    EXPECT_NE(
+        std::string(e.what()).find("'accumType.inVertx' (did you mean 'accumType.inVertex'?)"),
+        std::string::npos)
+        << e.what();
   }
   // The known keys are accepted.
   EXPECT_NO_THROW(

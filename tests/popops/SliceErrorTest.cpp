@@ -122,7 +122,7 @@ TEST_F(SliceErrors, UnknownOptionIsRejected) {
       [&] {
         popops::multiSlice(graph, table, offsets, {0}, {1}, prog, {}, {{"usedTiles", "3"}});
       },
-      {"usedTiles"});
+      {"popops::multiSlice", "'usedTiles'", "takes no options"});
 }
 
 TEST_F(SliceErrors, GatherAxisAndIndexType) {

@@ -6,6 +6,7 @@
 #include "checkpoint.pb.h"
 
 #include <poplar/Version.hpp>
+#include <poputil/Describe.hpp>
 
 #include <limits>
 
@@ -15,13 +16,6 @@ namespace {
 constexpr EnvelopeFormat kCheckpointFormat("TSRCKPT\n", 1, "Tessera checkpoint");
 const std::string kExtension = ".tckpt";
 const std::string kPrefix = "checkpoint-";
-
-std::string shapeText(const std::vector<std::size_t> &shape) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i)
-    s += (i ? "," : "") + std::to_string(shape[i]);
-  return s + "]";
-}
 
 std::size_t elementCount(const std::vector<std::size_t> &shape) {
   std::size_t n = 1;
@@ -33,7 +27,7 @@ std::size_t elementCount(const std::vector<std::size_t> &shape) {
 void toProto(const NamedTensor &t, pb::NamedTensor &out, const std::filesystem::path &file) {
   if (elementCount(t.shape) != t.data.size())
     throw checkpoint_error("cannot write " + file.string() + ": tensor '" + t.name +
-                           "' has shape " + shapeText(t.shape) + " (" +
+                           "' has shape " + poputil::shapeString(t.shape) + " (" +
                            std::to_string(elementCount(t.shape)) + " elements) but " +
                            std::to_string(t.data.size()) + " values");
   out.set_name(t.name);
@@ -49,8 +43,8 @@ NamedTensor fromProto(const pb::NamedTensor &t, const std::filesystem::path &fil
   out.data.assign(t.data().begin(), t.data().end());
   if (elementCount(out.shape) != out.data.size())
     throw checkpoint_error(file.string() + " is corrupt: tensor '" + out.name + "' has shape " +
-                           shapeText(out.shape) + " but " + std::to_string(out.data.size()) +
-                           " values");
+                           poputil::shapeString(out.shape) + " but " +
+                           std::to_string(out.data.size()) + " values");
   return out;
 }
 
@@ -188,9 +182,9 @@ const NamedTensor &findCheckpointTensor(const std::vector<NamedTensor> &tensors,
     if (t.name != name)
       continue;
     if (t.shape != expectedShape)
-      throw checkpoint_error(file.string() + ": tensor '" + name + "' has shape " +
-                             shapeText(t.shape) + " in the checkpoint but the model expects " +
-                             shapeText(expectedShape));
+      throw checkpoint_error(
+          file.string() + ": tensor '" + name + "' has shape " + poputil::shapeString(t.shape) +
+          " in the checkpoint but the model expects " + poputil::shapeString(expectedShape));
     return t;
   }
   throw checkpoint_error(file.string() + " has no tensor '" + name +

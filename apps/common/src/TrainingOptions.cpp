@@ -8,6 +8,8 @@
 #include <sstream>
 #include <tuple>
 
+#include <poputil/Suggest.hpp>
+
 namespace po = boost::program_options;
 
 namespace tessera::apps {
@@ -23,22 +25,6 @@ const std::string &singleToken(const std::vector<std::string> &tokens, const cha
   if (tokens.size() != 1)
     throw cli_error(std::string(flag) + " takes exactly one value");
   return tokens.front();
-}
-
-std::size_t editDistance(const std::string &a, const std::string &b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j)
-    row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1] ? 1 : 0)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
 }
 
 std::string stripDashes(std::string name) {
@@ -202,7 +188,7 @@ std::string nearestName(const std::string &name, const std::vector<std::string> 
   std::string best;
   std::size_t bestDistance = 0;
   for (const std::string &c : candidates) {
-    const std::size_t d = editDistance(name, c);
+    const std::size_t d = poputil::editDistance(name, c);
     if (best.empty() || d < bestDistance) {
       best = c;
       bestDistance = d;

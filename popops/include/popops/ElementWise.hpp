@@ -13,7 +13,8 @@
 // UNSIGNED_INT for the integer-capable operations, BOOL for comparisons and logic.
 //
 // Options (all accepted for PopLibs compatibility, none changes the result):
-// "enableGenerateCodelet", "forceGenerateCodelet", "enableExpressionOptimizations".
+// "enableGenerateCodelet", "forceGenerateCodelet", "enableExpressionOptimizations", each "true" or
+// "false"; any other key or value throws poplar::invalid_option naming it.
 #pragma once
 
 #include <type_traits>

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <poplar/Half.hpp>
+#include <poputil/Describe.hpp>
 #include <poputil/VertexTemplates.hpp>
 #include <poputil/exceptions.hpp>
 
@@ -60,7 +61,7 @@ struct GeneratorCall {
 Tensor generate(Graph &graph, const GeneratorCall &call, const Tensor &reference,
                 const Type &outType, Sequence &prog, const poplar::DebugContext &debugContext) {
   if (call.seed)
-    detail::checkSeedTensor(graph, *call.seed, call.function, "seed");
+    detail::checkSeedTensor(*call.seed, call.function, "seed");
   graph.getTileMapping(reference); // throws invalid_tile_mapping naming an unmapped reference
   const Tensor seed = call.seed ? *call.seed : detail::seedState(graph);
   Tensor out = graph.clone(outType, reference, {debugContext, "out"});
@@ -267,8 +268,8 @@ Tensor dropout(Graph &graph, const Tensor *seed, uint32_t seedModifier, const Te
   const char *fn = "dropout";
   requireType(fn, input.elementType(), {poplar::FLOAT, poplar::HALF});
   if (input.shape() != reference.shape())
-    fail(fn, "input " + detail::describe(graph, input) + " and reference " +
-                 detail::describe(graph, reference) + " must have the same shape");
+    fail(fn, "input " + poputil::describe(input) + " and reference " +
+                 poputil::describe(reference) + " must have the same shape");
   if (!(keepProbability > 0.0 && keepProbability <= 1.0))
     fail(fn, "keepProbability (" + number(keepProbability) + ") must be in (0, 1]");
   requireFinite(fn, "scale", scale);
@@ -306,8 +307,8 @@ Tensor shapedDropout(Graph &graph, const Tensor *seed, uint32_t seedModifier, co
     broadcasts = r == i || r == 1;
   }
   if (!broadcasts)
-    fail(fn, "reference " + detail::describe(graph, reference) + " does not broadcast to input " +
-                 detail::describe(graph, input));
+    fail(fn, "reference " + poputil::describe(reference) + " does not broadcast to input " +
+                 poputil::describe(input));
   if (!(keepProbability > 0.0 && keepProbability <= 1.0))
     fail(fn, "keepProbability (" + number(keepProbability) + ") must be in (0, 1]");
   requireFinite(fn, "scale", scale);
@@ -354,7 +355,7 @@ Tensor shapedDropout(Graph &graph, const Tensor *seed, uint32_t seedModifier, co
 
 void setSeed(Graph &graph, const Tensor &masterSeed, uint32_t seedModifier, Sequence &prog,
              const poplar::DebugContext &debugContext) {
-  detail::checkSeedTensor(graph, masterSeed, "setSeed", "masterSeed");
+  detail::checkSeedTensor(masterSeed, "setSeed", "masterSeed");
   const Tensor state = detail::seedState(graph);
   poplar::ComputeSet cs = graph.addComputeSet({debugContext, "setSeed"});
   auto v =

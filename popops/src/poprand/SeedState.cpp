@@ -4,21 +4,15 @@
 #include <vector>
 
 #include <poplar/exceptions.hpp>
+#include <poputil/Describe.hpp>
 #include <poputil/exceptions.hpp>
 
 namespace poprand::detail {
 
-std::string describe(const poplar::Graph &graph, const poplar::Tensor &t) {
-  const auto regions = t.getVarRegions();
-  const std::string name = regions.empty() ? "" : graph.getDebugStr(regions.front().var);
-  return "'" + name + "' (" + t.shortString() + ")";
-}
-
-void checkSeedTensor(const poplar::Graph &graph, const poplar::Tensor &seed, const char *function,
-                     const char *what) {
+void checkSeedTensor(const poplar::Tensor &seed, const char *function, const char *what) {
   if (seed.elementType() != poplar::UNSIGNED_INT || seed.rank() != 1 || seed.numElements() != 2)
     throw poputil::poplibs_error(std::string("poprand::") + function + ": " + what + " " +
-                                 describe(graph, seed) +
+                                 poputil::describe(seed) +
                                  " must be a tensor of 2 UNSIGNED_INT elements (shape [2])");
 }
 

@@ -11,13 +11,9 @@ namespace poprand::detail {
 /// The debug name of the graph's seed state variable (see poprand/RandomGen.hpp).
 inline constexpr const char *kSeedStateName = "poprand/seedState";
 
-/// "'name' (float[3,4])": how poprand's errors name a tensor.
-std::string describe(const poplar::Graph &graph, const poplar::Tensor &t);
-
 /// Throws poputil::poplibs_error naming `what` in `function` unless `seed` is a [2] UNSIGNED_INT
 /// tensor.
-void checkSeedTensor(const poplar::Graph &graph, const poplar::Tensor &seed, const char *function,
-                     const char *what);
+void checkSeedTensor(const poplar::Tensor &seed, const char *function, const char *what);
 
 /// The graph's seed state variable, created (on tile 0, with the default seed) on first use.
 poplar::Tensor seedState(poplar::Graph &graph);

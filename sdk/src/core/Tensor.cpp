@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <numeric>
 #include <ostream>
-#include <sstream>
 
 #include <poplar/exceptions.hpp>
+#include <poputil/Describe.hpp>
 
 #include "core/GraphData.hpp"
 #include "core/TensorData.hpp"
@@ -61,15 +61,7 @@ using core::Region;
 using core::RegionList;
 using core::TensorData;
 using Shape = std::vector<std::size_t>;
-
-std::string shapeString(const Shape &s) {
-  std::ostringstream os;
-  os << '[';
-  for (std::size_t i = 0; i < s.size(); ++i)
-    os << (i ? "," : "") << s[i];
-  os << ']';
-  return os.str();
-}
+using poputil::shapeString;
 
 const TensorData &checked(const std::shared_ptr<const TensorData> &d) {
   if (!d)

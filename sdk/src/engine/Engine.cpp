@@ -475,6 +475,7 @@ Engine::Engine(const Graph &graph, ArrayRef<program::Program> programs, const Op
                ProgressFunc progress)
     : impl_(std::make_unique<Impl>()) {
   impl_->options = engine::parseEngineOptions(options);
+  executable::requireTopLevelGraph(graph);
   const auto &o = impl_->options;
   const std::vector<program::Program> list = programs.vec();
   if (!o.executableCache) {

@@ -5,113 +5,19 @@
 #include <vector>
 
 #include <poplar/exceptions.hpp>
-
-#include "core/Suggest.hpp"
+#include <poputil/OptionParsing.hpp>
 
 namespace poplar::engine {
 
 namespace {
 
-enum class Kind { Bool, Unsigned, String, Enum };
-
-struct OptionSpec {
-  const char *name;
-  Kind kind;
-  const char *choices; ///< Enum: '|'-separated allowed values.
+/// Values of the options Poplar documents that tune IPU hardware or features that run the same
+/// way on CPU: checked, then ignored.
+struct IgnoredValues {
+  bool flag = false;
+  unsigned count = 0;
+  std::string text;
 };
-
-// Options Tessera reads first, then Poplar's documented options it accepts and ignores
-// (they tune IPU hardware or features that run the same way on CPU).
-constexpr OptionSpec kOptions[] = {
-    {"target.hostThreads", Kind::Unsigned, nullptr},
-    {"debug.allowOutOfMemory", Kind::Bool, nullptr},
-    {"autoReport.all", Kind::Bool, nullptr},
-    {"autoReport.directory", Kind::String, nullptr},
-    {"autoReport.outputGraphProfile", Kind::Bool, nullptr},
-    {"executableCache.enable", Kind::Bool, nullptr},
-    {"executableCache.directory", Kind::String, nullptr},
-    {"executableCache.maxBytes", Kind::String, nullptr},
-    {"autoReport.outputExecutionProfile", Kind::Bool, nullptr},
-    {"autoReport.outputLoweredVars", Kind::Bool, nullptr},
-    {"autoReport.outputArchive", Kind::Bool, nullptr},
-    {"autoReport.outputSerializedGraph", Kind::Bool, nullptr},
-    {"autoReport.outputDebugInfo", Kind::Bool, nullptr},
-    {"autoReport.streamAtEachRun", Kind::Bool, nullptr},
-    {"autoReport.executionProfileProgramRunCount", Kind::Unsigned, nullptr},
-    {"debug.instrument", Kind::Bool, nullptr},
-    {"debug.instrumentCompute", Kind::Bool, nullptr},
-    {"debug.instrumentExternalExchange", Kind::Bool, nullptr},
-    {"debug.instrumentControlFlow", Kind::Bool, nullptr},
-    {"debug.computeInstrumentationLevel", Kind::Enum, "vertex|tile|device|ipu"},
-    {"debug.retainDebugInformation", Kind::Bool, nullptr},
-    {"debug.runtimeVerify", Kind::Bool, nullptr},
-    {"debug.verify", Kind::Bool, nullptr},
-    {"debug.floatPointOpException", Kind::Bool, nullptr},
-    {"debug.nanOverflowException", Kind::Bool, nullptr},
-    {"debug.outputAllSymbols", Kind::Bool, nullptr},
-    {"target.saveArchive", Kind::String, nullptr},
-    {"target.deterministicWorkers", Kind::Enum, "true|false|portable"},
-    {"target.syncReplicasIndependently", Kind::Bool, nullptr},
-    {"opt.maxCompilationThreads", Kind::Unsigned, nullptr},
-    {"opt.internalExchangeOptimisationTarget", Kind::Enum, "balanced|cycles|memory"},
-    {"opt.enableSwSyncs", Kind::Bool, nullptr},
-    {"opt.maxCopyMergeSize", Kind::Unsigned, nullptr},
-    {"opt.useAutoloader", Kind::Bool, nullptr},
-    {"opt.enableMultiAccessCopies", Kind::Bool, nullptr},
-    {"opt.limitVertexStateToLower256K", Kind::Bool, nullptr},
-    {"exchange.streamBufferOverlap", Kind::Enum, "none|hostRearrangeOnly|any"},
-    {"exchange.enablePrefetch", Kind::Bool, nullptr},
-    {"profiler.format", Kind::Enum, "v1|v2|experimental"},
-    {"profiler.includeFlopEstimates", Kind::Bool, nullptr},
-    {"profiler.replicaToProfile", Kind::Unsigned, nullptr},
-};
-
-const OptionSpec *find(const std::string &key) {
-  for (const auto &o : kOptions)
-    if (key == o.name)
-      return &o;
-  return nullptr;
-}
-
-void checkValue(const OptionSpec &spec, const std::string &value) {
-  auto bad = [&](const std::string &expected) {
-    throw invalid_option("engine option '" + std::string(spec.name) + "' has value '" + value +
-                         "'; expected " + expected);
-  };
-  switch (spec.kind) {
-  case Kind::Bool:
-    if (value != "true" && value != "false")
-      bad("'true' or 'false'");
-    break;
-  case Kind::Unsigned: {
-    if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos ||
-        value.size() > 9)
-      bad("a non-negative integer");
-    break;
-  }
-  case Kind::Enum: {
-    std::string choices = spec.choices;
-    std::string token;
-    for (std::size_t i = 0; i <= choices.size(); ++i) {
-      if (i == choices.size() || choices[i] == '|') {
-        if (token == value)
-          return;
-        token.clear();
-      } else {
-        token += choices[i];
-      }
-    }
-    std::string list = choices;
-    for (auto &c : list)
-      if (c == '|')
-        c = ',';
-    bad("one of " + list);
-    break;
-  }
-  case Kind::String:
-    break;
-  }
-}
 
 } // namespace
 
@@ -127,48 +33,73 @@ EngineOptions parseEngineOptions(const OptionFlags &flags) {
     for (const auto &[k, v] : fromEnv)
       all.set(k, v);
   }
-  std::vector<std::string> names;
-  for (const auto &o : kOptions)
-    names.push_back(o.name);
   EngineOptions out;
-  bool all_ = false;
-  for (const auto &[key, value] : all) {
-    const OptionSpec *spec = find(key);
-    if (!spec)
-      throw invalid_option("unknown engine option '" + key + "'" + core::didYouMean(key, names));
-    checkValue(*spec, value);
-    if (key == "target.hostThreads") {
-      out.hostThreads = static_cast<unsigned>(std::stoul(value));
-      if (out.hostThreads == 0)
-        throw invalid_option("engine option 'target.hostThreads' must be at least 1");
-    } else if (key == "debug.allowOutOfMemory") {
-      out.allowOutOfMemory = value == "true";
-    } else if (key == "debug.runtimeVerify") {
-      out.runtimeVerify = value == "true";
-    } else if (key == "autoReport.all") {
-      all_ = value == "true";
-    } else if (key == "autoReport.outputGraphProfile") {
-      out.outputGraphProfile = value == "true";
-    } else if (key == "autoReport.outputExecutionProfile") {
-      out.outputExecutionProfile = value == "true";
-    } else if (key == "debug.instrument") {
-      out.instrument = value == "true";
-    } else if (key == "autoReport.directory") {
-      out.reportDirectory = value.empty() ? "." : value;
-    } else if (key == "executableCache.enable") {
-      out.executableCache = value == "true";
-    } else if (key == "executableCache.directory") {
-      out.executableCacheDirectory = value;
-    } else if (key == "executableCache.maxBytes") {
-      if (value.empty() || value.size() > 19 ||
-          value.find_first_not_of("0123456789") != std::string::npos)
-        throw invalid_option("engine option 'executableCache.maxBytes' has value '" + value +
-                             "'; expected a non-negative integer (bytes)");
-      out.executableCacheMaxBytes = std::stoull(value);
-    }
+  bool reportAll = false;
+  IgnoredValues ignored;
+  std::string cacheMaxBytes;
+  using H = poputil::OptionHandler;
+  std::vector<poputil::OptionSpec::value_type> table = {
+      {"target.hostThreads", H::createWithUnsigned(out.hostThreads, 1)},
+      {"debug.allowOutOfMemory", H::createWithBool(out.allowOutOfMemory)},
+      {"debug.runtimeVerify", H::createWithBool(out.runtimeVerify)},
+      {"autoReport.all", H::createWithBool(reportAll)},
+      {"autoReport.directory", H::createWithString(out.reportDirectory)},
+      {"autoReport.outputGraphProfile", H::createWithBool(out.outputGraphProfile)},
+      {"autoReport.outputExecutionProfile", H::createWithBool(out.outputExecutionProfile)},
+      {"debug.instrument", H::createWithBool(out.instrument)},
+      {"executableCache.enable", H::createWithBool(out.executableCache)},
+      {"executableCache.directory", H::createWithString(out.executableCacheDirectory)},
+      {"executableCache.maxBytes", H::createWithString(cacheMaxBytes)},
+      // Accepted and ignored from here on.
+      {"target.saveArchive", H::createWithString(ignored.text)},
+      {"debug.computeInstrumentationLevel",
+       H::createWithChoice(ignored.text, {"vertex", "tile", "device", "ipu"})},
+      {"target.deterministicWorkers",
+       H::createWithChoice(ignored.text, {"true", "false", "portable"})},
+      {"opt.internalExchangeOptimisationTarget",
+       H::createWithChoice(ignored.text, {"balanced", "cycles", "memory"})},
+      {"exchange.streamBufferOverlap",
+       H::createWithChoice(ignored.text, {"none", "hostRearrangeOnly", "any"})},
+      {"profiler.format", H::createWithChoice(ignored.text, {"v1", "v2", "experimental"})},
+  };
+  for (const char *name :
+       {"autoReport.executionProfileProgramRunCount", "opt.maxCompilationThreads",
+        "opt.maxCopyMergeSize", "profiler.replicaToProfile"})
+    table.emplace_back(name, H::createWithUnsigned(ignored.count));
+  for (const char *name : {"autoReport.outputLoweredVars",
+                           "autoReport.outputArchive",
+                           "autoReport.outputSerializedGraph",
+                           "autoReport.outputDebugInfo",
+                           "autoReport.streamAtEachRun",
+                           "debug.instrumentCompute",
+                           "debug.instrumentExternalExchange",
+                           "debug.instrumentControlFlow",
+                           "debug.retainDebugInformation",
+                           "debug.verify",
+                           "debug.floatPointOpException",
+                           "debug.nanOverflowException",
+                           "debug.outputAllSymbols",
+                           "target.syncReplicasIndependently",
+                           "opt.enableSwSyncs",
+                           "opt.useAutoloader",
+                           "opt.enableMultiAccessCopies",
+                           "opt.limitVertexStateToLower256K",
+                           "exchange.enablePrefetch",
+                           "profiler.includeFlopEstimates"})
+    table.emplace_back(name, H::createWithBool(ignored.flag));
+  poputil::OptionSpec("engine", std::move(table)).parse(all);
+  if (!cacheMaxBytes.empty()) { // bytes: beyond what an unsigned option holds
+    if (cacheMaxBytes.size() > 19 ||
+        cacheMaxBytes.find_first_not_of("0123456789") != std::string::npos)
+      throw invalid_option("engine: option 'executableCache.maxBytes' has value '" + cacheMaxBytes +
+                           "'; expected a non-negative integer (bytes)");
+    out.executableCacheMaxBytes = std::stoull(cacheMaxBytes);
   }
+  if (out.reportDirectory.empty())
+    out.reportDirectory.push_back('.'); // "" means the working directory
+
   // autoReport.all turns every report on; explicit "false" settings of the parts win.
-  if (all_) {
+  if (reportAll) {
     auto unlessFalse = [&](const char *key) {
       return !all.contains(key) || all.at(key) == StringRef("true");
     };

@@ -39,13 +39,17 @@ Executable compileGraph(const Graph &graph, ArrayRef<program::Program> programs,
 
 namespace poplar::executable {
 
+void requireTopLevelGraph(const Graph &graph) {
+  if (graph.tileBase() != 0 || graph.getTarget().getNumTiles() != graph.data().target.getNumTiles())
+    throw graph_program_compilation_error(
+        "an executable must be compiled from the top-level graph, not a virtual graph");
+}
+
 std::unique_ptr<Executable::Impl> compile(const Graph &graph,
                                           const std::vector<program::Program> &programs,
                                           const engine::EngineOptions &options,
                                           ProgressFunc progress) {
-  if (graph.tileBase() != 0 || graph.getTarget().getNumTiles() != graph.data().target.getNumTiles())
-    throw graph_program_compilation_error(
-        "an executable must be compiled from the top-level graph, not a virtual graph");
+  requireTopLevelGraph(graph);
   auto exe = std::make_unique<Executable::Impl>();
   profile::ProfileSession failureReport(profileOptionsOf(options));
   compiler::CompileOptions co;

@@ -5,9 +5,9 @@
 #include <iostream>
 
 #include <poplar/exceptions.hpp>
+#include <poputil/OptionParsing.hpp>
 #include <tessera/profile/ProfileReader.hpp>
 
-#include "core/Suggest.hpp"
 #include "profile/GraphProfileBuilder.hpp"
 
 namespace poplar::profile {
@@ -124,17 +124,10 @@ void ProfileSession::writeReport() const {
 
 void ProfileSession::printSummary(std::ostream &out, const OptionFlags &opts) const {
   tp::SummaryOptions summary;
-  for (const auto &[key, value] : opts) {
-    if (key == "showExecutionSteps") {
-      if (value != "true" && value != "false")
-        throw invalid_option("printProfileSummary option 'showExecutionSteps' has value '" + value +
-                             "'; expected 'true' or 'false'");
-      summary.showExecutionSteps = value == "true";
-    } else {
-      throw invalid_option("unknown printProfileSummary option '" + key + "'" +
-                           core::didYouMean(key, {"showExecutionSteps"}));
-    }
-  }
+  poputil::OptionSpec(
+      "printProfileSummary",
+      {{"showExecutionSteps", poputil::OptionHandler::createWithBool(summary.showExecutionSteps)}})
+      .parse(opts);
   const auto exec = execution();
   tp::printSummary(out, graph_, exec ? &*exec : nullptr, summary);
 }

@@ -7,6 +7,8 @@
 #include <ostream>
 #include <sstream>
 
+#include <poputil/Describe.hpp>
+
 namespace tessera::profile {
 
 namespace {
@@ -94,10 +96,9 @@ void printSummary(std::ostream &out, const GraphProfile &g, const ExecutionProfi
   for (std::size_t i = 0; i < g.variables.size() && i < 10; ++i) {
     const auto &v = g.variables[i];
     out << "  " << std::left << std::setw(32) << (v.name.empty() ? "(unnamed)" : v.name)
-        << std::right << std::setw(12) << v.bytes << " B  " << v.type << '[';
-    for (std::size_t d = 0; d < v.shape.size(); ++d)
-      out << (d ? "," : "") << v.shape[d];
-    out << "] on " << v.tiles << " tile(s)" << (v.constant ? " (constant)" : "") << '\n';
+        << std::right << std::setw(12) << v.bytes << " B  " << v.type
+        << poputil::shapeString(v.shape);
+    out << " on " << v.tiles << " tile(s)" << (v.constant ? " (constant)" : "") << '\n';
   }
 
   const auto runs = computeSetRuns(g, e);

@@ -1,13 +1,10 @@
-#include "core/Suggest.hpp"
+#include <poputil/Suggest.hpp>
 
 #include <algorithm>
 
-namespace poplar::core {
+namespace poputil {
 
-namespace {
-/// Optimal-string-alignment distance: insertions, deletions, substitutions and swaps of two
-/// neighbouring characters each cost one ("inptu" is one edit from "input").
-std::size_t editDistance(const std::string &a, const std::string &b) {
+std::size_t editDistance(std::string_view a, std::string_view b) {
   std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
   for (std::size_t i = 0; i <= a.size(); ++i)
     d[i][0] = i;
@@ -22,7 +19,6 @@ std::size_t editDistance(const std::string &a, const std::string &b) {
     }
   return d[a.size()][b.size()];
 }
-} // namespace
 
 std::string nearestName(const std::string &name, const std::vector<std::string> &candidates) {
   std::string best;
@@ -44,4 +40,4 @@ std::string didYouMean(const std::string &name, const std::vector<std::string> &
   return n.empty() ? "" : " (did you mean '" + n + "'?)";
 }
 
-} // namespace poplar::core
+} // namespace poputil
