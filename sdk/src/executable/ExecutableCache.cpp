@@ -4,11 +4,14 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <mutex>
 #include <sstream>
+#include <thread>
 #include <vector>
 
 #include <poplar/exceptions.hpp>
@@ -32,6 +35,36 @@ void warnOnce(const std::string &what) {
                  "or the engine option executableCache.enable to false)\n";
 }
 
+/// Cache writes still running. Waited for before the process exits (a static's destructor), so
+/// an entry is never cut short by a normal exit; a killed process leaves at most a temporary
+/// file, which eviction removes later.
+class PendingWrites {
+public:
+  template <class Job> void add(Job &&job) {
+    std::lock_guard lock(mutex_);
+    threads_.emplace_back(std::forward<Job>(job));
+  }
+  void wait() {
+    std::vector<std::thread> threads;
+    {
+      std::lock_guard lock(mutex_);
+      threads.swap(threads_);
+    }
+    for (auto &t : threads)
+      t.join();
+  }
+  ~PendingWrites() { wait(); }
+
+private:
+  std::mutex mutex_;
+  std::vector<std::thread> threads_;
+};
+
+PendingWrites &pendingWrites() {
+  static PendingWrites pending;
+  return pending;
+}
+
 fs::path entryPath(const CacheSettings &settings, const std::string &key) {
   return fs::path(cacheDirectory(settings)) / (key + kExtension);
 }
@@ -45,9 +78,17 @@ void evictBeyondCap(const fs::path &dir, const fs::path &keep, std::uint64_t max
   std::vector<Entry> entries;
   std::uint64_t total = 0;
   std::error_code ec;
+  const auto now = fs::file_time_type::clock::now();
   for (const auto &e : fs::directory_iterator(dir, ec)) {
-    if (e.path().extension() != kExtension)
+    if (e.path().extension() != kExtension) {
+      // A temporary file an hour old belongs to a writer that was killed.
+      std::error_code statError;
+      if (e.path().filename().string().find(std::string(kExtension) + ".tmp-") !=
+              std::string::npos &&
+          now - e.last_write_time(statError) > std::chrono::hours(1) && !statError)
+        fs::remove(e.path(), statError);
       continue;
+    }
     std::error_code statError;
     const auto bytes = e.file_size(statError);
     const auto used = e.last_write_time(statError);
@@ -84,6 +125,7 @@ std::string cacheDirectory(const CacheSettings &settings) {
 }
 
 std::unique_ptr<Executable::Impl> lookUp(const CacheSettings &settings, const std::string &key) {
+  pendingWrites().wait(); // this process's own entries first (a second Engine in one program)
   const fs::path path = entryPath(settings, key);
   std::ifstream in(path, std::ios::binary);
   if (!in)
@@ -109,16 +151,24 @@ void store(const CacheSettings &settings, const std::string &key, const Executab
     if (!fs::is_directory(path.parent_path()))
       throw runtime_error("cannot create '" + path.parent_path().string() + "'" +
                           (ec ? ": " + ec.message() : std::string()));
-    std::ostringstream bytes;
-    write(exe, bytes);
-    const std::string data = bytes.str();
-    if (data.size() > settings.maxBytes)
-      return; // would evict everything else and still not fit
-    codelet::writeFileAtomically(path.string(), data);
-    evictBeyondCap(path.parent_path(), path, settings.maxBytes);
+    // Encoded here (it reads `exe`, which the caller goes on to use); written by a background
+    // thread, so a compile that fills the cache is not slower than one without it.
+    pendingWrites().add([encoded = Encoded(exe), path, maxBytes = settings.maxBytes] {
+      try {
+        const std::string data = encoded.bytes();
+        if (data.size() > maxBytes)
+          return; // would evict everything else and still not fit
+        codelet::writeFileAtomically(path.string(), data);
+        evictBeyondCap(path.parent_path(), path, maxBytes);
+      } catch (const std::exception &e) {
+        warnOnce(e.what());
+      }
+    });
   } catch (const std::exception &e) {
     warnOnce(e.what());
   }
 }
+
+void waitForStores() { pendingWrites().wait(); }
 
 } // namespace poplar::executable

@@ -31,7 +31,12 @@ std::string cacheDirectory(const CacheSettings &settings);
 /// build: such an entry is removed).
 std::unique_ptr<Executable::Impl> lookUp(const CacheSettings &settings, const std::string &key);
 
-/// Stores `exe` under `key`, then evicts least recently used entries beyond the size cap.
+/// Stores `exe` under `key`, then evicts least recently used entries beyond the size cap. The
+/// file is written by a background thread (joined before the process exits, or by
+/// `waitForStores`).
 void store(const CacheSettings &settings, const std::string &key, const Executable::Impl &exe);
+
+/// Returns once every store started so far has finished.
+void waitForStores();
 
 } // namespace poplar::executable

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,20 @@ std::string describeTarget(const tessera::profile::TargetInfo &target);
 
 /// Writes `exe` (Protocol Buffers). Throws runtime_error when the stream fails.
 void write(const Executable::Impl &exe, std::ostream &out);
+
+/// `exe` encoded, ready to be written later (possibly by another thread) with `bytes()`. The
+/// encoding copies what it needs: `exe` may change or go once it returns.
+class Encoded {
+public:
+  explicit Encoded(const Executable::Impl &exe);
+  Encoded(Encoded &&) noexcept;
+  ~Encoded();
+  std::string bytes() const;
+
+private:
+  struct Message;
+  std::unique_ptr<Message> message_;
+};
 /// Reads an executable; throws poplar_error for a stream that is empty, truncated, corrupt, not
 /// an executable, or from another SDK build (naming both build ids), and when a vertex type it
 /// uses cannot be found or has another layout than when it was compiled (naming the type).

@@ -555,6 +555,16 @@ std::string describeTarget(const tessera::profile::TargetInfo &t) {
   return s.str();
 }
 
+struct Encoded::Message {
+  pb::Executable m;
+};
+Encoded::Encoded(const Executable::Impl &exe) : message_(std::make_unique<Message>()) {
+  message_->m = toProto(exe);
+}
+Encoded::Encoded(Encoded &&) noexcept = default;
+Encoded::~Encoded() = default;
+std::string Encoded::bytes() const { return message_->m.SerializeAsString(); }
+
 void write(const Executable::Impl &exe, std::ostream &out) {
   const pb::Executable m = toProto(exe);
   if (!m.SerializeToOstream(&out) || !out)
@@ -562,9 +572,21 @@ void write(const Executable::Impl &exe, std::ostream &out) {
 }
 
 Executable::Impl read(std::istream &in) {
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  const std::string bytes = buffer.str();
+  // Executables are large: read a seekable stream in one piece rather than through a copy.
+  std::string bytes;
+  const auto begin = in.tellg();
+  if (begin != std::istream::pos_type(-1) && in.seekg(0, std::ios::end)) {
+    const auto end = in.tellg();
+    in.seekg(begin);
+    bytes.resize(static_cast<std::size_t>(end - begin));
+    in.read(bytes.data(), std::streamsize(bytes.size()));
+    bytes.resize(static_cast<std::size_t>(in.gcount()));
+  } else {
+    in.clear();
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    bytes = buffer.str();
+  }
   if (bytes.empty())
     throw parse_error("deserializing an executable: the stream is empty");
   pb::Executable m;
