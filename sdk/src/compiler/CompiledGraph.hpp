@@ -202,6 +202,8 @@ struct CompiledGraph {
   std::vector<InitialData> initialData;
 
   std::vector<VertexObject> vertexObjects;
+  /// Per vertex object, the cost model's estimate from its fields' sizes (estimateVertexCycles).
+  std::vector<std::uint64_t> defaultVertexCycles;
   std::vector<ComputeSetPlan> computeSets;
   std::vector<TensorCopyPlan> copies;
   std::vector<StreamCopyPlan> streamCopies;

@@ -1,156 +1,77 @@
+// The compiler pipeline (ARCHITECTURE.md, "compiler"): one stage after another, each in its own
+// file, each reading what the ones before it produced.
 #include "compiler/Compiler.hpp"
 
-#include <algorithm>
-#include <map>
-#include <sstream>
-
-#include <poplar/exceptions.hpp>
+#include <iterator>
 
 #include "compiler/CompilerContext.hpp"
+#include "compiler/CycleEstimates.hpp"
+#include "compiler/ExchangePlan.hpp"
 #include "compiler/Liveness.hpp"
+#include "compiler/MemoryReport.hpp"
+#include "compiler/ProgramFlattener.hpp"
+#include "compiler/TileByTileRuns.hpp"
+#include "compiler/Validate.hpp"
+#include "compiler/VertexState.hpp"
 
 namespace poplar::compiler {
 
 namespace {
 
-constexpr std::uint64_t kArenaAlign = 64;
-
-/// Fails with the worst tile, its largest users and how many other tiles overflow.
-void checkMemory(CompilerContext &ctx) {
-  const std::uint64_t limit = ctx.graph.target.getBytesPerTile();
-  unsigned worst = 0, overflowing = 0;
-  std::uint64_t worstBytes = 0;
-  for (unsigned t = 0; t < ctx.allocator.numTiles(); ++t) {
-    const std::uint64_t used = ctx.allocator.top(t);
-    if (used > limit) {
-      ++overflowing;
-      if (used > worstBytes) {
-        worstBytes = used;
-        worst = t;
-      }
-    }
-  }
-  if (overflowing == 0 || ctx.options.allowOutOfMemory)
-    return;
-  auto users = ctx.allocator.users(worst);
-  std::stable_sort(users.begin(), users.end(),
-                   [](const auto &a, const auto &b) { return a.bytes > b.bytes; });
-  std::ostringstream msg;
-  msg << "Out of memory on tile " << worst << ": " << worstBytes << " bytes needed, " << limit
-      << " available";
-  if (overflowing > 1)
-    msg << " (" << overflowing - 1 << " other tiles also overflow)";
-  msg << ". Largest users on tile " << worst << ":";
-  for (std::size_t i = 0; i < users.size() && i < 5; ++i)
-    msg << (i ? ";" : "") << ' ' << users[i].what << " (" << users[i].bytes << " bytes)";
-  // A tile can also fill up with thousands of small users none of which makes the list above:
-  // say how much each kind adds up to, and how many there are.
-  std::uint64_t bytes[3] = {0, 0, 0};
-  std::size_t counts[3] = {0, 0, 0};
-  for (const auto &u : users) {
-    const auto kind = static_cast<std::size_t>(u.use);
-    bytes[kind] += u.bytes;
-    counts[kind] += u.count;
-  }
-  using Use = TileAllocator::Use;
-  msg << ". In all on tile " << worst << ": " << counts[std::size_t(Use::Variable)]
-      << " variable regions (" << bytes[std::size_t(Use::Variable)] << " bytes), "
-      << counts[std::size_t(Use::VertexState)] << " vertices' state ("
-      << bytes[std::size_t(Use::VertexState)] << " bytes), exchange buffers ("
-      << bytes[std::size_t(Use::Exchange)] << " bytes)";
-  // Vertex state adds up per compute set: name the compute sets that put most on the tile.
-  std::map<std::string, std::pair<std::uint64_t, std::size_t>> perComputeSet;
-  const std::string marker = "in compute set '";
-  for (const auto &u : users)
-    if (u.use == Use::VertexState)
-      if (const auto at = u.what.find(marker); at != std::string::npos) {
-        auto &entry = perComputeSet[u.what.substr(at + marker.size(),
-                                                  u.what.size() - at - marker.size() - 1)];
-        entry.first += u.bytes;
-        entry.second += u.count;
-      }
-  std::vector<std::pair<std::string, std::pair<std::uint64_t, std::size_t>>> ranked(
-      perComputeSet.begin(), perComputeSet.end());
-  std::stable_sort(ranked.begin(), ranked.end(),
-                   [](const auto &a, const auto &b) { return a.second.first > b.second.first; });
-  for (std::size_t i = 0; i < ranked.size() && i < 3; ++i)
-    msg << (i ? "; " : "; most vertex state from compute set ") << "'" << ranked[i].first << "' ("
-        << ranked[i].second.second << " vertices, " << ranked[i].second.first << " bytes)";
-  msg << ". Spread the largest tensors over more tiles, or set debug.allowOutOfMemory to "
-         "compile anyway.";
-  throw graph_memory_allocation_error(msg.str());
-}
-
-void recordMemory(CompilerContext &ctx) {
-  auto &r = ctx.result;
-  const unsigned n = ctx.allocator.numTiles();
-  r.memory.assign(n, {});
-  r.tileBytes.assign(n, 0);
-  for (unsigned t = 0; t < n; ++t) {
-    for (const auto &u : ctx.allocator.users(t)) {
-      switch (u.use) {
-      case TileAllocator::Use::Variable:
-        r.memory[t].variables += u.bytes;
-        break;
-      case TileAllocator::Use::VertexState:
-        r.memory[t].vertexState += u.bytes;
-        break;
-      case TileAllocator::Use::Exchange:
-        r.memory[t].exchange += u.bytes;
-        break;
-      }
-    }
-    // Variables that share bytes are counted once.
-    const std::uint64_t used =
-        r.memory[t].variables + r.memory[t].vertexState + r.memory[t].exchange;
-    const std::uint64_t top = ctx.allocator.top(t);
-    if (used > top)
-      r.memory[t].variables -= used - top;
-    r.memory[t].padding = used > top ? 0 : top - used;
-    r.tileBytes[t] = alignUp(ctx.allocator.top(t), kArenaAlign);
-  }
-}
-
-} // namespace
-
-CompiledGraph compile(const core::GraphData &graph, const std::vector<program::Program> &programs,
-                      const CompileOptions &options) {
-  const int totalPhases = 5;
-  auto progress = [&](int done) {
-    if (options.progress)
-      options.progress(done, totalPhases);
-  };
-  progress(0);
-  const ProgramUse use = findProgramUse(graph, programs);
-  CompilerContext ctx(graph, options, analyseLifetimes(graph, programs)); // lays out variables
-  progress(1);
+/// What the host side of the engine needs besides steps: the target's shape, initial contents,
+/// streams and the tensors registered for host reads and writes.
+void recordHostInterface(CompilerContext &ctx) {
+  const auto &graph = ctx.graph;
   auto &r = ctx.result;
   r.numTiles = graph.target.getNumTiles();
   r.numWorkerContexts = graph.target.getNumWorkerContexts();
   r.bytesPerTile = graph.target.getBytesPerTile();
-  r.initialData = ctx.layout.initialData();
-
-  planVertexState(ctx, use.computeSets);
-  progress(2);
-  planExchange(ctx);
-  progress(3);
-  flattenPrograms(ctx, programs, use);
-  planTileByTileRuns(ctx);
-  progress(4);
-
+  // Variables' initial values first, then what vertex state added (plain vector members).
+  auto variables = ctx.layout.initialData();
+  r.initialData.insert(r.initialData.begin(), std::make_move_iterator(variables.begin()),
+                       std::make_move_iterator(variables.end()));
   for (const auto &s : graph.streams)
     r.streams.push_back({s.handle, s.type, s.numElements * s.type.size(), s.toDevice});
   for (const auto &[handle, t] : graph.hostWrites)
     r.hostWrites.push_back({handle, ctx.layout.image(t)});
   for (const auto &[handle, t] : graph.hostReads)
     r.hostReads.push_back({handle, ctx.layout.image(t)});
+}
 
+} // namespace
+
+CompileResult compile(const core::GraphData &graph, const std::vector<program::Program> &programs,
+                      const CompileOptions &options) {
+  constexpr int kStages = 8;
+  int done = 0;
+  auto stageDone = [&] {
+    if (options.progress)
+      options.progress(++done, kStages);
+  };
+  if (options.progress)
+    options.progress(0, kStages);
+
+  CompilerContext ctx(graph, options);
+  const ProgramUse use = validatePrograms(graph, programs);
+  stageDone();
+  const Lifetimes lifetimes = analyseLifetimes(graph, programs);
+  stageDone();
+  ctx.layout = layOutVariables(graph, ctx.allocator, lifetimes);
+  stageDone();
+  planVertexState(ctx, use.computeSets);
+  stageDone();
+  planExchange(ctx);
+  stageDone();
+  flattenPrograms(ctx, programs, use); // resolves every step's operands to tile addresses
+  planTileByTileRuns(ctx);
+  stageDone();
+  recordHostInterface(ctx);
+  estimateVertexCycles(ctx);
+  stageDone();
   recordMemory(ctx);
-  if (options.laidOut)
-    options.laidOut(ctx.result);
-  checkMemory(ctx);
-  progress(5);
-  return std::move(ctx.result);
+  std::string outOfMemory = outOfMemoryReport(ctx);
+  stageDone();
+  return {std::move(ctx.result), std::move(outOfMemory)};
 }
 
 } // namespace poplar::compiler

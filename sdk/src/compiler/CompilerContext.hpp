@@ -9,13 +9,14 @@
 #include "compiler/Compiler.hpp"
 #include "compiler/MemoryLayout.hpp"
 #include "compiler/TileSpan.hpp"
+#include "compiler/Validate.hpp"
 #include "core/ProgramNode.hpp"
 
 namespace poplar::compiler {
 
 struct CompilerContext {
-  CompilerContext(const core::GraphData &g, const CompileOptions &o, const Lifetimes &lifetimes)
-      : graph(g), options(o), allocator(g.target.getNumTiles()), layout(g, allocator, lifetimes) {}
+  CompilerContext(const core::GraphData &g, const CompileOptions &o)
+      : graph(g), options(o), allocator(g.target.getNumTiles()), layout(g) {}
 
   const core::GraphData &graph;
   const CompileOptions &options;
@@ -42,26 +43,5 @@ struct CompilerContext {
   /// place (not through exchange buffers).
   std::vector<std::vector<TileSpan>> directWrites;
 };
-
-/// Pass 1: walks the programs, checks every object they name belongs to the graph, and lists
-/// the compute sets and functions they use.
-struct ProgramUse {
-  std::vector<unsigned> computeSets; ///< In first-use order.
-  std::vector<unsigned> functions;
-  /// How many places refer to each program node (shared nodes are compiled once).
-  std::map<const core::ProgramNode *, unsigned> references;
-};
-ProgramUse findProgramUse(const core::GraphData &graph,
-                          const std::vector<program::Program> &programs);
-
-/// Pass 2: vertex objects of every used compute set (vertex state memory).
-void planVertexState(CompilerContext &ctx, const std::vector<unsigned> &computeSets);
-/// Pass 3: exchange buffers and copy lists of every used compute set.
-void planExchange(CompilerContext &ctx);
-/// Pass 4: the flat step list.
-void flattenPrograms(CompilerContext &ctx, const std::vector<program::Program> &programs,
-                     const ProgramUse &use);
-/// Pass 5: marks runs of consecutive Execute steps that may run tile by tile (Step::count).
-void planTileByTileRuns(CompilerContext &ctx);
 
 } // namespace poplar::compiler

@@ -39,9 +39,15 @@ std::uint64_t TileAllocator::allocateVertexState(unsigned tile, std::uint64_t by
   return offset;
 }
 
-MemoryLayout::MemoryLayout(const core::GraphData &graph, TileAllocator &allocator,
-                           const Lifetimes &lifetimes)
-    : graph_(graph), blocks_(graph.variables.size()) {
+MemoryLayout layOutVariables(const core::GraphData &graph, TileAllocator &allocator,
+                             const Lifetimes &lifetimes) {
+  MemoryLayout layout(graph);
+  layout.place(allocator, lifetimes);
+  return layout;
+}
+
+void MemoryLayout::place(TileAllocator &allocator, const Lifetimes &lifetimes) {
+  const core::GraphData &graph = *graph_;
   std::vector<std::vector<Pending>> shared(allocator.numTiles());
   for (unsigned v = 0; v < graph.variables.size(); ++v) {
     const auto &var = graph.variables[v];
@@ -149,8 +155,8 @@ TensorImage MemoryLayout::image(const Tensor &t) const {
 
 std::vector<CompiledGraph::InitialData> MemoryLayout::initialData() const {
   std::vector<CompiledGraph::InitialData> out;
-  for (unsigned v = 0; v < graph_.variables.size(); ++v) {
-    const auto &var = graph_.variables[v];
+  for (unsigned v = 0; v < graph_->variables.size(); ++v) {
+    const auto &var = graph_->variables[v];
     if (var.initialValue.empty())
       continue;
     const std::uint64_t elemSize = var.type.size();

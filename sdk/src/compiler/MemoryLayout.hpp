@@ -55,10 +55,8 @@ private:
   std::vector<std::vector<User>> users_;
 };
 
-/// Places each variable's mapped intervals in its tiles' memory: persistent variables first, one
-/// after another, then the others above them, each at the lowest offset not used by a variable
-/// whose lifetime meets its own. Throws `invalid_tile_mapping` naming the first variable with an
-/// unmapped element.
+/// Where every byte of every variable lives: per variable, its mapped intervals and their tile
+/// addresses (what layOutVariables decided).
 class MemoryLayout {
 public:
   struct Block {
@@ -67,7 +65,9 @@ public:
     TileAddress at;
   };
 
-  MemoryLayout(const core::GraphData &graph, TileAllocator &allocator, const Lifetimes &lifetimes);
+  /// An empty layout of `graph`'s variables (layOutVariables fills it).
+  explicit MemoryLayout(const core::GraphData &graph)
+      : graph_(&graph), blocks_(graph.variables.size()) {}
 
   /// Calls fn(tensorByteOffset, address, bytes) for each run of `t`'s bytes, in tensor order.
   template <class Fn> void forEachPiece(const core::TensorData &t, Fn &&fn) const;
@@ -86,7 +86,10 @@ private:
   void placeShared(TileAllocator &allocator, unsigned tile, std::vector<Pending> &pending,
                    const Lifetimes &lifetimes);
 
-  const core::GraphData &graph_;
+  friend MemoryLayout layOutVariables(const core::GraphData &, TileAllocator &, const Lifetimes &);
+  void place(TileAllocator &allocator, const Lifetimes &lifetimes);
+
+  const core::GraphData *graph_;
   std::vector<std::vector<Block>> blocks_; ///< Per variable, sorted by element.
 };
 
@@ -115,5 +118,12 @@ template <class Fn> void MemoryLayout::forEachPiece(const core::TensorData &t, F
     }
   }
 }
+
+/// Compiler stage, tile memory layout: places each variable's mapped intervals in its tiles'
+/// memory: persistent variables first, one after another, then the others above them, each at
+/// the lowest offset not used by a variable whose lifetime meets its own. Throws
+/// `invalid_tile_mapping` naming the first variable with an unmapped element.
+MemoryLayout layOutVariables(const core::GraphData &graph, TileAllocator &allocator,
+                             const Lifetimes &lifetimes);
 
 } // namespace poplar::compiler

@@ -1,4 +1,5 @@
-// Pass 5: runs of consecutive compute sets that each tile may execute back to back.
+// Compiler stage, tile-by-tile runs: runs of consecutive compute sets that each tile may execute
+// back to back.
 //
 // A BSP superstep is exchange-in, compute, exchange-out. When a run of compute sets has no
 // exchange-out and none of its vertices writes in place any memory that one of its exchange-ins
@@ -13,7 +14,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "compiler/CompilerContext.hpp"
+#include "compiler/TileByTileRuns.hpp"
 
 namespace poplar::compiler {
 

@@ -92,7 +92,7 @@ struct Engine::Impl {
     plan = std::move(exe.plan);
     target = exe.description.target;
     profiler = std::make_unique<profile::ProfileSession>(executable::profileOptionsOf(options));
-    profiler->compiled(std::move(exe.description), std::move(exe.defaultCycles), plan);
+    profiler->compiled(std::move(exe.description), plan);
     pool = std::make_unique<engine::ThreadPool>(options.hostThreads);
     tileByTile = engine::buildTileByTileRuns(plan);
     streams.resize(plan.streams.size());

@@ -51,23 +51,20 @@ std::unique_ptr<Executable::Impl> compile(const Graph &graph,
                                           ProgressFunc progress) {
   requireTopLevelGraph(graph);
   auto exe = std::make_unique<Executable::Impl>();
-  profile::ProfileSession failureReport(profileOptionsOf(options));
   compiler::CompileOptions co;
-  co.allowOutOfMemory = options.allowOutOfMemory;
   co.progress = std::move(progress);
-  // Described once memory is laid out, before the out-of-memory check: the executable carries
-  // the description for its profiles, and a failed compile still has it to report.
-  co.laidOut = [&](const compiler::CompiledGraph &plan) {
-    exe->description = profile::describeGraph(graph.data(), plan);
-    exe->defaultCycles = profile::defaultVertexCycles(graph.data(), plan);
-    if (options.outputGraphProfile)
-      failureReport.compiled(exe->description, exe->defaultCycles, plan);
-  };
-  try {
-    exe->plan = compiler::compile(graph.data(), programs, co);
-  } catch (const graph_memory_allocation_error &e) {
-    failureReport.compileFailed(e.what()); // users must see what overflowed
-    throw;
+  compiler::CompileResult compiled = compiler::compile(graph.data(), programs, co);
+  exe->plan = std::move(compiled.plan);
+  // Described now, while the graph is at hand: the executable carries it for its profiles.
+  exe->description = profile::describeGraph(graph.data(), exe->plan);
+  if (!compiled.outOfMemory.empty() && !options.allowOutOfMemory) {
+    // Users must see what overflowed: the profile is written even though the compile fails.
+    if (options.outputGraphProfile) {
+      profile::ProfileSession report(profileOptionsOf(options));
+      report.compiled(exe->description, exe->plan);
+      report.compileFailed(compiled.outOfMemory);
+    }
+    throw graph_memory_allocation_error(compiled.outOfMemory);
   }
   return exe;
 }

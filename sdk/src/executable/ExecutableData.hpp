@@ -19,8 +19,6 @@ struct Executable::Impl {
   /// The graph as the profiler describes it (variables, compute sets, steps), taken at compile
   /// time so an Engine built from a deserialized executable still profiles without the graph.
   tessera::profile::GraphProfile description;
-  /// Per vertex object, the cost model's default cycle estimate.
-  std::vector<std::uint64_t> defaultCycles;
 };
 
 } // namespace poplar

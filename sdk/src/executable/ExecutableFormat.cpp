@@ -208,7 +208,7 @@ pb::Executable toProto(const Executable::Impl &exe) {
     put(*hm.mutable_tensor(), image);
   }
   m.set_graph_profile(profile::serializeGraphProfile(exe.description));
-  for (auto c : exe.defaultCycles)
+  for (auto c : plan.defaultVertexCycles)
     m.add_default_vertex_cycles(c);
   return m;
 }
@@ -490,8 +490,9 @@ public:
     for (const auto &h : m_.host_reads())
       plan.hostReads.emplace_back(h.handle(), image(h.tensor()));
     exe.description = profile::parseGraphProfile(m_.graph_profile());
-    exe.defaultCycles.assign(m_.default_vertex_cycles().begin(), m_.default_vertex_cycles().end());
-    expect(exe.defaultCycles.size() == plan.vertexObjects.size(), "default cycle estimates");
+    plan.defaultVertexCycles.assign(m_.default_vertex_cycles().begin(),
+                                    m_.default_vertex_cycles().end());
+    expect(plan.defaultVertexCycles.size() == plan.vertexObjects.size(), "default cycle estimates");
     return exe;
   }
 

@@ -117,27 +117,6 @@ tp::GraphProfile describeGraph(const core::GraphData &graph, const compiler::Com
   return p;
 }
 
-std::vector<std::uint64_t> defaultVertexCycles(const core::GraphData &graph,
-                                               const compiler::CompiledGraph &plan) {
-  std::vector<std::uint64_t> out;
-  out.reserve(plan.vertexObjects.size());
-  for (const auto &obj : plan.vertexObjects) {
-    const auto &v = graph.vertices[obj.vertexId];
-    std::uint64_t elements = 0;
-    for (std::size_t f = 0; f < v.fields.size(); ++f) {
-      const auto &field = v.fields[f];
-      for (const auto &t : field.tensors)
-        if (t.valid())
-          elements += t.numElements();
-      const auto &info = v.type->fields[f];
-      if (info.kind == tessera::FieldKind::PlainVector && info.elementType.size())
-        elements += field.value.size() / info.elementType.size();
-    }
-    out.push_back(defaultVertexCycles(elements));
-  }
-  return out;
-}
-
 void priceGraph(tp::GraphProfile &profile, const compiler::CompiledGraph &plan,
                 const std::vector<std::uint64_t> &vertexCycles) {
   const CostParameters params = parameters(profile.target);

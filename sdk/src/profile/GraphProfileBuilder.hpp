@@ -16,10 +16,6 @@ namespace poplar::profile {
 tessera::profile::GraphProfile describeGraph(const core::GraphData &graph,
                                              const compiler::CompiledGraph &plan);
 
-/// Per vertex object, the model's default estimate: from its fields' element counts.
-std::vector<std::uint64_t> defaultVertexCycles(const core::GraphData &graph,
-                                               const compiler::CompiledGraph &plan);
-
 /// Fills compute set and step estimates from per-object vertex cycles.
 void priceGraph(tessera::profile::GraphProfile &profile, const compiler::CompiledGraph &plan,
                 const std::vector<std::uint64_t> &vertexCycles);

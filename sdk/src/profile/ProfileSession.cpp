@@ -37,39 +37,50 @@ void makeDirectory(const std::string &dir) {
 
 } // namespace
 
-void ProfileSession::compiled(tp::GraphProfile description, std::vector<std::uint64_t> defaults,
-                              const compiler::CompiledGraph &plan) {
+void ProfileSession::compiled(tp::GraphProfile description, const compiler::CompiledGraph &plan) {
   graph_ = std::move(description);
-  defaults_ = std::move(defaults);
+  plan_ = &plan;
+  typeEstimates_.reset();
+  priced_ = false;
   described_ = true;
-  price(plan, nullptr);
-  if (options_.executionProfile || options_.instrument)
+  if (options_.executionProfile || options_.instrument) {
     recorder_ = std::make_unique<ExecutionRecorder>(plan.steps.size(), options_.instrument);
-  if (recorder_) {
-    std::vector<std::uint64_t> cycles;
-    for (const auto &s : graph_.steps)
-      cycles.push_back(s.estimatedCycles);
-    recorder_->setStepCycles(std::move(cycles));
+    updateRecorder();
   }
 }
 
-void ProfileSession::price(const compiler::CompiledGraph &plan,
-                           const std::vector<std::optional<std::uint64_t>> *typeEstimates) {
+void ProfileSession::ensurePriced() const {
+  if (priced_ || !plan_)
+    return;
+  const auto &plan = *plan_;
   std::vector<std::uint64_t> cycles(plan.vertexObjects.size());
   for (std::size_t i = 0; i < cycles.size(); ++i) {
     std::optional<std::uint64_t> fromType;
-    if (typeEstimates && i < typeEstimates->size())
-      fromType = (*typeEstimates)[i];
-    cycles[i] = plan.vertexObjects[i].perfEstimate.value_or(fromType.value_or(defaults_[i]));
+    if (typeEstimates_ && i < typeEstimates_->size())
+      fromType = (*typeEstimates_)[i];
+    cycles[i] = plan.vertexObjects[i].perfEstimate.value_or(
+        fromType.value_or(plan.defaultVertexCycles.at(i)));
   }
   priceGraph(graph_, plan, cycles);
-  graph_.hasVertexTypeEstimates = typeEstimates != nullptr;
+  graph_.hasVertexTypeEstimates = typeEstimates_.has_value();
+  priced_ = true;
+}
+
+void ProfileSession::updateRecorder() {
+  if (!recorder_)
+    return;
+  ensurePriced();
+  std::vector<std::uint64_t> cycles;
+  for (const auto &s : graph_.steps)
+    cycles.push_back(s.estimatedCycles);
+  recorder_->setStepCycles(std::move(cycles));
 }
 
 void ProfileSession::compileFailed(const std::string &what) noexcept {
   if (!options_.graphProfile || !described_)
     return;
   try {
+    ensurePriced();
     graph_.error = what;
     writeGraphFiles();
     writeReport();
@@ -79,14 +90,11 @@ void ProfileSession::compileFailed(const std::string &what) noexcept {
 }
 
 void ProfileSession::loaded(const compiler::CompiledGraph &plan,
-                            const std::vector<std::optional<std::uint64_t>> &typeEstimates) {
-  price(plan, &typeEstimates);
-  if (recorder_) {
-    std::vector<std::uint64_t> cycles;
-    for (const auto &s : graph_.steps)
-      cycles.push_back(s.estimatedCycles);
-    recorder_->setStepCycles(std::move(cycles));
-  }
+                            std::vector<std::optional<std::uint64_t>> typeEstimates) {
+  plan_ = &plan;
+  typeEstimates_ = std::move(typeEstimates);
+  priced_ = false;
+  updateRecorder();
   if (options_.graphProfile) {
     writeGraphFiles();
     writeReport();
@@ -110,12 +118,14 @@ std::optional<tp::ExecutionProfile> ProfileSession::execution() const {
 }
 
 void ProfileSession::writeGraphFiles() const {
+  ensurePriced();
   makeDirectory(options_.directory);
   tp::writeGraphProfile(graph_, inDirectory(options_.directory, tp::kGraphProfileFile));
   writeText(inDirectory(options_.directory, "graph_profile.json"), tp::toJson(graph_));
 }
 
 void ProfileSession::writeReport() const {
+  ensurePriced();
   makeDirectory(options_.directory);
   const auto exec = options_.executionProfile ? execution() : std::nullopt;
   tp::writeHtmlReport(inDirectory(options_.directory, tp::kHtmlReportFile), graph_,
@@ -129,6 +139,7 @@ void ProfileSession::printSummary(std::ostream &out, const OptionFlags &opts) co
       {{"showExecutionSteps", poputil::OptionHandler::createWithBool(summary.showExecutionSteps)}})
       .parse(opts);
   const auto exec = execution();
+  ensurePriced();
   tp::printSummary(out, graph_, exec ? &*exec : nullptr, summary);
 }
 

@@ -28,39 +28,46 @@ class ProfileSession {
 public:
   explicit ProfileSession(ProfileOptions options) : options_(std::move(options)) {}
 
-  /// A compiled graph: `description` is the graph as describeGraph saw it and `defaults` the
-  /// cost model's estimate per vertex object (both carried by executables). Called once memory
-  /// is laid out (before the out-of-memory check), or with a deserialized executable.
-  void compiled(tessera::profile::GraphProfile description, std::vector<std::uint64_t> defaults,
-                const compiler::CompiledGraph &plan);
+  /// A compiled graph: `description` is the graph as describeGraph saw it (executables carry
+  /// it). Called once compiled (also when it does not fit) or with a deserialized executable.
+  /// `plan` must outlive the session. Estimates are priced when first needed.
+  void compiled(tessera::profile::GraphProfile description, const compiler::CompiledGraph &plan);
   /// Compilation threw `what`: writes the graph profile when one was requested, so the
   /// overflow can be inspected. Never throws.
   void compileFailed(const std::string &what) noexcept;
-  /// The engine was loaded: re-prices with the vertex classes' own estimates (per object, in
-  /// vertex object order) and writes the graph profile when requested.
+  /// The engine was loaded: the vertex classes' own estimates (per object, in vertex object
+  /// order; they need constructed objects) replace the cost model's defaults; writes the graph
+  /// profile when requested.
   void loaded(const compiler::CompiledGraph &plan,
-              const std::vector<std::optional<std::uint64_t>> &typeEstimates);
+              std::vector<std::optional<std::uint64_t>> typeEstimates);
   /// Null unless an execution profile or instrumentation was asked for.
   ExecutionRecorder *recorder() { return recorder_.get(); }
   /// A run finished: writes the execution profile (and report) when requested.
   void runFinished();
 
-  const tessera::profile::GraphProfile &graph() const { return graph_; }
+  const tessera::profile::GraphProfile &graph() const {
+    ensurePriced();
+    return graph_;
+  }
   std::optional<tessera::profile::ExecutionProfile> execution() const;
   /// Engine::printProfileSummary: options {"showExecutionSteps", "true"|"false"}; an unknown
   /// option throws invalid_option naming the nearest valid one.
   void printSummary(std::ostream &out, const OptionFlags &opts) const;
 
 private:
-  void price(const compiler::CompiledGraph &plan,
-             const std::vector<std::optional<std::uint64_t>> *typeEstimates);
+  /// Prices compute sets and steps from per-object cycles, once per change (a session whose
+  /// profile nobody reads never pays for it).
+  void ensurePriced() const;
+  void updateRecorder();
   void writeGraphFiles() const;
   void writeReport() const;
 
   ProfileOptions options_;
-  tessera::profile::GraphProfile graph_;
+  mutable tessera::profile::GraphProfile graph_;
+  mutable bool priced_ = false;
   bool described_ = false;
-  std::vector<std::uint64_t> defaults_;
+  const compiler::CompiledGraph *plan_ = nullptr;
+  std::optional<std::vector<std::optional<std::uint64_t>>> typeEstimates_;
   std::unique_ptr<ExecutionRecorder> recorder_;
 };
 
