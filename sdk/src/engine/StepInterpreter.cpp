@@ -1,0 +1,280 @@
+#include "engine/StepInterpreter.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <iostream>
+#include <mutex>
+#include <utility>
+
+#include <poplar/exceptions.hpp>
+
+#include "core/ElementConversion.hpp"
+#include "engine/TensorFormatter.hpp"
+
+namespace poplar::detail {
+void setVertexContext(unsigned numWorkers, bool runtimeVerify);
+}
+
+namespace poplar::engine {
+
+using compiler::StepKind;
+
+StepInterpreter::StepInterpreter(const compiler::CompiledGraph &plan, TileMemory &memory,
+                                 HostIo &hostIo, ThreadPool &pool, bool runtimeVerify)
+    : plan_(plan), memory_(memory), hostIo_(hostIo), pool_(pool), runtimeVerify_(runtimeVerify),
+      tileByTile_(buildTileByTileRuns(plan)) {}
+
+void StepInterpreter::runCopies(const compiler::CopyList &list) {
+  if (list.empty())
+    return;
+  pool_.parallelFor(list.numGroups(), [&](std::size_t g) {
+    for (std::size_t i = list.groupBegin[g]; i < list.groupBegin[g + 1]; ++i) {
+      memory_.copy(list.ops[i]);
+    }
+  });
+}
+
+bool StepInterpreter::scalarNonZero(unsigned index) const {
+  const compiler::TensorImage &img = plan_.scalars[index];
+  unsigned char buf[8] = {};
+  memory_.gather(img, buf);
+  return core::elementAsDouble(img.type, buf, 0) != 0.0;
+}
+
+/// Tile `t` of compute set `index` (its position in the set's tile list): its own exchange-in
+/// when the set does that tile by tile, then its vertices. Returns "" or what failed.
+std::string StepInterpreter::runTile(unsigned index, std::size_t t) const {
+  const auto &cs = plan_.computeSets[index];
+  const auto &rt = memory_.computeSets()[index];
+  if (cs.exchangeInPerTile) {
+    if (const std::size_t g = cs.tileExchangeInGroup[t]; g != cs.kNoGroup)
+      for (std::size_t i = cs.hostExchangeIn.groupBegin[g]; i < cs.hostExchangeIn.groupBegin[g + 1];
+           ++i)
+        memory_.copy(cs.hostExchangeIn.ops[i]);
+  }
+  const RuntimeCall *end = rt.calls.data() + rt.tileBegin[t + 1];
+  for (const RuntimeCall *call = rt.calls.data() + rt.tileBegin[t]; call != end; ++call) {
+    unsigned worker = 0;
+    bool ok = true;
+    std::string problem;
+    try {
+      for (; worker < call->workers; ++worker)
+        if (!call->compute(call->object, worker)) {
+          ok = false;
+          problem = "returned false";
+          if (const auto *type = plan_.vertexObjects[call->objectIndex].type.get();
+              type->failureReason)
+            problem += std::string(": ") + type->failureReason(call->object);
+          break;
+        }
+    } catch (const std::exception &e) {
+      ok = false;
+      problem = std::string("threw: ") + e.what();
+    } catch (...) {
+      ok = false;
+      problem = "threw a non-standard exception";
+    }
+    if (ok)
+      continue;
+    // Cold path.
+    if (call->workers > 1)
+      problem = "worker " + std::to_string(worker) + " " + problem;
+    const auto &obj = plan_.vertexObjects[call->objectIndex];
+    return "vertex " + std::to_string(obj.vertexId) + " '" + obj.type->name + "' in compute set '" +
+           plan_.computeSets[obj.computeSetPlan].name + "' on tile " +
+           std::to_string(cs.tiles[t].tile) + " " + problem;
+  }
+  return {};
+}
+
+void StepInterpreter::executeComputeSet(unsigned index) {
+  const auto &cs = plan_.computeSets[index];
+  if (!cs.exchangeInPerTile)
+    runCopies(cs.hostExchangeIn);
+  // The first failure on the lowest-numbered tile is reported, whatever the thread count.
+  std::mutex failMutex;
+  std::size_t failTile = ~std::size_t(0);
+  std::string failMessage;
+  const unsigned workers = plan_.numWorkerContexts;
+  const bool verify = runtimeVerify_;
+  pool_.parallelFor(cs.tiles.size(), [&](std::size_t t) {
+    detail::setVertexContext(workers, verify);
+    std::string problem = runTile(index, t);
+    if (problem.empty())
+      return;
+    std::lock_guard lock(failMutex);
+    if (t < failTile) {
+      failTile = t;
+      failMessage = std::move(problem);
+    }
+  });
+  if (!failMessage.empty())
+    throw application_runtime_error(failMessage);
+  runCopies(cs.exchangeOut);
+}
+
+/// Steps pc … pc + count - 1 (Execute steps the compiler found may run tile by tile): each
+/// tile does its part of every one of them in turn, so its data stays in one core's cache.
+void StepInterpreter::executeTileByTile(std::size_t pc, std::size_t count) {
+  const auto [runIndex, offset] = tileByTile_.stepRun[pc];
+  const TileByTileRun &run = tileByTile_.runs[runIndex];
+  // Reported: the failure in the earliest compute set of the run, then the lowest tile.
+  std::mutex failMutex;
+  std::pair<std::size_t, unsigned> failAt{~std::size_t(0), ~0u};
+  std::string failMessage;
+  const unsigned workers = plan_.numWorkerContexts;
+  const bool verify = runtimeVerify_;
+  pool_.parallelFor(run.tiles.size(), [&](std::size_t u) {
+    detail::setVertexContext(workers, verify);
+    for (std::size_t e = run.entryBegin[u]; e < run.entryBegin[u + 1]; ++e) {
+      const auto &entry = run.entries[e];
+      if (entry.position < offset || entry.position >= offset + count)
+        continue;
+      std::string problem = runTile(plan_.steps[pc - offset + entry.position].index, entry.work);
+      if (problem.empty())
+        continue;
+      std::lock_guard lock(failMutex);
+      const std::pair<std::size_t, unsigned> at{entry.position, run.tiles[u]};
+      if (at < failAt) {
+        failAt = at;
+        failMessage = std::move(problem);
+      }
+      return;
+    }
+  });
+  if (!failMessage.empty())
+    throw application_runtime_error(failMessage);
+}
+
+void StepInterpreter::runTensorCopy(unsigned index) {
+  const auto &c = plan_.copies[index];
+  if (!c.staged) {
+    runCopies(c.copies);
+    return;
+  }
+  // Source and destination overlap: read everything first, then write.
+  staging_.resize(c.copies.totalBytes);
+  for (const auto &p : c.stagedSrc)
+    std::memcpy(staging_.data() + p.hostOffset, memory_.address(p.at), p.bytes);
+  for (const auto &p : c.stagedDst)
+    std::memcpy(memory_.address(p.at), staging_.data() + p.hostOffset, p.bytes);
+}
+
+std::size_t StepInterpreter::switchTarget(unsigned index) const {
+  const auto &s = plan_.switches[index];
+  unsigned char buf[8] = {};
+  memory_.gather(s.control, buf);
+  const auto value = static_cast<std::int64_t>(core::elementAsDouble(s.control.type, buf, 0));
+  auto it =
+      std::lower_bound(s.targets.begin(), s.targets.end(), std::make_pair(value, std::size_t(0)));
+  return it != s.targets.end() && it->first == value ? it->second : s.defaultTarget;
+}
+
+void StepInterpreter::print(unsigned index) const {
+  const auto &p = plan_.prints[index];
+  std::vector<unsigned char> host(p.tensor.bytes);
+  memory_.gather(p.tensor, host.data());
+  std::cout << formatTensor(p.title, p.tensor.type, p.tensor.shape, host.data()) << std::endl;
+}
+
+void StepInterpreter::run(std::size_t pc, profile::ExecutionRecorder *recorder) {
+  loopCounters_.assign(plan_.numLoopSlots, 0);
+  callStack_.clear();
+  if (!recorder) {
+    while (step(pc, true)) {
+    }
+    return;
+  }
+  // Profiling: every step is counted; host time is measured only when instrumenting.
+  recorder->beginRun();
+  const bool timed = recorder->measuresHostTime();
+  for (;;) {
+    const std::size_t at = pc;
+    const auto kind = plan_.steps[at].kind;
+    const auto begin = timed ? profile::ExecutionRecorder::Clock::now()
+                             : profile::ExecutionRecorder::Clock::time_point{};
+    const bool more = step(pc, false);
+    if (kind == StepKind::Execute || kind == StepKind::Copy || kind == StepKind::StreamIn ||
+        kind == StepKind::StreamOut)
+      recorder->record(at, begin, timed ? profile::ExecutionRecorder::Clock::now() : begin);
+    if (!more)
+      return;
+  }
+}
+
+/// Executes the step at `pc` and moves `pc` on; false once the program has ended. With
+/// `joinRuns`, a run of Execute steps marked by the compiler runs as one (profiling runs
+/// step by step, so every compute set keeps its own record).
+bool StepInterpreter::step(std::size_t &pc, bool joinRuns) {
+  const auto &s = plan_.steps[pc];
+  switch (s.kind) {
+  case StepKind::Execute:
+    if (joinRuns && s.count > 1) {
+      executeTileByTile(pc, s.count);
+      pc += s.count;
+    } else {
+      executeComputeSet(s.index);
+      ++pc;
+    }
+    break;
+  case StepKind::Copy:
+    runTensorCopy(s.index);
+    ++pc;
+    break;
+  case StepKind::StreamIn:
+    hostIo_.streamIn(s.index);
+    ++pc;
+    break;
+  case StepKind::StreamOut:
+    hostIo_.streamOut(s.index);
+    ++pc;
+    break;
+  case StepKind::Jump:
+    pc = s.target;
+    break;
+  case StepKind::JumpIfZero:
+    pc = scalarNonZero(s.index) ? pc + 1 : s.target;
+    break;
+  case StepKind::JumpIfNonZero:
+    pc = scalarNonZero(s.index) ? s.target : pc + 1;
+    break;
+  case StepKind::LoopInit:
+    if (s.count == 0) {
+      pc = s.target;
+    } else {
+      loopCounters_[s.index] = s.count;
+      ++pc;
+    }
+    break;
+  case StepKind::LoopNext:
+    pc = --loopCounters_[s.index] > 0 ? s.target : pc + 1;
+    break;
+  case StepKind::Switch:
+    pc = switchTarget(s.index);
+    break;
+  case StepKind::Call:
+    callStack_.push_back(pc + 1);
+    pc = s.target;
+    break;
+  case StepKind::Return:
+    pc = callStack_.back();
+    callStack_.pop_back();
+    break;
+  case StepKind::Print:
+    print(s.index);
+    ++pc;
+    break;
+  case StepKind::Abort:
+    throw application_runtime_error(plan_.messages[s.index]);
+  case StepKind::AbortIf:
+    if (scalarNonZero(s.index))
+      throw application_runtime_error(plan_.messages[s.count]);
+    ++pc;
+    break;
+  case StepKind::End:
+    return false;
+  }
+  return true;
+}
+
+} // namespace poplar::engine

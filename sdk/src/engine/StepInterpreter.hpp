@@ -1,0 +1,53 @@
+// Runs a compiled graph's steps: BSP supersteps (exchange in, compute on every tile in
+// parallel, exchange out), tensor copies, stream copies, control flow, prints and aborts.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compiler/CompiledGraph.hpp"
+#include "engine/HostIo.hpp"
+#include "engine/ThreadPool.hpp"
+#include "engine/TileByTileRuns.hpp"
+#include "engine/TileMemory.hpp"
+#include "profile/ExecutionRecorder.hpp"
+
+namespace poplar::engine {
+
+/// The step loop of one compiled graph. A vertex that returns false or throws, Abort and AbortIf
+/// throw application_runtime_error; an unconnected stream throws from HostIo. Everything it uses
+/// is borrowed and must outlive it; `memory` must be loaded before `run`.
+class StepInterpreter {
+public:
+  StepInterpreter(const compiler::CompiledGraph &plan, TileMemory &memory, HostIo &hostIo,
+                  ThreadPool &pool, bool runtimeVerify);
+
+  /// Runs from step `pc` to the next End. With a recorder, every Execute, Copy and stream step is
+  /// counted (and timed when it measures host time), and compute sets run one by one.
+  void run(std::size_t pc, profile::ExecutionRecorder *recorder);
+
+private:
+  bool step(std::size_t &pc, bool joinRuns);
+  std::string runTile(unsigned index, std::size_t t) const;
+  void executeComputeSet(unsigned index);
+  void executeTileByTile(std::size_t pc, std::size_t count);
+  void runCopies(const compiler::CopyList &list);
+  void runTensorCopy(unsigned index);
+  bool scalarNonZero(unsigned index) const;
+  std::size_t switchTarget(unsigned index) const;
+  void print(unsigned index) const;
+
+  const compiler::CompiledGraph &plan_;
+  TileMemory &memory_;
+  HostIo &hostIo_;
+  ThreadPool &pool_;
+  const bool runtimeVerify_;
+  const TileByTileRuns tileByTile_;
+  std::vector<std::uint64_t> loopCounters_;
+  std::vector<std::size_t> callStack_;
+  std::vector<unsigned char> staging_;
+};
+
+} // namespace poplar::engine

@@ -1,0 +1,80 @@
+#include "engine/TileMemory.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include <poplar/exceptions.hpp>
+
+namespace poplar::engine {
+
+void TileMemory::destroyObjects() {
+  if (!loaded_)
+    return;
+  for (const auto &obj : plan_.vertexObjects)
+    obj.type->destroy(address(obj.at));
+  loaded_ = false;
+}
+
+void TileMemory::requireLoaded(const char *what) const {
+  if (!loaded_)
+    throw tensor_io_state_error(std::string(what) +
+                                " needs the engine to be loaded first (call Engine::load)");
+}
+
+void TileMemory::load() {
+  const auto &plan = plan_;
+  destroyObjects();
+  std::uint64_t total = 0;
+  for (auto b : plan.tileBytes)
+    total += b;
+  memory_.reset(
+      static_cast<unsigned char *>(std::aligned_alloc(64, std::max<std::uint64_t>(total, 64))));
+  if (!memory_)
+    throw runtime_error("Engine::load: cannot allocate " + std::to_string(total) +
+                        " bytes of tile memory on the host");
+  std::memset(memory_.get(), 0, total);
+  tileBase_.resize(plan.numTiles);
+  std::uint64_t at = 0;
+  for (unsigned t = 0; t < plan.numTiles; ++t) {
+    tileBase_[t] = memory_.get() + at;
+    at += plan.tileBytes[t];
+  }
+  for (const auto &d : plan.initialData)
+    std::memcpy(address(d.at), d.bytes.data(), d.bytes.size());
+  for (const auto &obj : plan.vertexObjects) {
+    unsigned char *base = address(obj.at);
+    obj.type->construct(base);
+    for (const auto &v : obj.values)
+      std::memcpy(base + v.offset, v.bytes.data(), v.bytes.size());
+    for (const auto &p : obj.pointers) {
+      void *target = p.null ? nullptr : address(p.target);
+      unsigned char *slot = address(p.slot);
+      std::memcpy(slot, &target, sizeof(void *));
+      if (p.hasSize) {
+        const std::size_t n = p.size;
+        std::memcpy(slot + sizeof(void *), &n, sizeof(n));
+      }
+    }
+  }
+  typeCycleEstimates_.clear();
+  for (const auto &obj : plan.vertexObjects)
+    typeCycleEstimates_.push_back(obj.type->cycleEstimate
+                                      ? std::optional(obj.type->cycleEstimate(address(obj.at)))
+                                      : std::nullopt);
+  computeSets_.clear();
+  for (const auto &cs : plan.computeSets) {
+    RuntimeComputeSet rt;
+    for (const auto &tile : cs.tiles) {
+      rt.tileBegin.push_back(rt.calls.size());
+      for (const auto &c : tile.calls) {
+        const auto &obj = plan.vertexObjects[c.objectIndex];
+        rt.calls.push_back({address(obj.at), obj.type->compute, c.workers, c.objectIndex});
+      }
+    }
+    rt.tileBegin.push_back(rt.calls.size());
+    computeSets_.push_back(std::move(rt));
+  }
+  loaded_ = true;
+}
+
+} // namespace poplar::engine
