@@ -48,10 +48,13 @@ def main():
     p.add_argument("--width", default="0.125")
     p.add_argument("--image-size", default="32")
     p.add_argument("--host-threads", default="2")
+    p.add_argument("--batch-size", default="32")
+    p.add_argument("--trainer-arg", action="append", default=[],
+                   help="passed to the trainer as is (e.g. --trainer-arg=--ipus=16)")
     a = p.parse_args()
     args = [f"--width={a.width}", f"--image-size={a.image_size}", f"--host-threads={a.host_threads}",
-            "--synthetic-data", "--train-subset=32", "--batch-size=32", "--epochs=1",
-            "--validation=false"]
+            "--synthetic-data", f"--train-subset={a.batch_size}", f"--batch-size={a.batch_size}",
+            "--epochs=1", "--validation=false"] + a.trainer_arg
     print(f"trainer: {a.trainer} {' '.join(args)}")
     runs = {"cold": [], "warm": [], "baseline": []}
     for r in range(a.rounds):

@@ -44,6 +44,8 @@ public:
   /// Throws runtime_error when the executable was moved from.
   Impl &impl();
   const Impl &impl() const;
+  /// Takes the contents out (this executable is then moved from); throws like impl().
+  std::unique_ptr<Impl> release();
 
 private:
   std::unique_ptr<Impl> impl_;

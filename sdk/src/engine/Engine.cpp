@@ -21,7 +21,9 @@
 namespace poplar {
 
 struct Engine::Impl {
-  compiler::CompiledGraph plan;
+  /// The compiled graph, shared with the executable cache's writer while it encodes it.
+  std::shared_ptr<const Executable::Impl> compiled;
+  const compiler::CompiledGraph &plan() const { return compiled->plan; }
   tessera::profile::TargetInfo target; ///< What the plan was compiled for.
   bool fromCache = false;              ///< Found in the executable cache, not compiled.
   engine::EngineOptions options;
@@ -34,11 +36,12 @@ struct Engine::Impl {
   std::optional<engine::StepInterpreter> interpreter;
 
   /// Takes over a compiled graph (fresh, cached or deserialized).
-  void start(Executable::Impl &&exe) {
-    plan = std::move(exe.plan);
-    target = exe.description.target;
+  void start(std::shared_ptr<const Executable::Impl> exe) {
+    compiled = std::move(exe);
+    const auto &plan = compiled->plan;
+    target = compiled->description.target;
     profiler = std::make_unique<profile::ProfileSession>(executable::profileOptionsOf(options));
-    profiler->compiled(std::move(exe.description), plan);
+    profiler->compiled(compiled->description, plan);
     pool = std::make_unique<engine::ThreadPool>(options.hostThreads);
     memory.emplace(plan);
     hostIo.emplace(plan, *memory);
@@ -58,7 +61,7 @@ Engine::Engine(const Graph &graph, ArrayRef<program::Program> programs, const Op
   const auto &o = impl_->options;
   const std::vector<program::Program> list = programs.vec();
   if (!o.executableCache) {
-    impl_->start(std::move(*executable::compile(graph, list, o, std::move(progress))));
+    impl_->start(executable::compile(graph, list, o, std::move(progress)));
     return;
   }
   const executable::CacheSettings cache{true, o.executableCacheDirectory,
@@ -71,17 +74,18 @@ Engine::Engine(const Graph &graph, ArrayRef<program::Program> programs, const Op
     impl_->fromCache = true;
     if (progress)
       progress(1, 1);
-    impl_->start(std::move(*cached));
+    impl_->start(std::move(cached));
     return;
   }
-  auto exe = executable::compile(graph, list, o, std::move(progress));
-  executable::store(cache, key, *exe);
-  impl_->start(std::move(*exe));
+  std::shared_ptr<const Executable::Impl> exe =
+      executable::compile(graph, list, o, std::move(progress));
+  executable::store(cache, key, exe);
+  impl_->start(std::move(exe));
 }
 
 Engine::Engine(Executable &&exe, const OptionFlags &options) : impl_(std::make_unique<Impl>()) {
   impl_->options = engine::parseEngineOptions(options);
-  impl_->start(std::move(exe.impl()));
+  impl_->start(exe.release());
 }
 
 Engine::Engine(Engine &&) noexcept = default;
@@ -91,7 +95,7 @@ Engine::~Engine() = default;
 
 void Engine::load(const Device &device) {
   auto &im = *impl_;
-  const auto &plan = im.plan;
+  const auto &plan = im.plan();
   const Target &t = device.getTarget();
   if (t.getNumTiles() != plan.numTiles || t.getNumWorkerContexts() != plan.numWorkerContexts ||
       t.getBytesPerTile() != plan.bytesPerTile)
@@ -108,12 +112,12 @@ void Engine::run(unsigned prog, const std::string &) {
   auto &im = *impl_;
   if (!im.memory->loaded())
     throw runtime_error("Engine::run: the engine is not loaded (call Engine::load(device))");
-  if (prog >= im.plan.programStart.size())
+  if (prog >= im.plan().programStart.size())
     throw index_error("Engine::run: program " + std::to_string(prog) +
                       " does not exist; the engine was built with " +
-                      std::to_string(im.plan.programStart.size()) + " program(s)");
+                      std::to_string(im.plan().programStart.size()) + " program(s)");
   const engine::ScopedTileFloatMode tileMode; // this thread runs tiles too
-  im.interpreter->run(im.plan.programStart[prog], im.profiler->recorder());
+  im.interpreter->run(im.plan().programStart[prog], im.profiler->recorder());
   im.profiler->runFinished();
 }
 
@@ -140,10 +144,10 @@ bool Engine::loadedFromExecutableCache() const { return impl_->fromCache; }
 unsigned Engine::getNumHostThreads() const { return impl_->pool->numThreads(); }
 
 std::uint64_t Engine::getTileMemoryUsed(unsigned tile) const {
-  if (tile >= impl_->plan.numTiles)
+  if (tile >= impl_->plan().numTiles)
     throw index_error("getTileMemoryUsed: tile " + std::to_string(tile) + " is out of range (" +
-                      std::to_string(impl_->plan.numTiles) + " tiles)");
-  return impl_->plan.memory[tile].total();
+                      std::to_string(impl_->plan().numTiles) + " tiles)");
+  return impl_->plan().memory[tile].total();
 }
 
 void Engine::printProfileSummary(std::ostream &out, const OptionFlags &opts) const {
@@ -160,8 +164,8 @@ std::vector<VertexCycleEstimate> Engine::getVertexCycleEstimates() const {
   const auto &im = *impl_;
   im.memory->requireLoaded("getVertexCycleEstimates");
   std::vector<VertexCycleEstimate> out;
-  for (std::size_t i = 0; i < im.plan.vertexObjects.size(); ++i) {
-    const auto &obj = im.plan.vertexObjects[i];
+  for (std::size_t i = 0; i < im.plan().vertexObjects.size(); ++i) {
+    const auto &obj = im.plan().vertexObjects[i];
     out.push_back({obj.vertexId, obj.type->name, obj.at.tile, im.memory->typeCycleEstimates()[i],
                    obj.perfEstimate});
   }

@@ -21,8 +21,7 @@ using compiler::StepKind;
 
 StepInterpreter::StepInterpreter(const compiler::CompiledGraph &plan, TileMemory &memory,
                                  HostIo &hostIo, ThreadPool &pool, bool runtimeVerify)
-    : plan_(plan), memory_(memory), hostIo_(hostIo), pool_(pool), runtimeVerify_(runtimeVerify),
-      tileByTile_(buildTileByTileRuns(plan)) {}
+    : plan_(plan), memory_(memory), hostIo_(hostIo), pool_(pool), runtimeVerify_(runtimeVerify) {}
 
 void StepInterpreter::runCopies(const compiler::CopyList &list) {
   if (list.empty())
@@ -114,27 +113,25 @@ void StepInterpreter::executeComputeSet(unsigned index) {
 }
 
 /// Steps pc … pc + count - 1 (Execute steps the compiler found may run tile by tile): each
-/// tile does its part of every one of them in turn, so its data stays in one core's cache.
+/// tile does its part of every one of them in turn, so its data stays in one core's cache. The
+/// compiler only joins compute sets with the same tile list (planTileByTileRuns), so a tile's
+/// work has the same index in each of them.
 void StepInterpreter::executeTileByTile(std::size_t pc, std::size_t count) {
-  const auto [runIndex, offset] = tileByTile_.stepRun[pc];
-  const TileByTileRun &run = tileByTile_.runs[runIndex];
+  const auto &tiles = plan_.computeSets[plan_.steps[pc].index].tiles;
   // Reported: the failure in the earliest compute set of the run, then the lowest tile.
   std::mutex failMutex;
   std::pair<std::size_t, unsigned> failAt{~std::size_t(0), ~0u};
   std::string failMessage;
   const unsigned workers = plan_.numWorkerContexts;
   const bool verify = runtimeVerify_;
-  pool_.parallelFor(run.tiles.size(), [&](std::size_t u) {
+  pool_.parallelFor(tiles.size(), [&](std::size_t u) {
     detail::setVertexContext(workers, verify);
-    for (std::size_t e = run.entryBegin[u]; e < run.entryBegin[u + 1]; ++e) {
-      const auto &entry = run.entries[e];
-      if (entry.position < offset || entry.position >= offset + count)
-        continue;
-      std::string problem = runTile(plan_.steps[pc - offset + entry.position].index, entry.work);
+    for (std::size_t p = 0; p < count; ++p) {
+      std::string problem = runTile(plan_.steps[pc + p].index, u);
       if (problem.empty())
         continue;
       std::lock_guard lock(failMutex);
-      const std::pair<std::size_t, unsigned> at{entry.position, run.tiles[u]};
+      const std::pair<std::size_t, unsigned> at{p, tiles[u].tile};
       if (at < failAt) {
         failAt = at;
         failMessage = std::move(problem);

@@ -10,7 +10,6 @@
 #include "compiler/CompiledGraph.hpp"
 #include "engine/HostIo.hpp"
 #include "engine/ThreadPool.hpp"
-#include "engine/TileByTileRuns.hpp"
 #include "engine/TileMemory.hpp"
 #include "profile/ExecutionRecorder.hpp"
 
@@ -44,7 +43,6 @@ private:
   HostIo &hostIo_;
   ThreadPool &pool_;
   const bool runtimeVerify_;
-  const TileByTileRuns tileByTile_;
   std::vector<std::uint64_t> loopCounters_;
   std::vector<std::size_t> callStack_;
   std::vector<unsigned char> staging_;

@@ -28,7 +28,7 @@ struct RuntimeComputeSet {
 };
 
 /// Tile memory for one compiled graph. `load` allocates the arenas (CompiledGraph::tileBytes,
-/// zeroed, 64-byte aligned), writes the initial data and constructs every vertex object with its
+/// zeroed, page aligned), writes the initial data and constructs every vertex object with its
 /// pointer and value patches; the objects are destroyed on the next `load` or with this object.
 /// `plan` is borrowed and must outlive this object.
 class TileMemory {
@@ -76,13 +76,17 @@ public:
   }
 
 private:
-  struct AlignedFree {
-    void operator()(unsigned char *p) const { std::free(p); }
+  /// Returns the arenas' pages to the system.
+  struct Unmap {
+    Unmap() : bytes(0) {} // (not a member initializer: unique_ptr needs it before ~TileMemory)
+    explicit Unmap(std::size_t size) : bytes(size) {}
+    std::size_t bytes;
+    void operator()(unsigned char *p) const;
   };
   void destroyObjects();
 
   const compiler::CompiledGraph &plan_;
-  std::unique_ptr<unsigned char, AlignedFree> memory_;
+  std::unique_ptr<unsigned char, Unmap> memory_;
   std::vector<unsigned char *> tileBase_;
   bool loaded_ = false;
   std::vector<RuntimeComputeSet> computeSets_;

@@ -23,6 +23,11 @@ Executable::Impl &Executable::impl() {
 }
 const Executable::Impl &Executable::impl() const { return const_cast<Executable *>(this)->impl(); }
 
+std::unique_ptr<Executable::Impl> Executable::release() {
+  impl(); // the check
+  return std::move(impl_);
+}
+
 void Executable::serialize(std::ostream &out) const { executable::write(impl(), out); }
 
 Executable Executable::deserialize(std::istream &in) {

@@ -143,7 +143,8 @@ std::unique_ptr<Executable::Impl> lookUp(const CacheSettings &settings, const st
   }
 }
 
-void store(const CacheSettings &settings, const std::string &key, const Executable::Impl &exe) {
+void store(const CacheSettings &settings, const std::string &key,
+           std::shared_ptr<const Executable::Impl> exe) {
   try {
     const fs::path path = entryPath(settings, key);
     std::error_code ec;
@@ -151,11 +152,11 @@ void store(const CacheSettings &settings, const std::string &key, const Executab
     if (!fs::is_directory(path.parent_path()))
       throw runtime_error("cannot create '" + path.parent_path().string() + "'" +
                           (ec ? ": " + ec.message() : std::string()));
-    // Encoded here (it reads `exe`, which the caller goes on to use); written by a background
-    // thread, so a compile that fills the cache is not slower than one without it.
-    pendingWrites().add([encoded = Encoded(exe), path, maxBytes = settings.maxBytes] {
+    // Encoded and written by a background thread, so a compile that fills the cache is not
+    // slower than one without it; the engine only reads `exe` meanwhile.
+    pendingWrites().add([exe = std::move(exe), path, maxBytes = settings.maxBytes] {
       try {
-        const std::string data = encoded.bytes();
+        const std::string data = Encoded(*exe).bytes();
         if (data.size() > maxBytes)
           return; // would evict everything else and still not fit
         codelet::writeFileAtomically(path.string(), data);

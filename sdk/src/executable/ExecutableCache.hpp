@@ -31,10 +31,11 @@ std::string cacheDirectory(const CacheSettings &settings);
 /// build: such an entry is removed).
 std::unique_ptr<Executable::Impl> lookUp(const CacheSettings &settings, const std::string &key);
 
-/// Stores `exe` under `key`, then evicts least recently used entries beyond the size cap. The
-/// file is written by a background thread (joined before the process exits, or by
-/// `waitForStores`).
-void store(const CacheSettings &settings, const std::string &key, const Executable::Impl &exe);
+/// Stores `exe` under `key`, then evicts least recently used entries beyond the size cap. A
+/// background thread encodes and writes it (joined before the process exits, or by
+/// `waitForStores`), so `exe` must not change meanwhile: the caller only reads it.
+void store(const CacheSettings &settings, const std::string &key,
+           std::shared_ptr<const Executable::Impl> exe);
 
 /// Returns once every store started so far has finished.
 void waitForStores();

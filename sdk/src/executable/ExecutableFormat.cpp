@@ -1,4 +1,5 @@
 // Executable::Impl <-> tessera.executable.pb.Executable, and the checks made when reading one.
+#include <algorithm>
 #include <istream>
 #include <map>
 #include <ostream>
@@ -429,7 +430,8 @@ public:
       const auto &use = plan.memory.back();
       constexpr std::uint64_t kLimit = std::uint64_t(1) << 40;
       expect(use.variables < kLimit && use.vertexState < kLimit && use.exchange < kLimit &&
-                 use.padding < kLimit && plan.tileBytes.back() <= (use.total() + 63) / 64 * 64,
+                 use.padding < kLimit && plan.tileBytes.back() <= (use.total() + 63) / 64 * 64 &&
+                 plan.tileBytes.back() % 64 == 0, // vertex objects rely on aligned arenas
              "tile memory sizes");
     }
     const int numInitial = m_.initial_length_size();
@@ -479,6 +481,21 @@ public:
            "steps");
     for (std::size_t i = 0; i < numSteps; ++i)
       plan.steps.push_back(step(int(i), plan));
+    // The engine runs a tile-by-tile run by tile index: its compute sets share one tile list.
+    for (std::size_t i = 0; i < numSteps; ++i) {
+      const Step &first = plan.steps[i];
+      if (first.kind != StepKind::Execute || first.count <= 1)
+        continue;
+      const auto &tiles = plan.computeSets[first.index].tiles;
+      for (std::size_t p = 1; p < first.count; ++p) {
+        const Step &next = plan.steps[i + p];
+        expect(next.kind == StepKind::Execute, "tile-by-tile run");
+        const auto &other = plan.computeSets[next.index].tiles;
+        expect(std::equal(tiles.begin(), tiles.end(), other.begin(), other.end(),
+                          [](const TileWork &a, const TileWork &b) { return a.tile == b.tile; }),
+               "tile-by-tile run");
+      }
+    }
     for (auto p : m_.program_start()) {
       expect(p < numSteps, "program entry");
       plan.programStart.push_back(p);
