@@ -180,8 +180,10 @@ poplar::program::Program calcAccuracy(poplar::Graph &graph, const Tensor &modelO
                                      {expected, best}, prog, {dc, "correct"});
   const Tensor count =
       popops::reduce(graph, correct, {0}, popops::Operation::ADD, prog, {dc, "count"});
-  popops::mapWithOutput(graph, Cast(_1, poplar::UNSIGNED_INT), {count.reshape({1})},
-                        numCorrect.reshape({1}), prog, {dc, "numCorrect"});
+  // PopLibs' accuracy vertex reads numCorrect and adds the batch's count (the field is InOut),
+  // so a program that zeroes it once can accumulate over many batches.
+  popops::mapInPlace(graph, _1 + Cast(_2, poplar::UNSIGNED_INT),
+                     {numCorrect.reshape({1}), count.reshape({1})}, prog, {dc, "numCorrect"});
   return prog;
 }
 

@@ -7,6 +7,7 @@
 
 #include <popnn/Loss.hpp>
 #include <popnn/NonLinearity.hpp>
+#include <popops/Zero.hpp>
 
 #include "PopnnTestHarness.hpp"
 #include "popnn/kernels/LossKernels.hpp"
@@ -87,6 +88,7 @@ TEST_P(Loss, SoftmaxCrossEntropyDeltasMatchFiniteDifference) {
   poputil::mapTensorLinearly(h.graph(), loss);
   poputil::mapTensorLinearly(h.graph(), deltas);
   h.graph().setTileMapping(numCorrect, 0);
+  popops::zero(h.graph(), numCorrect, h.prog()); // calcLoss adds to it
   h.prog().add(
       popnn::calcLoss(h.graph(), probs, tl, loss, deltas, numCorrect, popnn::CROSS_ENTROPY_LOSS));
   h.output("loss", loss);
@@ -167,6 +169,7 @@ TEST(Accuracy, ArgMaxArgMinTopKAndCounting) {
   auto tl = h.input(poplar::UNSIGNED_INT, {3}, labels, "labels");
   auto numCorrect = h.graph().addVariable(poplar::UNSIGNED_INT, {1}, "numCorrect");
   h.graph().setTileMapping(numCorrect, 0);
+  popops::zero(h.graph(), numCorrect, h.prog()); // calcAccuracy adds to it
   h.prog().add(popnn::calcAccuracy(h.graph(), tx, tl, numCorrect));
   h.output("numCorrect", numCorrect);
   h.output("argMax", popnn::argMax(h.graph(), tx, h.prog()));
@@ -241,3 +244,48 @@ TEST(LossKernels, MatchReferences) {
 }
 
 } // namespace
+
+// PopLibs' accuracy vertex treats numCorrect as InOut: it adds the batch's correct count to the
+// value already there and never clears it. A program that zeroes the counter once and then
+// evaluates two batches therefore reads the sum of both batches' counts.
+TEST(Accuracy, AddsEachBatchToNumCorrect) {
+  const std::vector<double> batchA{1, 5, 0, /**/ 9, 2, 3, /**/ 0, 0, 7}; // arg max 1, 0, 2
+  const std::vector<double> batchB{4, 1, 2, /**/ 0, 3, 1, /**/ 2, 8, 1}; // arg max 0, 1, 1
+  Harness h(Layout::MULTI_TILE);
+  auto xa = h.input(poplar::FLOAT, {3, 3}, batchA, "xa");
+  auto xb = h.input(poplar::FLOAT, {3, 3}, batchB, "xb");
+  auto la = h.input(poplar::UNSIGNED_INT, {3}, {1, 0, 0}, "la"); // 2 right
+  auto lb = h.input(poplar::UNSIGNED_INT, {3}, {2, 1, 0}, "lb"); // 1 right
+  auto numCorrect = h.graph().addVariable(poplar::UNSIGNED_INT, {1}, "numCorrect");
+  h.graph().setTileMapping(numCorrect, 0);
+  auto afterA = h.graph().clone(numCorrect, "afterA");
+  popops::zero(h.graph(), numCorrect, h.prog());
+  h.prog().add(popnn::calcAccuracy(h.graph(), xa, la, numCorrect));
+  h.prog().add(poplar::program::Copy(numCorrect, afterA));
+  h.prog().add(popnn::calcAccuracy(h.graph(), xb, lb, numCorrect));
+  h.output("afterA", afterA);
+  h.output("numCorrect", numCorrect);
+  auto r = h.run();
+  EXPECT_EQ(r["afterA"], std::vector<double>{2});
+  EXPECT_EQ(r["numCorrect"], std::vector<double>{3});
+}
+
+// calcLoss with numCorrect is documented as calcLoss followed by calcAccuracy, so it adds to
+// the counter too: a counter holding 5 before a batch with 2 correct rows holds 7 after it.
+TEST(Accuracy, CalcLossAddsToNumCorrect) {
+  const std::vector<double> x{0.1, 0.7, 0.2, /**/ 0.6, 0.3, 0.1}; // arg max 1, 0
+  Harness h(Layout::SINGLE_TILE);
+  auto tx = h.input(poplar::FLOAT, {2, 3}, x, "x");
+  auto tl = h.input(poplar::UNSIGNED_INT, {2}, {1, 0}, "labels");
+  auto start = h.input(poplar::UNSIGNED_INT, {1}, {5}, "start");
+  auto loss = h.graph().addVariable(poplar::FLOAT, {2}, "loss");
+  auto deltas = h.graph().addVariable(poplar::FLOAT, {2, 3}, "deltas");
+  auto numCorrect = h.graph().addVariable(poplar::UNSIGNED_INT, {1}, "numCorrect");
+  for (const auto &t : {loss, deltas, numCorrect})
+    h.graph().setTileMapping(t, 0);
+  h.prog().add(poplar::program::Copy(start, numCorrect));
+  h.prog().add(
+      popnn::calcLoss(h.graph(), tx, tl, loss, deltas, numCorrect, popnn::SUM_SQUARED_LOSS));
+  h.output("numCorrect", numCorrect);
+  EXPECT_EQ(h.run()["numCorrect"], std::vector<double>{7});
+}

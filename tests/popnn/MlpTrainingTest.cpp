@@ -10,6 +10,7 @@
 #include <popnn/NonLinearity.hpp>
 #include <popops/ElementWise.hpp>
 #include <popops/Reduce.hpp>
+#include <popops/Zero.hpp>
 
 #include "PopnnTestHarness.hpp"
 
@@ -96,7 +97,9 @@ TEST(MlpTraining, LossFallsBelowBoundOnSeparableData) {
   auto h = popops::map(g, Relu(_1 + _2), {z1, b1}, step, "layer1/relu");
   auto logits = popops::map(g, _1 + _2, {dense(g, h, w2, step, "layer2"), b2}, step, "bias2");
   auto probs = popnn::nonLinearity(g, popnn::NonLinearityType::SOFTMAX, logits, step);
-  // deltas = d(mean loss)/d logits.
+  // deltas = d(mean loss)/d logits. calcLoss adds to numCorrect, so each step zeroes it first
+  // and the count read after training is the last step's.
+  popops::zero(g, numCorrect, step, "numCorrect/zero");
   step.add(popnn::calcLoss(g, probs, ys, loss, deltas, deltasScale, one, numCorrect,
                            popnn::CROSS_ENTROPY_LOSS));
   auto dW2 = outerSum(g, h, deltas, step, "dW2");

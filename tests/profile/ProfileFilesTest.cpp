@@ -133,12 +133,48 @@ TEST(ProfileSummary, MlpSummaryNamesComputeSetsAndMemoryAddsUp) {
   engine.printProfileSummary(summary, {{"showExecutionSteps", "true"}});
   const std::string s = summary.str();
   for (const char *want : {"Target:", "ipu2", "layer1/fwd", "layer2/fwd", "layer2/update",
-                           "vertex state", "exchange buffers", "layer1/weights", "Execution steps",
+                           "Vertex State", "Exchange Buffers", "layer1/weights", "Execution steps",
                            "ran 2x", "640 bytes over all steps"})
     EXPECT_NE(s.find(want), std::string::npos) << want << " missing from:\n" << s;
   std::ostringstream brief;
   engine.printProfileSummary(brief);
   EXPECT_EQ(brief.str().find("Execution steps"), std::string::npos);
+}
+
+// Poplar's printProfileSummary prints the sections "Target:", "Graph:", "Memory Usage:" and
+// "Execution:" in that order, each a heading at column 0 followed by indented "Label: value"
+// lines with comma-grouped numbers (e.g. "Number of IPUs:", "Tiles per IPU:", "Number of
+// vertices:", "Including Gaps:", "By Tile (Excluding Gaps):", "Total cycles:"), as shown in
+// Graphcore's TensorFlow IPU guide and Poplar tutorial 6. Scripts grep those names.
+TEST(ProfileSummary, SectionsFollowPoplarsNamesAndOrder) {
+  Device device = smallDevice(4);
+  Mlp mlp(device.getTarget());
+  Engine engine(mlp.graph, mlp.program, {{"debug.instrument", "true"}}); // record execution
+  engine.load(device);
+  engine.run(0);
+  std::ostringstream summary;
+  engine.printProfileSummary(summary);
+  const std::string s = summary.str();
+  std::vector<std::string> headings;
+  std::istringstream lines(s);
+  for (std::string line; std::getline(lines, line);)
+    if (!line.empty() && line[0] != ' ')
+      headings.push_back(line);
+  EXPECT_EQ(headings,
+            (std::vector<std::string>{"Target:", "Graph:", "Memory Usage:", "Execution:"}))
+      << s;
+  std::size_t at = 0;
+  for (const char *want :
+       {"  Number of IPUs:         1\n", "  Tiles per IPU:          4\n",
+        "  Total Tiles:            4\n", "  Memory Per-Tile:        624.0 kB\n",
+        "  Clock Speed (approx):   1,330.0 MHz\n", "  Number of vertices:",
+        "  Number of compute sets:", "  Total:\n    Including Gaps:", "    Excluding Gaps:\n",
+        "  By Tile (Excluding Gaps):\n", "    Maximum (Including Gaps): ",
+        "    Maximum (Excluding Gaps): ", "    0 tile(s) out of memory\n", "  Total cycles:"}) {
+    const std::size_t found = s.find(want, at);
+    ASSERT_NE(found, std::string::npos) << "'" << want << "' missing or out of order in:\n" << s;
+    at = found;
+  }
 }
 
 TEST(ProfileSummary, UnknownSummaryOptionIsRejectedWithTheNearestName) {

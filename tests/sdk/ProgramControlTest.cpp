@@ -1,6 +1,7 @@
 // Control programs: Sequence, Repeat, RepeatWhile*, If, Switch, Call, multiple programs,
-// Abort, PrintTensor. Each test counts vertex executions with an Increment counter and checks
-// the count against the number of times the program semantics say the body must run.
+// Abort (PrintTensor's text is in PrintTensorTest.cpp). Each test counts vertex executions with an
+// Increment counter and checks the count against the number of times the program semantics say the
+// body must run.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -488,44 +489,6 @@ TEST(ProgramAbort, AbortInUntakenBranchDoesNotFire) {
   engine.writeTensor("pred", &t, &t + 1);
   engine.run();
   EXPECT_EQ(CounterGraph::read(engine), 1);
-}
-
-TEST(ProgramPrintTensor, PrintsTitleAndValues) {
-  testvertices::registerTestVertices();
-  Device device = enginetest::smallDevice(4);
-  Graph graph(device.getTarget());
-  Tensor m = graph.addVariable(FLOAT, {2, 3}, "m");
-  graph.setTileMapping(m.slice(0, 1, 0), 0);
-  graph.setTileMapping(m.slice(1, 2, 0), 3);
-  graph.setInitialValue(m, ArrayRef<float>{1.5f, -2, 3, 4, 5.25f, 6});
-  Tensor b = graph.addVariable(BOOL, {3}, "b");
-  graph.setTileMapping(b, 1);
-  graph.setInitialValue(b, ArrayRef<bool>{true, false, true});
-  Tensor i = graph.addVariable(INT, {}, "i");
-  graph.setTileMapping(i, 2);
-  graph.setInitialValue(i, -42);
-  Engine engine(graph, Sequence{PrintTensor("matrix", m), PrintTensor("flags", b),
-                                PrintTensor("column", m.transpose()[1]), PrintTensor(i)});
-  engine.load(device);
-  testing::internal::CaptureStdout();
-  engine.run();
-  const std::string out = testing::internal::GetCapturedStdout();
-  EXPECT_EQ(out, "matrix: [[1.5, -2, 3], [4, 5.25, 6]]\n"
-                 "flags: [true, false, true]\n"
-                 "column: [-2, 5.25]\n"
-                 "-42\n");
-}
-
-TEST(ProgramPrintTensor, PrintsHalfValuesConverted) {
-  Device device = enginetest::smallDevice(4);
-  Graph graph(device.getTarget());
-  Tensor h = graph.addConstant(HALF, {3}, ArrayRef<float>{0.5f, -3.0f, 2048.0f}, "h");
-  graph.setTileMapping(h, 1);
-  Engine engine(graph, PrintTensor("h", h));
-  engine.load(device);
-  testing::internal::CaptureStdout();
-  engine.run();
-  EXPECT_EQ(testing::internal::GetCapturedStdout(), "h: [0.5, -3, 2048]\n");
 }
 
 TEST(ProgramIf, HalfPredicate) {

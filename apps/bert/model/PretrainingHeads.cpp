@@ -63,6 +63,8 @@ PretrainingHeads::classify(apps::BuildContext &ctx, const poplar::Tensor &logits
       popops::map(g, pe::_1 * pe::_2, {inverseCount, lossScale}, prog, prefix + "/deltasScale");
   poplar::Tensor outputScale = g.addConstant(poplar::FLOAT, {1}, 1.0f, prefix + "/outputScale");
   g.setTileMapping(outputScale, 0);
+  // calcLoss adds to `correct` (as in PopLibs); each step reports its own count.
+  popops::zero(g, correct, prog, prefix + "/correct/zero");
   prog.add(popnn::calcLoss(g, probabilities, labels, rowLoss, deltas, deltasScale, outputScale,
                            correct, popnn::CROSS_ENTROPY_LOSS, prefix + "/loss"));
   poplar::Tensor sum = popops::reduce(g, rowLoss, poplar::FLOAT, {0}, popops::Operation::ADD, prog,

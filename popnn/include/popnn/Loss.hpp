@@ -42,7 +42,7 @@ poplar::program::Program calcLoss(poplar::Graph &graph, const poplar::Tensor &mo
                                   const poplar::Tensor &deltas, LossType lossType,
                                   const poplar::DebugContext &debugContext = {});
 
-/// calcLoss followed by calcAccuracy into `numCorrect`.
+/// calcLoss followed by calcAccuracy: adds the batch's correct count to `numCorrect`.
 poplar::program::Program calcLoss(poplar::Graph &graph, const poplar::Tensor &modelOutputs,
                                   const poplar::Tensor &expected, const poplar::Tensor &loss,
                                   const poplar::Tensor &deltas, const poplar::Tensor &deltasScale,
@@ -54,8 +54,9 @@ poplar::program::Program calcLoss(poplar::Graph &graph, const poplar::Tensor &mo
                                   const poplar::Tensor &deltas, const poplar::Tensor &numCorrect,
                                   LossType lossType, const poplar::DebugContext &debugContext = {});
 
-/// Counts rows whose arg max (lowest index among equal maxima) equals their label into
-/// `numCorrect` (one UNSIGNED_INT element).
+/// Counts rows whose arg max (lowest index among equal maxima) equals their label and adds
+/// the count to `numCorrect` (one UNSIGNED_INT element), as PopLibs does: the caller zeroes it
+/// (e.g. popops::zero) where it wants a per-batch count, or once to accumulate over batches.
 poplar::program::Program calcAccuracy(poplar::Graph &graph, const poplar::Tensor &modelOutputs,
                                       const poplar::Tensor &expected,
                                       const poplar::Tensor &numCorrect,

@@ -4,6 +4,7 @@
 #include <popnn/NonLinearity.hpp>
 #include <popops/ElementWise.hpp>
 #include <popops/Reduce.hpp>
+#include <popops/Zero.hpp>
 
 #include <popnn/LogSoftmax.hpp>
 #include <popops/Cast.hpp>
@@ -80,6 +81,8 @@ LossOutputs softmaxCrossEntropy(poplar::Graph &graph, const poplar::Tensor &logi
   poplar::Tensor outputScale = graph.addConstant(logits.elementType(), {1}, 1.0f, "loss/scale");
   graph.setTileMapping(deltasScale, 0);
   graph.setTileMapping(outputScale, 0);
+  // calcLoss adds to numCorrect (as in PopLibs); the trainer reads a per-step count.
+  popops::zero(graph, numCorrect, prog, "loss/numCorrect/zero");
   prog.add(popnn::calcLoss(graph, probs, labels, rowLoss, deltas, deltasScale, outputScale,
                            numCorrect, popnn::CROSS_ENTROPY_LOSS, "loss"));
   if (labelSmoothing > 0)

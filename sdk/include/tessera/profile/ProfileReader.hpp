@@ -40,9 +40,11 @@ struct SummaryOptions {
   bool showExecutionSteps = false;
 };
 
-/// The text summary `Engine::printProfileSummary` prints: target, memory totals and per-tile
-/// max/min/mean, largest variables, compute sets (estimated cycles; measured time when
-/// `exec` has it), exchange bytes and, with showExecutionSteps, the steps. `exec` may be null.
+/// The text summary `Engine::printProfileSummary` prints, in Poplar's sections and order:
+/// "Target:", "Graph:" (with compute sets' estimated cycles, measured time when `exec` has it,
+/// and exchange bytes), "Memory Usage:" (totals with and without gaps, per-tile spread and
+/// histogram, largest variables) and "Execution:" (when `exec` is given or showExecutionSteps
+/// asks for the steps). `exec` may be null.
 void printSummary(std::ostream &out, const GraphProfile &graph, const ExecutionProfile *exec,
                   const SummaryOptions &options = {});
 /// The `n` compute sets with the most estimated cycles (per execution × executions when
