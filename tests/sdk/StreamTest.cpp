@@ -207,8 +207,9 @@ TEST(StreamErrors, NullBufferAndEmptyCallback) {
   Engine e(g.graph, g.prog);
   expectThrowWithMessage<stream_connection_error>([&] { e.connectStream("input", nullptr); },
                                                   {"'input'", "null"});
-  expectThrowWithMessage<stream_connection_error>([&] { e.connectStreamToCallback("output", {}); },
-                                                  {"'output'", "empty callback"});
+  expectThrowWithMessage<stream_connection_error>(
+      [&] { e.connectStreamToCallback("output", std::function<void(void *)>{}); },
+      {"'output'", "empty callback"});
 }
 
 TEST(StreamErrors, WrongDirectionTypeOrSizeAtCompile) {

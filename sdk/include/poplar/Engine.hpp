@@ -15,6 +15,7 @@
 #include <poplar/Graph.hpp>
 #include <poplar/OptionFlags.hpp>
 #include <poplar/Program.hpp>
+#include <poplar/StreamCallback.hpp>
 #include <poplar/StringRef.hpp>
 #include <poplar/Version.hpp>
 #include <tessera/profile/Profile.hpp>
@@ -90,6 +91,12 @@ public:
   /// Every Copy on stream `handle` calls `callback` with a buffer of one transfer to fill
   /// (host-to-device) or to read (device-to-host).
   void connectStreamToCallback(StringRef handle, std::function<void(void *)> callback);
+  /// Every transfer on stream `handle` goes through `callback` (see <poplar/StreamCallback.hpp>
+  /// for when prefetch, fetch, complete and invalidatePrefetched are called).
+  void connectStreamToCallback(StringRef handle, std::unique_ptr<StreamCallback> callback);
+  /// The same for replica `replicaId` (0: Tessera runs one replica).
+  void connectStreamToCallback(StringRef handle, unsigned replicaId,
+                               std::unique_ptr<StreamCallback> callback);
 
   /// Tessera extension: true when construction found this graph in the executable cache and did
   /// not compile it.

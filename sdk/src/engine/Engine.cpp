@@ -44,7 +44,7 @@ struct Engine::Impl {
     profiler->compiled(compiled->description, plan);
     pool = std::make_unique<engine::ThreadPool>(options.hostThreads);
     memory.emplace(plan);
-    hostIo.emplace(plan, *memory);
+    hostIo.emplace(plan, *memory, options.prefetch);
     interpreter.emplace(plan, *memory, *hostIo, *pool, options.runtimeVerify);
   }
 };
@@ -136,6 +136,19 @@ void Engine::connectStream(StringRef handle, void *begin, void *end) {
 }
 
 void Engine::connectStreamToCallback(StringRef handle, std::function<void(void *)> callback) {
+  impl_->hostIo->connectCallback(handle, std::move(callback));
+}
+
+void Engine::connectStreamToCallback(StringRef handle, std::unique_ptr<StreamCallback> callback) {
+  impl_->hostIo->connectCallback(handle, std::move(callback));
+}
+
+void Engine::connectStreamToCallback(StringRef handle, unsigned replicaId,
+                                     std::unique_ptr<StreamCallback> callback) {
+  if (replicaId != 0)
+    throw index_error("connectStreamToCallback '" + handle.str() + "': replica " +
+                      std::to_string(replicaId) +
+                      " does not exist; the graph has 1 replica (replica 0)");
   impl_->hostIo->connectCallback(handle, std::move(callback));
 }
 

@@ -47,6 +47,7 @@ EngineOptions parseEngineOptions(const OptionFlags &flags) {
       {"autoReport.outputGraphProfile", H::createWithBool(out.outputGraphProfile)},
       {"autoReport.outputExecutionProfile", H::createWithBool(out.outputExecutionProfile)},
       {"debug.instrument", H::createWithBool(out.instrument)},
+      {"exchange.enablePrefetch", H::createWithBool(out.prefetch)},
       {"executableCache.enable", H::createWithBool(out.executableCache)},
       {"executableCache.directory", H::createWithString(out.executableCacheDirectory)},
       {"executableCache.maxBytes", H::createWithString(cacheMaxBytes)},
@@ -66,26 +67,15 @@ EngineOptions parseEngineOptions(const OptionFlags &flags) {
        {"autoReport.executionProfileProgramRunCount", "opt.maxCompilationThreads",
         "opt.maxCopyMergeSize", "profiler.replicaToProfile"})
     table.emplace_back(name, H::createWithUnsigned(ignored.count));
-  for (const char *name : {"autoReport.outputLoweredVars",
-                           "autoReport.outputArchive",
-                           "autoReport.outputSerializedGraph",
-                           "autoReport.outputDebugInfo",
-                           "autoReport.streamAtEachRun",
-                           "debug.instrumentCompute",
-                           "debug.instrumentExternalExchange",
-                           "debug.instrumentControlFlow",
-                           "debug.retainDebugInformation",
-                           "debug.verify",
-                           "debug.floatPointOpException",
-                           "debug.nanOverflowException",
-                           "debug.outputAllSymbols",
-                           "target.syncReplicasIndependently",
-                           "opt.enableSwSyncs",
-                           "opt.useAutoloader",
-                           "opt.enableMultiAccessCopies",
-                           "opt.limitVertexStateToLower256K",
-                           "exchange.enablePrefetch",
-                           "profiler.includeFlopEstimates"})
+  for (const char *name :
+       {"autoReport.outputLoweredVars", "autoReport.outputArchive",
+        "autoReport.outputSerializedGraph", "autoReport.outputDebugInfo",
+        "autoReport.streamAtEachRun", "debug.instrumentCompute", "debug.instrumentExternalExchange",
+        "debug.instrumentControlFlow", "debug.retainDebugInformation", "debug.verify",
+        "debug.floatPointOpException", "debug.nanOverflowException", "debug.outputAllSymbols",
+        "target.syncReplicasIndependently", "opt.enableSwSyncs", "opt.useAutoloader",
+        "opt.enableMultiAccessCopies", "opt.limitVertexStateToLower256K",
+        "profiler.includeFlopEstimates"})
     table.emplace_back(name, H::createWithBool(ignored.flag));
   poputil::OptionSpec("engine", std::move(table)).parse(all);
   if (!cacheMaxBytes.empty()) { // bytes: beyond what an unsigned option holds

@@ -17,6 +17,8 @@ struct EngineOptions {
   bool outputExecutionProfile = false; ///< autoReport.outputExecutionProfile (or .all)
   bool instrument = false;             ///< debug.instrument (or autoReport.all)
   std::string reportDirectory = ".";   ///< autoReport.directory
+  /// exchange.enablePrefetch: ask StreamCallbacks for the next transfer's data ahead of time.
+  bool prefetch = true;
   /// executableCache.*: look compiled graphs up (and store them) in the executable cache.
   bool executableCache = true;
   std::string executableCacheDirectory; ///< Empty: $TESSERA_EXECUTABLE_CACHE or the default.

@@ -9,8 +9,55 @@
 
 namespace poplar::engine {
 
-HostIo::HostIo(const compiler::CompiledGraph &plan, TileMemory &memory)
-    : plan_(plan), memory_(memory), streams_(plan.streams.size()) {}
+namespace {
+
+/// connectStreamToCallback(handle, std::function): a callback that never prefetches.
+class FunctionCallback final : public StreamCallback {
+public:
+  explicit FunctionCallback(std::function<void(void *)> f) : f_(std::move(f)) {}
+  Result prefetch(void *) override { return Result::NotAvailable; }
+  void fetch(void *p) override { f_(p); }
+  void complete() override {}
+
+private:
+  std::function<void(void *)> f_;
+};
+
+} // namespace
+
+HostIo::HostIo(const compiler::CompiledGraph &plan, TileMemory &memory, bool prefetch)
+    : plan_(plan), memory_(memory), streams_(plan.streams.size()), prefetch_(prefetch) {}
+
+HostIo::~HostIo() {
+  for (auto &b : streams_)
+    if (b.hasPrefetched) {
+      try {
+        b.callback->invalidatePrefetched();
+      } catch (...) { // a destructor must not throw; the engine is going away regardless
+      }
+    }
+}
+
+template <class Fn> auto HostIo::guarded(unsigned stream, const char *what, Fn &&fn) {
+  try {
+    return fn();
+  } catch (const std::exception &e) {
+    throw runtime_error("stream '" + plan_.streams[stream].handle + "': its callback's " + what +
+                        " threw: " + e.what());
+  } catch (...) {
+    throw runtime_error("stream '" + plan_.streams[stream].handle + "': its callback's " + what +
+                        " threw a non-standard exception");
+  }
+}
+
+void HostIo::bind(unsigned i, StreamBinding binding) {
+  StreamBinding &old = streams_[i];
+  if (old.hasPrefetched) {
+    old.hasPrefetched = false;
+    guarded(i, "invalidatePrefetched", [&] { old.callback->invalidatePrefetched(); });
+  }
+  old = std::move(binding);
+}
 
 unsigned HostIo::streamIndex(StringRef handle) const {
   for (unsigned i = 0; i < plan_.streams.size(); ++i)
@@ -27,7 +74,10 @@ void HostIo::connectFixed(StringRef handle, void *p) {
   const unsigned i = streamIndex(handle);
   if (!p && plan_.streams[i].bytesPerTransfer)
     throw stream_connection_error("connectStream '" + handle.str() + "': null host buffer");
-  streams_[i] = {StreamBinding::Kind::Fixed, static_cast<unsigned char *>(p), 0, 0, {}};
+  StreamBinding b;
+  b.kind = StreamBinding::Kind::Fixed;
+  b.begin = static_cast<unsigned char *>(p);
+  bind(i, std::move(b));
 }
 
 void HostIo::connectRing(StringRef handle, void *begin, void *end) {
@@ -40,18 +90,29 @@ void HostIo::connectRing(StringRef handle, void *begin, void *end) {
                                   std::to_string(std::max<std::ptrdiff_t>(size, 0)) +
                                   " bytes, which is not a whole number of " +
                                   std::to_string(transfer) + "-byte transfers");
-  streams_[i] = {StreamBinding::Kind::Ring,
-                 static_cast<unsigned char *>(begin),
-                 static_cast<std::uint64_t>(size),
-                 0,
-                 {}};
+  StreamBinding b;
+  b.kind = StreamBinding::Kind::Ring;
+  b.begin = static_cast<unsigned char *>(begin);
+  b.size = static_cast<std::uint64_t>(size);
+  bind(i, std::move(b));
 }
 
 void HostIo::connectCallback(StringRef handle, std::function<void(void *)> callback) {
-  const unsigned i = streamIndex(handle);
+  streamIndex(handle); // an unknown handle is named before an empty callback
   if (!callback)
     throw stream_connection_error("connectStreamToCallback '" + handle.str() + "': empty callback");
-  streams_[i] = {StreamBinding::Kind::Callback, nullptr, 0, 0, std::move(callback)};
+  connectCallback(handle, std::make_unique<FunctionCallback>(std::move(callback)));
+}
+
+void HostIo::connectCallback(StringRef handle, std::unique_ptr<StreamCallback> callback) {
+  const unsigned i = streamIndex(handle);
+  if (!callback)
+    throw stream_connection_error("connectStreamToCallback '" + handle.str() +
+                                  "': null StreamCallback");
+  StreamBinding b;
+  b.kind = StreamBinding::Kind::Callback;
+  b.callback = std::move(callback);
+  bind(i, std::move(b));
 }
 
 HostIo::StreamBinding &HostIo::binding(unsigned stream) {
@@ -75,25 +136,41 @@ unsigned char *HostIo::nextTransfer(StreamBinding &b, std::uint64_t bytes) {
 void HostIo::streamIn(unsigned index) {
   const auto &sc = plan_.streamCopies[index];
   StreamBinding &b = binding(sc.stream);
-  if (b.kind == StreamBinding::Kind::Callback) {
-    staging_.resize(sc.tensor.bytes);
-    b.callback(staging_.data());
-    memory_.scatter(sc.tensor, staging_.data());
-  } else {
+  if (b.kind != StreamBinding::Kind::Callback) {
     memory_.scatter(sc.tensor, nextTransfer(b, sc.tensor.bytes));
+    return;
   }
+  StreamCallback &cb = *b.callback;
+  if (b.hasPrefetched) {
+    b.hasPrefetched = false;
+    memory_.scatter(sc.tensor, b.prefetched.data());
+  } else {
+    staging_.resize(sc.tensor.bytes);
+    guarded(sc.stream, "fetch", [&] { cb.fetch(staging_.data()); });
+    memory_.scatter(sc.tensor, staging_.data());
+  }
+  guarded(sc.stream, "complete", [&] { cb.complete(); });
+  if (!prefetch_)
+    return;
+  // Every transfer of a stream has the same size: ask for the next one now, so a callback that
+  // can produce data ahead of time does it while the device computes.
+  b.prefetched.resize(plan_.streams[sc.stream].bytesPerTransfer);
+  b.hasPrefetched = guarded(sc.stream, "prefetch", [&] {
+                      return cb.prefetch(b.prefetched.data());
+                    }) == StreamCallback::Result::Success;
 }
 
 void HostIo::streamOut(unsigned index) {
   const auto &sc = plan_.streamCopies[index];
   StreamBinding &b = binding(sc.stream);
-  if (b.kind == StreamBinding::Kind::Callback) {
-    staging_.resize(sc.tensor.bytes);
-    memory_.gather(sc.tensor, staging_.data());
-    b.callback(staging_.data());
-  } else {
+  if (b.kind != StreamBinding::Kind::Callback) {
     memory_.gather(sc.tensor, nextTransfer(b, sc.tensor.bytes));
+    return;
   }
+  staging_.resize(sc.tensor.bytes);
+  memory_.gather(sc.tensor, staging_.data());
+  guarded(sc.stream, "fetch", [&] { b.callback->fetch(staging_.data()); });
+  guarded(sc.stream, "complete", [&] { b.callback->complete(); });
 }
 
 const compiler::TensorImage &HostIo::hostTensor(bool write, StringRef handle) const {

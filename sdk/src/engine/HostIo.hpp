@@ -4,8 +4,10 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
+#include <poplar/StreamCallback.hpp>
 #include <poplar/StringRef.hpp>
 
 #include "compiler/CompiledGraph.hpp"
@@ -18,7 +20,12 @@ namespace poplar::engine {
 /// when one is unknown). `plan` and `memory` are borrowed and must outlive this object.
 class HostIo {
 public:
-  HostIo(const compiler::CompiledGraph &plan, TileMemory &memory);
+  /// `prefetch`: ask StreamCallbacks for data ahead of time (exchange.enablePrefetch).
+  HostIo(const compiler::CompiledGraph &plan, TileMemory &memory, bool prefetch);
+  /// Hands prefetched data that was never used back to its callback.
+  ~HostIo();
+  HostIo(const HostIo &) = delete;
+  HostIo &operator=(const HostIo &) = delete;
 
   /// Every transfer reads or writes the same `bytesPerTransfer` bytes at `p`.
   void connectFixed(StringRef handle, void *p);
@@ -26,6 +33,8 @@ public:
   void connectRing(StringRef handle, void *begin, void *end);
   /// Every transfer calls `callback` with a host buffer of one transfer.
   void connectCallback(StringRef handle, std::function<void(void *)> callback);
+  /// Every transfer goes through `callback` (see <poplar/StreamCallback.hpp>).
+  void connectCallback(StringRef handle, std::unique_ptr<StreamCallback> callback);
 
   /// StreamIn / StreamOut step for CompiledGraph::streamCopies[index].
   void streamIn(unsigned index);
@@ -42,9 +51,17 @@ private:
     unsigned char *begin = nullptr;
     std::uint64_t size = 0;
     std::uint64_t position = 0;
-    std::function<void(void *)> callback;
+    std::unique_ptr<StreamCallback> callback;
+    /// The next transfer's data, when the callback's prefetch supplied it.
+    std::vector<unsigned char> prefetched;
+    bool hasPrefetched = false;
   };
 
+  /// Replaces stream `i`'s binding, handing unused prefetched data back first.
+  void bind(unsigned i, StreamBinding binding);
+  /// Calls `what` of stream `stream`'s callback; an exception becomes a runtime_error naming
+  /// the stream.
+  template <class Fn> auto guarded(unsigned stream, const char *what, Fn &&fn);
   unsigned streamIndex(StringRef handle) const;
   StreamBinding &binding(unsigned stream);
   unsigned char *nextTransfer(StreamBinding &b, std::uint64_t bytes);
@@ -57,6 +74,7 @@ private:
   TileMemory &memory_;
   std::vector<StreamBinding> streams_;
   std::vector<unsigned char> staging_;
+  bool prefetch_;
 };
 
 } // namespace poplar::engine
