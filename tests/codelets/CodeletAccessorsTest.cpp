@@ -3,7 +3,6 @@
 #include <filesystem>
 
 #include <gtest/gtest.h>
-#include <poplar/Graph.hpp>
 #include <tessera/VertexType.hpp>
 #include <tessera/testing/RunVertex.hpp>
 
@@ -14,11 +13,7 @@ using tessera::testing::RunVertexOptions;
 using tessera::testing::VertexResult;
 
 namespace {
-RunVertexOptions accessors() {
-  RunVertexOptions options;
-  options.codeletFiles = {codelettest::fixture("Accessors.cpp")};
-  return options;
-}
+RunVertexOptions accessors() { return codelettest::fixtureOptions("Accessors.cpp"); }
 
 VertexResult runVectorAccessors() {
   return runVertex("VectorAccessors",
