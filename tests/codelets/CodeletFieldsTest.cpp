@@ -14,11 +14,7 @@ using tessera::testing::RunVertexOptions;
 using tessera::testing::VertexResult;
 
 namespace {
-RunVertexOptions fieldKinds() {
-  RunVertexOptions options;
-  options.codeletFiles = {codelettest::fixture("FieldKinds.cpp")};
-  return options;
-}
+RunVertexOptions fieldKinds() { return codelettest::fixtureOptions("FieldKinds.cpp"); }
 } // namespace
 
 TEST(CodeletFields, ScalarInputOutputInOut) {

@@ -21,6 +21,12 @@ std::string fixture(const std::string &name) {
   return std::string(TESSERA_CODELET_FIXTURES) + "/" + name;
 }
 
+tessera::testing::RunVertexOptions fixtureOptions(const std::string &name) {
+  tessera::testing::RunVertexOptions options;
+  options.codeletFiles = {fixture(name)};
+  return options;
+}
+
 TempDir::TempDir() {
   static std::atomic<unsigned> counter{0};
   fs::create_directories(TESSERA_TEST_TMP);

@@ -4,11 +4,15 @@
 #include <string>
 
 #include <poplar/Device.hpp>
+#include <tessera/testing/RunVertex.hpp>
 
 namespace codelettest {
 
 /// Absolute path of fixture `name` in tests/codelets/fixtures.
 std::string fixture(const std::string &name);
+
+/// runVertex options that load fixture `name` (compiled, or taken from the codelet cache).
+tessera::testing::RunVertexOptions fixtureOptions(const std::string &name);
 
 /// A fresh directory under the build tree, removed with everything in it on destruction.
 class TempDir {

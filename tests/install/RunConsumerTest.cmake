@@ -1,5 +1,6 @@
 # Installs a Tessera build into a scratch prefix, moves the prefix somewhere else, then configures,
-# builds and runs the out-of-tree consumer project against the moved prefix. Run as
+# builds and runs the out-of-tree consumer project against the moved prefix — with CMake, then
+# with a plain Makefile after sourcing the installed enable.sh (RunEnableScripts.sh). Run as
 #   cmake -DTESSERA_BUILD_DIR=… -DCONSUMER_SOURCE_DIR=… -DWORK_DIR=… -DGENERATOR=Ninja
 #         [-DCXX_COMPILER=…] [-DCOMPILER_LAUNCHER=…] [-DSANITIZER_FLAGS=…] -P RunConsumerTest.cmake
 cmake_minimum_required(VERSION 3.25)
@@ -80,15 +81,40 @@ if(NOT installed_version STREQUAL found_version)
                       "find_package(Tessera) reported Tessera_VERSION '${found_version}'")
 endif()
 
+# The consumer prints the SDK version and where its run-time codelet found poplar/Vertex.hpp:
+# both must come from the installed prefix.
+function(check_consumer_output how output)
+  message(STATUS "${output}")
+  if(NOT output MATCHES "Tessera ${installed_version}")
+    message(FATAL_ERROR "install_consumer (${how}): poplar::versionString() does not name "
+                        "version ${installed_version}:\n${output}")
+  endif()
+  string(FIND "${output}" "codelet header: ${prefix}/include/poplar/Vertex.hpp" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "install_consumer (${how}): the run-time codelet was not compiled "
+                        "against ${prefix}/include/poplar/Vertex.hpp:\n${output}")
+  endif()
+endfunction()
+
 run_step("run consumer" ${clean_env} "${consumer_build}/consumer")
-message(STATUS "${step_output}")
-if(NOT step_output MATCHES "Tessera ${installed_version}")
-  message(FATAL_ERROR "install_consumer: poplar::versionString() does not name version "
-                      "${installed_version}:\n${step_output}")
+check_consumer_output("CMake" "${step_output}")
+
+# The same program from a plain Makefile after `source enable.sh` (-lpoplar -lpoputil …), and
+# the enable scripts of each shell: nothing on the search paths but what they set.
+set(makefile_dir "${CONSUMER_SOURCE_DIR}/../makefile")
+set(makefile_cxx "${CXX_COMPILER}")
+if(NOT makefile_cxx)
+  set(makefile_cxx c++)
 endif()
-# Run-time codelets must compile against the headers installed beside libpoplar.
-string(FIND "${step_output}" "codelet header: ${prefix}/include/poplar/Vertex.hpp" at)
-if(at EQUAL -1)
-  message(FATAL_ERROR "install_consumer: the run-time codelet was not compiled against "
-                      "${prefix}/include/poplar/Vertex.hpp:\n${step_output}")
+if(COMPILER_LAUNCHER)
+  set(makefile_cxx "${COMPILER_LAUNCHER} ${makefile_cxx}")
 endif()
+run_step("make consumer after enable.sh"
+         ${clean_env} --unset=CPATH --unset=LIBRARY_PATH --unset=CMAKE_PREFIX_PATH
+         --unset=POPLAR_SDK_ENABLED
+         # Its own codelet cache, so this build's codelet is compiled (and says against what).
+         "TESSERA_CODELET_CACHE=${WORK_DIR}/makefile-codelet-cache"
+         bash "${CONSUMER_SOURCE_DIR}/../RunEnableScripts.sh" "${prefix}"
+         "${makefile_dir}/Makefile" "${CONSUMER_SOURCE_DIR}" "${WORK_DIR}/makefile-build"
+         "${makefile_cxx}" "${SANITIZER_FLAGS}")
+check_consumer_output("Makefile" "${step_output}")

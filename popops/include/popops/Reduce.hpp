@@ -8,7 +8,9 @@
 // inside blocks of 2048 elements, block sums added in order).
 #pragma once
 
+#include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <poplar/DebugContext.hpp>

@@ -1,6 +1,7 @@
 // Enumerates the devices of the (simulated) system.
 #pragma once
 
+#include <cstddef>
 #include <vector>
 
 #include <poplar/Device.hpp>

@@ -1,6 +1,9 @@
 // The Engine: compiles a graph and its programs, then runs them on a (simulated) device.
 #pragma once
 
+// <cassert> as Poplar's headers bring it in: programs written for Poplar use `assert` after
+// including only this header.
+#include <cassert>
 #include <cstdint>
 #include <functional>
 #include <iosfwd>

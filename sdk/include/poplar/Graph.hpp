@@ -1,6 +1,9 @@
 // The graph: variables, constants, tile mappings, compute sets, vertices, streams, functions.
 #pragma once
 
+// <cassert> as Poplar's headers bring it in: programs written for Poplar use `assert` after
+// including only this header.
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <functional>

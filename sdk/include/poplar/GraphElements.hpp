@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include <poplar/StringRef.hpp>
 #include <poplar/Type.hpp>

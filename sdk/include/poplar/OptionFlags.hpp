@@ -1,7 +1,9 @@
 // String key/value options passed to Engines and library functions, as in Poplar.
 #pragma once
 
+#include <cstddef>
 #include <initializer_list>
+#include <iosfwd>
 #include <map>
 #include <string>
 #include <utility>

@@ -1,6 +1,7 @@
 // A non-owning string view that converts from every string spelling Poplar accepts.
 #pragma once
 
+#include <cstddef>
 #include <cstring>
 #include <ostream>
 #include <string>

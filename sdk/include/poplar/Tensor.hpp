@@ -1,6 +1,9 @@
 // Tensors: shaped views over the elements of graph variables.
 #pragma once
 
+// <cassert> as Poplar's headers bring it in: programs written for Poplar use `assert` after
+// including only this header.
+#include <cassert>
 #include <cstddef>
 #include <iosfwd>
 #include <memory>

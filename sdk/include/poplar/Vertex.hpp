@@ -14,6 +14,9 @@
 // of runs. Plain members (`unsigned n;`) are set with `Graph::setInitialValue(v["n"], …)`.
 #pragma once
 
+// <cassert> because Poplar's headers bring it in and codelets written for Poplar `assert`
+// without including it.
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -23,8 +26,17 @@
 namespace poplar {
 
 /// Layout hints Poplar uses to compress vertex state on the IPU. Accepted for source
-/// compatibility; on Tessera every layout stores a full pointer and a size.
-enum class VectorLayout { ONE_PTR, SPAN, SCALED_PTR32, SCALED_PTR64, SCALED_PTR128, COMPACT_PTR };
+/// compatibility; on Tessera every layout stores a full pointer and a size, so `size()` and
+/// iteration work for all of them (Poplar offers them for SPAN and SHORT_SPAN only).
+enum class VectorLayout {
+  ONE_PTR,
+  SPAN,
+  SCALED_PTR32,
+  SCALED_PTR64,
+  SCALED_PTR128,
+  COMPACT_PTR,
+  SHORT_SPAN
+};
 enum class VectorListLayout {
   ONE_PTR,
   SCALED_PTR32,
@@ -42,6 +54,9 @@ public:
 
 /// Legacy supervisor vertices run as plain vertices.
 class SupervisorVertex : public Vertex {};
+
+/// SupervisorVertex when `pred` holds, else Vertex: Poplar's way to write one template for both.
+template <bool pred> using SupervisorVertexIf = std::conditional_t<pred, SupervisorVertex, Vertex>;
 
 namespace detail {
 /// Worker contexts of the tile the current MultiVertex runs on (set by the engine).
@@ -64,16 +79,25 @@ public:
 
 namespace detail {
 
-/// A contiguous run of elements: the layout of every Vector field.
+/// A contiguous run of elements: the layout of every Vector field. Poplar documents
+/// `operator[]`, `operator*` (the first element), `begin`/`end` and `size()`; `data()`,
+/// `empty()`, `front()`/`back()` and `cbegin`/`cend` are the std::span-like extras Tessera adds.
 template <class T> class Span {
 public:
-  using value_type = T;
+  using value_type = std::remove_cv_t<T>;
+  using size_type = std::size_t;
+  using reference = T &;
+  using iterator = T *;
+  using const_iterator = const T *;
   T *data() const { return data_; }
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
   T &operator[](std::size_t i) const { return data_[i]; }
+  T &operator*() const { return *data_; }
   T *begin() const { return data_; }
   T *end() const { return data_ + size_; }
+  const T *cbegin() const { return data_; }
+  const T *cend() const { return data_ + size_; }
   T &front() const { return data_[0]; }
   T &back() const { return data_[size_ - 1]; }
 

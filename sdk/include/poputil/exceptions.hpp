@@ -1,5 +1,7 @@
 #pragma once
 
+#include <string>
+
 #include <poplar/exceptions.hpp>
 
 namespace poputil {

@@ -16,6 +16,7 @@
 #include <new>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <poplar/Type.hpp>

@@ -86,6 +86,9 @@ std::string cacheKey(const std::string &sourcePath, const std::string &flags,
   h.add(codeletAbi());
   for (const auto &c : compiler)
     h.add(c);
+  // The SDK's own flags (`-D__POPC__` among them) change the object as much as the caller's.
+  for (const auto &f : fixedCompileFlags())
+    h.add(f);
   h.add(flags);
   // `-I dir` / `-Idir` flags are searched for quoted includes too.
   std::vector<fs::path> searchDirs;

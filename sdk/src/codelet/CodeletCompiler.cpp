@@ -101,10 +101,18 @@ std::string sdkIncludeDir() {
   return TESSERA_BUILD_INCLUDE_DIR;
 }
 
+const std::vector<std::string> &fixedCompileFlags() {
+  // __POPC__ is what Poplar's codelet compiler defines, so codelet files written for Poplar can
+  // keep host-only code (printing, host includes) out of their vertices with `#ifdef __POPC__`.
+  static const std::vector<std::string> flags{"-std=c++20", "-O2",        "-fPIC",
+                                              "-shared",    "-D__POPC__", "-fvisibility=hidden"};
+  return flags;
+}
+
 CompileResult compileSharedObject(const std::string &stubPath, const std::string &outputPath,
                                   const std::string &userFlags) {
   std::vector<std::string> args = hostCompiler();
-  for (const char *f : {"-std=c++20", "-O2", "-fPIC", "-shared", "-fvisibility=hidden"})
+  for (const auto &f : fixedCompileFlags())
     args.push_back(f);
   args.push_back("-I" + sdkIncludeDir());
   for (auto &f : splitFlags(userFlags))

@@ -14,6 +14,10 @@ std::vector<std::string> hostCompiler();
 /// installed layout next to libpoplar (found with dladdr), else the source tree of this build.
 std::string sdkIncludeDir();
 
+/// The flags every codelet compile starts with, before the caller's: the language standard,
+/// optimisation, shared-object flags and `-D__POPC__`. Part of the codelet cache key.
+const std::vector<std::string> &fixedCompileFlags();
+
 /// Splits a flag string like a shell would (quotes and backslashes group characters).
 std::vector<std::string> splitFlags(const std::string &flags);
 
@@ -23,8 +27,8 @@ struct CompileResult {
   std::string command;     ///< The command line, for messages and `popc -v`.
 };
 
-/// Compiles `stubPath` into the shared object `outputPath` with
-/// `-std=c++20 -O2 -fPIC -shared -I<sdk include>`, then `userFlags`, linking Highway.
+/// Compiles `stubPath` into the shared object `outputPath` with fixedCompileFlags(),
+/// `-I<sdk include>`, then `userFlags`, linking Highway.
 CompileResult compileSharedObject(const std::string &stubPath, const std::string &outputPath,
                                   const std::string &userFlags);
 

@@ -14,8 +14,75 @@ bool isIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) |
 bool isIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 bool isIdentifier(const std::string &t) { return !t.empty() && isIdentStart(t[0]); }
 
-/// The source with comments, string/character literals and preprocessor lines replaced by
-/// spaces (newlines kept), so that only declarations remain to be tokenised.
+/// Follows `#if` / `#ifdef` / `#ifndef` / `#elif` / `#else` / `#endif` to know which code the
+/// compiler will see. Codelets are compiled with `__POPC__` defined, so a branch that needs it
+/// undefined (`#ifndef __POPC__`, `#else` of `#ifdef __POPC__`, `#if !defined(__POPC__)`) is
+/// host-only code and may hold a second definition of a vertex or field; it is skipped. Every
+/// other condition is unknown here and its branches are all read, as if they were compiled.
+class PopcConditionals {
+public:
+  bool active() const { return frames_.empty() || frames_.back().active; }
+
+  /// `directive` is the text after `#`, continuation lines joined.
+  void apply(const std::string &directive) {
+    std::size_t p = directive.find_first_not_of(" \t");
+    if (p == std::string::npos)
+      return;
+    std::size_t e = p;
+    while (e < directive.size() && isIdentChar(directive[e]))
+      ++e;
+    const std::string keyword = directive.substr(p, e - p);
+    std::string rest;
+    for (std::size_t k = e; k < directive.size(); ++k) {
+      if (directive.compare(k, 2, "//") == 0 || directive.compare(k, 2, "/*") == 0)
+        break;
+      if (!std::isspace(static_cast<unsigned char>(directive[k])) && directive[k] != '\\')
+        rest += directive[k];
+    }
+    if (keyword == "if" || keyword == "ifdef" || keyword == "ifndef") {
+      const Known c = keyword == "ifdef"    ? (rest == kPopc ? Known::True : Known::Unknown)
+                      : keyword == "ifndef" ? (rest == kPopc ? Known::False : Known::Unknown)
+                                            : evaluate(rest);
+      frames_.push_back({active(), active() && c != Known::False, c == Known::True});
+    } else if (keyword == "elif" && !frames_.empty()) {
+      Frame &f = frames_.back();
+      const Known c = evaluate(rest);
+      f.active = f.parentActive && !f.taken && c != Known::False;
+      f.taken = f.taken || c == Known::True;
+    } else if (keyword == "else" && !frames_.empty()) {
+      Frame &f = frames_.back();
+      f.active = f.parentActive && !f.taken;
+    } else if (keyword == "endif" && !frames_.empty()) {
+      frames_.pop_back();
+    }
+  }
+
+private:
+  enum class Known { True, False, Unknown };
+  static constexpr const char *kPopc = "__POPC__";
+  struct Frame {
+    bool parentActive;
+    bool active;
+    bool taken; ///< A branch of this chain is known to be the one compiled.
+  };
+
+  /// `#if` expressions about __POPC__ alone (spaces removed); anything else is unknown.
+  static Known evaluate(const std::string &e) {
+    for (const char *on : {"__POPC__", "defined(__POPC__)", "defined__POPC__"}) {
+      if (e == on)
+        return Known::True;
+      if (e == std::string("!") + on)
+        return Known::False;
+    }
+    return Known::Unknown;
+  }
+
+  std::vector<Frame> frames_;
+};
+
+/// The source with comments, string/character literals, preprocessor lines and host-only
+/// branches (see PopcConditionals) replaced by spaces (newlines kept), so that only
+/// declarations the codelet compiler sees remain to be tokenised.
 std::string stripNonCode(const std::string &src, std::vector<std::string> *quoteIncludes) {
   std::string out(src.size(), ' ');
   std::size_t i = 0;
@@ -23,6 +90,12 @@ std::string stripNonCode(const std::string &src, std::vector<std::string> *quote
   auto keepNewline = [&](std::size_t at) {
     if (src[at] == '\n')
       out[at] = '\n';
+  };
+  PopcConditionals conditionals;
+  std::size_t inactiveFrom = 0; // start of the skipped branch, while one is being read
+  auto blankSkipped = [&](std::size_t end) {
+    for (std::size_t k = inactiveFrom; k < end; ++k)
+      out[k] = src[k] == '\n' ? '\n' : ' ';
   };
   while (i < src.size()) {
     const char c = src[i];
@@ -36,6 +109,12 @@ std::string stripNonCode(const std::string &src, std::vector<std::string> *quote
       std::size_t end = i;
       while (end < src.size() && !(src[end] == '\n' && src[end - 1] != '\\'))
         ++end;
+      const bool wasActive = conditionals.active();
+      if (!wasActive)
+        blankSkipped(i);
+      conditionals.apply(src.substr(i + 1, end - i - 1));
+      if (!conditionals.active())
+        inactiveFrom = end;
       if (quoteIncludes) {
         std::string line = src.substr(i + 1, end - i - 1);
         std::size_t p = line.find_first_not_of(" \t");
@@ -95,6 +174,8 @@ std::string stripNonCode(const std::string &src, std::vector<std::string> *quote
     }
     out[i++] = c;
   }
+  if (!conditionals.active())
+    blankSkipped(src.size());
   return out;
 }
 
@@ -281,6 +362,9 @@ bool isVertexBase(const Tokens &base) {
     name.erase(name.begin());
   if (name.size() == 3 && name[0] == "poplar" && name[1] == "::")
     name.erase(name.begin(), name.begin() + 2);
+  // SupervisorVertexIf<cond> is Poplar's alias choosing SupervisorVertex or Vertex.
+  if (name.size() >= 2 && name[0] == "SupervisorVertexIf" && name[1] == "<")
+    return true;
   return name.size() == 1 &&
          (name[0] == "Vertex" || name[0] == "MultiVertex" || name[0] == "SupervisorVertex");
 }

@@ -25,7 +25,9 @@ struct ParsedCodelets {
 };
 
 /// Parses the text of a codelet file. Comments, string literals and preprocessor lines are
-/// ignored; classes nested in other classes or functions are not vertex classes.
+/// ignored, and so are branches compiled only without `__POPC__` (`#ifndef __POPC__`, the
+/// `#else` of `#ifdef __POPC__`); classes nested in other classes or functions are not vertex
+/// classes.
 ParsedCodelets parseCodelets(const std::string &source);
 
 /// The targets of `#include "…"` lines in `source`, in order (angle-bracket includes are

@@ -49,7 +49,8 @@ int main(int argc, char **argv) {
       ("include-path,I", po::value(&includes)->composing(),
        "add a directory to the include search path (repeatable)") //
       ("define,D", po::value(&defines)->composing(),
-       "define a preprocessor macro, NAME or NAME=VALUE (repeatable)") //
+       "define a preprocessor macro, NAME or NAME=VALUE (repeatable; __POPC__ is always "
+       "defined, as by Poplar's popc)") //
       ("optimize,O", po::value(&optLevel)->default_value("2"),
        "optimisation level: 0, 1, 2, 3, s or fast")                     //
       ("debug,g", po::bool_switch(&debug), "include debug information") //
