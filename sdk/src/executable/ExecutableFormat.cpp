@@ -359,6 +359,10 @@ public:
         const std::uint64_t slotBytes = sizeof(void *) + (p.hasSize ? sizeof(std::size_t) : 0);
         expect(p.slot.offset + slotBytes <= m_.tile_bytes(int(p.slot.tile)),
                "pointer slot beyond its tile");
+        // A field's element count: at least a byte each, all within the target's tile.
+        expect(!p.hasSize || p.null ||
+                   p.size <= m_.tile_bytes(int(p.target.tile)) - p.target.offset,
+               "field size beyond its tile");
         obj.pointers.push_back(p);
       }
       const auto vb = o.value_begin(i), ve = o.value_begin(i + 1);
