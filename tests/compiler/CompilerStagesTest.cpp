@@ -99,8 +99,7 @@ TEST(CompilerStages, LivenessKeepsWhatIsReadBeforeWrittenAndBoundsATemporary) {
 
 TEST(CompilerStages, LayoutPlacesEveryVariableOnItsTileWithoutOverlap) {
   TwoTiles t;
-  CompileOptions options;
-  CompilerContext ctx(t.g(), options);
+  CompilerContext ctx(t.g());
   ctx.layout = layOutVariables(t.g(), ctx.allocator, analyseLifetimes(t.g(), {Execute(t.sum)}));
   const TensorImage data = ctx.layout.image(t.data), scratch = ctx.layout.image(t.scratch),
                     total = ctx.layout.image(t.total);
@@ -116,8 +115,7 @@ TEST(CompilerStages, LayoutPlacesEveryVariableOnItsTileWithoutOverlap) {
 TEST(CompilerStages, LayoutNamesAnUnmappedVariable) {
   TwoTiles t;
   t.graph.addVariable(FLOAT, {4}, "loose");
-  CompileOptions options;
-  CompilerContext ctx(t.g(), options);
+  CompilerContext ctx(t.g());
   EXPECT_TRUE(throwsWithMessage<invalid_tile_mapping>(
       [&] { layOutVariables(t.g(), ctx.allocator, analyseLifetimes(t.g(), {Execute(t.sum)})); },
       {"'loose'", "element 0 has no tile"}));
@@ -126,12 +124,11 @@ TEST(CompilerStages, LayoutNamesAnUnmappedVariable) {
 namespace {
 /// Runs the stages up to and including the exchange plan.
 struct Planned {
-  CompileOptions options;
   CompilerContext ctx;
   ProgramUse use;
   std::vector<Program> programs;
   Planned(const TwoTiles &t, std::vector<Program> progs)
-      : ctx(t.g(), options), use(validatePrograms(t.g(), progs)), programs(std::move(progs)) {
+      : ctx(t.g()), use(validatePrograms(t.g(), progs)), programs(std::move(progs)) {
     ctx.layout = layOutVariables(t.g(), ctx.allocator, analyseLifetimes(t.g(), programs));
     planVertexState(ctx, use.computeSets);
     planExchange(ctx);

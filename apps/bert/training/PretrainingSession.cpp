@@ -230,7 +230,7 @@ void PretrainingSession::Impl::build() {
   poplar::OptionFlags engineOptions;
   if (options.hostThreads)
     engineOptions.set("target.hostThreads", std::to_string(options.hostThreads));
-  engine = tessera::apps::startEngine(g, programs, engineOptions, device, log).engine;
+  engine = tessera::apps::startEngine(g, programs, engineOptions, device, log);
   for (std::size_t i = 0; i < kInputStreams.size(); ++i)
     engine->connectStreamToCallback(kInputStreams[i], [this, i](void *buffer) {
       const std::vector<std::uint32_t> &field = (*pending)[cursor[i]++].*kBatchFields[i];

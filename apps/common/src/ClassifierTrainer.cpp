@@ -177,7 +177,7 @@ void ClassifierTrainer::Impl::build() {
     engineOptions.set("target.hostThreads", std::to_string(options.hostThreads));
   log << "built " << spec.modelName << ": " << ctx->parameters().size() << " parameter tensors, "
       << "graph " << buildSeconds << " s" << std::endl;
-  engine = startEngine(g, programs, engineOptions, device, log).engine;
+  engine = startEngine(g, programs, engineOptions, device, log);
   images.assign(imageElements(), 0.0f);
   labels.assign(batch(), 0);
   engine->connectStream("images", images.data(), images.data() + images.size());

@@ -13,24 +13,21 @@ double secondsSince(Clock::time_point t) {
 constexpr double kQuietSeconds = 2.0;
 } // namespace
 
-EngineStart startEngine(const poplar::Graph &graph,
-                        const std::vector<poplar::program::Program> &programs,
-                        const poplar::OptionFlags &options, const poplar::Device &device,
-                        std::ostream &log) {
+std::unique_ptr<poplar::Engine> startEngine(const poplar::Graph &graph,
+                                            const std::vector<poplar::program::Program> &programs,
+                                            const poplar::OptionFlags &options,
+                                            const poplar::Device &device, std::ostream &log) {
   const auto start = Clock::now();
   auto progress = [&](int done, int total) {
     if (done > 0 && done < total && secondsSince(start) > kQuietSeconds)
       log << "  compiling: stage " << done << " of " << total << " done after "
           << secondsSince(start) << " s" << std::endl;
   };
-  EngineStart out;
-  out.engine = std::make_unique<poplar::Engine>(graph, programs, options, progress);
-  out.engine->load(device);
-  out.fromCache = out.engine->loadedFromExecutableCache();
-  out.seconds = secondsSince(start);
-  log << (out.fromCache ? "loaded from the executable cache" : "compiled") << " in " << out.seconds
-      << " s" << std::endl;
-  return out;
+  auto engine = std::make_unique<poplar::Engine>(graph, programs, options, progress);
+  engine->load(device);
+  log << (engine->loadedFromExecutableCache() ? "loaded from the executable cache" : "compiled")
+      << " in " << secondsSince(start) << " s" << std::endl;
+  return engine;
 }
 
 } // namespace tessera::apps

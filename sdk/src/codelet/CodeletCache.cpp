@@ -21,16 +21,19 @@ namespace poplar::codelet {
 
 namespace fs = std::filesystem;
 
+std::string userCacheDirectory(const char *variable, const std::string &kind) {
+  if (const char *env = std::getenv(variable); env && *env)
+    return env;
+  if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    return (fs::path(xdg) / "tessera" / kind).string();
+  if (const char *home = std::getenv("HOME"); home && *home)
+    return (fs::path(home) / ".cache" / "tessera" / kind).string();
+  return (fs::temp_directory_path() / ("tessera-" + kind + "-" + std::to_string(getuid())))
+      .string();
+}
+
 std::string cacheDirectory() {
-  fs::path dir;
-  if (const char *env = std::getenv("TESSERA_CODELET_CACHE"); env && *env)
-    dir = env;
-  else if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
-    dir = fs::path(xdg) / "tessera" / "codelets";
-  else if (const char *home = std::getenv("HOME"); home && *home)
-    dir = fs::path(home) / ".cache" / "tessera" / "codelets";
-  else
-    dir = fs::temp_directory_path() / ("tessera-codelets-" + std::to_string(getuid()));
+  const fs::path dir = userCacheDirectory("TESSERA_CODELET_CACHE", "codelets");
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (!fs::is_directory(dir))

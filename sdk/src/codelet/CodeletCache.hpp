@@ -12,6 +12,11 @@
 
 namespace poplar::codelet {
 
+/// A per-user cache directory of the SDK (not created): $`variable`, else
+/// $XDG_CACHE_HOME/tessera/<kind>, else ~/.cache/tessera/<kind>, else a temporary directory
+/// named after the user. Shared by the codelet and executable caches.
+std::string userCacheDirectory(const char *variable, const std::string &kind);
+
 /// $TESSERA_CODELET_CACHE, else $XDG_CACHE_HOME/tessera/codelets, else
 /// ~/.cache/tessera/codelets; created if missing.
 std::string cacheDirectory();

@@ -51,7 +51,7 @@ CompileResult compile(const core::GraphData &graph, const std::vector<program::P
   if (options.progress)
     options.progress(0, kStages);
 
-  CompilerContext ctx(graph, options);
+  CompilerContext ctx(graph);
   const ProgramUse use = validatePrograms(graph, programs);
   stageDone();
   const Lifetimes lifetimes = analyseLifetimes(graph, programs);

@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "compiler/CompiledGraph.hpp"
-#include "compiler/Compiler.hpp"
 #include "compiler/MemoryLayout.hpp"
 #include "compiler/TileSpan.hpp"
 #include "compiler/Validate.hpp"
@@ -15,11 +14,10 @@
 namespace poplar::compiler {
 
 struct CompilerContext {
-  CompilerContext(const core::GraphData &g, const CompileOptions &o)
-      : graph(g), options(o), allocator(g.target.getNumTiles()), layout(g) {}
+  explicit CompilerContext(const core::GraphData &g)
+      : graph(g), allocator(g.target.getNumTiles()), layout(g) {}
 
   const core::GraphData &graph;
-  const CompileOptions &options;
   TileAllocator allocator;
   MemoryLayout layout;
   CompiledGraph result;

@@ -1,11 +1,8 @@
 #include "executable/ExecutableCache.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -115,13 +112,7 @@ void evictBeyondCap(const fs::path &dir, const fs::path &keep, std::uint64_t max
 std::string cacheDirectory(const CacheSettings &settings) {
   if (!settings.directory.empty())
     return settings.directory;
-  if (const char *env = std::getenv("TESSERA_EXECUTABLE_CACHE"); env && *env)
-    return env;
-  if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
-    return (fs::path(xdg) / "tessera" / "executables").string();
-  if (const char *home = std::getenv("HOME"); home && *home)
-    return (fs::path(home) / ".cache" / "tessera" / "executables").string();
-  return (fs::temp_directory_path() / ("tessera-executables-" + std::to_string(getuid()))).string();
+  return codelet::userCacheDirectory("TESSERA_EXECUTABLE_CACHE", "executables");
 }
 
 std::unique_ptr<Executable::Impl> lookUp(const CacheSettings &settings, const std::string &key) {

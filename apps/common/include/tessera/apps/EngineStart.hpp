@@ -10,18 +10,12 @@
 
 namespace tessera::apps {
 
-struct EngineStart {
-  std::unique_ptr<poplar::Engine> engine;
-  bool fromCache = false;
-  double seconds = 0; ///< Compiling (or loading from the cache) and `load`.
-};
-
 /// Builds the Engine for `programs` and loads it on `device`. Compiles that take more than a
 /// couple of seconds report each stage on `log` as they finish; the last line says whether the
 /// graph was compiled or loaded from the executable cache, and how long it took.
-EngineStart startEngine(const poplar::Graph &graph,
-                        const std::vector<poplar::program::Program> &programs,
-                        const poplar::OptionFlags &options, const poplar::Device &device,
-                        std::ostream &log);
+std::unique_ptr<poplar::Engine> startEngine(const poplar::Graph &graph,
+                                            const std::vector<poplar::program::Program> &programs,
+                                            const poplar::OptionFlags &options,
+                                            const poplar::Device &device, std::ostream &log);
 
 } // namespace tessera::apps
