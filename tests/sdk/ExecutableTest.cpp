@@ -232,4 +232,5 @@ TEST(ExecutableErrors, MovedFromExecutableSaysSo) {
   Executable taken = std::move(exe);
   std::ostringstream out;
   EXPECT_TRUE(throwsWithMessage<runtime_error>([&] { exe.serialize(out); }, {"moved from"}));
+  EXPECT_TRUE(throwsWithMessage<runtime_error>([&] { Engine e(std::move(exe)); }, {"moved from"}));
 }
