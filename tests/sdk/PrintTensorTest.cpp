@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <numeric>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -155,6 +156,28 @@ TEST(PrintTensor, LargeTensorsAreSummarised) {
   Printer p;
   p.print<int>("big", INT, {1001}, iota<int>(1001, 0));
   EXPECT_EQ(p.run(), "big: [   0    1    2  ...  998  999 1000]\n");
+}
+
+// Engine::setPrintTensorStream (and setPrintStream, which covers every printing program)
+// redirect PrintTensor's text to the given stream; nothing reaches standard output then.
+TEST(PrintTensor, GoesToTheStreamTheEngineIsGiven) {
+  for (const bool wholePrintStream : {false, true}) {
+    Device device = enginetest::smallDevice(2);
+    Graph graph(device.getTarget());
+    Tensor t = graph.addConstant<int>(INT, {3}, {4, 5, 6}, "t");
+    graph.setTileMapping(t, 0);
+    Engine engine(graph, Sequence{PrintTensor("t", t)});
+    engine.load(device);
+    std::ostringstream captured;
+    if (wholePrintStream)
+      engine.setPrintStream(captured);
+    else
+      engine.setPrintTensorStream(captured);
+    testing::internal::CaptureStdout();
+    engine.run();
+    EXPECT_EQ(testing::internal::GetCapturedStdout(), "");
+    EXPECT_EQ(captured.str(), "t: [4 5 6]\n");
+  }
 }
 
 } // namespace

@@ -101,6 +101,13 @@ public:
   void connectStreamToCallback(StringRef handle, unsigned replicaId,
                                std::unique_ptr<StreamCallback> callback);
 
+  /// Where PrintTensor programs write (std::cout until set). The stream must outlive the runs
+  /// that print to it.
+  void setPrintTensorStream(std::ostream &stream);
+  /// Where every program that prints writes; in Tessera that is PrintTensor only, so this is
+  /// the same as setPrintTensorStream.
+  void setPrintStream(std::ostream &stream);
+
   /// Tessera extension: true when construction found this graph in the executable cache and did
   /// not compile it.
   bool loadedFromExecutableCache() const;

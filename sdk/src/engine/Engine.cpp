@@ -129,6 +129,12 @@ void Engine::readTensor(StringRef handle, void *buf, void *bufEnd) {
   impl_->hostIo->readTensor(handle, buf, bufEnd);
 }
 
+void Engine::setPrintTensorStream(std::ostream &stream) {
+  impl_->interpreter->setPrintStream(stream);
+}
+
+void Engine::setPrintStream(std::ostream &stream) { setPrintTensorStream(stream); }
+
 void Engine::connectStream(StringRef handle, void *p) { impl_->hostIo->connectFixed(handle, p); }
 
 void Engine::connectStream(StringRef handle, void *begin, void *end) {

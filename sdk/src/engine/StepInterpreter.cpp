@@ -21,7 +21,8 @@ using compiler::StepKind;
 
 StepInterpreter::StepInterpreter(const compiler::CompiledGraph &plan, TileMemory &memory,
                                  HostIo &hostIo, ThreadPool &pool, bool runtimeVerify)
-    : plan_(plan), memory_(memory), hostIo_(hostIo), pool_(pool), runtimeVerify_(runtimeVerify) {}
+    : plan_(plan), memory_(memory), hostIo_(hostIo), pool_(pool), runtimeVerify_(runtimeVerify),
+      printStream_(&std::cout) {}
 
 void StepInterpreter::runCopies(const compiler::CopyList &list) {
   if (list.empty())
@@ -171,7 +172,7 @@ void StepInterpreter::print(unsigned index) const {
   const auto &p = plan_.prints[index];
   std::vector<unsigned char> host(p.tensor.bytes);
   memory_.gather(p.tensor, host.data());
-  std::cout << formatTensor(p.title, p.tensor.type, p.tensor.shape, host.data()) << std::endl;
+  *printStream_ << formatTensor(p.title, p.tensor.type, p.tensor.shape, host.data()) << std::endl;
 }
 
 void StepInterpreter::run(std::size_t pc, profile::ExecutionRecorder *recorder) {

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,8 @@ public:
   /// Runs from step `pc` to the next End. With a recorder, every Execute, Copy and stream step is
   /// counted (and timed when it measures host time), and compute sets run one by one.
   void run(std::size_t pc, profile::ExecutionRecorder *recorder);
+  /// Where PrintTensor steps write (std::cout until set); borrowed.
+  void setPrintStream(std::ostream &out) { printStream_ = &out; }
 
 private:
   bool step(std::size_t &pc, bool joinRuns);
@@ -46,6 +49,7 @@ private:
   std::vector<std::uint64_t> loopCounters_;
   std::vector<std::size_t> callStack_;
   std::vector<unsigned char> staging_;
+  std::ostream *printStream_;
 };
 
 } // namespace poplar::engine
