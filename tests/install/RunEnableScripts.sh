@@ -61,3 +61,20 @@ if command -v tcsh >/dev/null; then
   [[ $out == "$prefix/bin/popc"$'\n'"$prefix" ]] || fail "tcsh: $out"
   echo "enable scripts: tcsh ok" >&2
 fi
+
+# The pva Python module: on PYTHONPATH after enable.sh and loaded from the moved prefix (its
+# libraries found through its run path). A sanitized module cannot load into an unsanitized
+# python, so sanitized builds skip this.
+if [ -z "$extra_flags" ]; then
+  out=$(env -u PYTHONPATH bash -c 'source "$1/enable.sh" && python3 -c "
+import pva
+print(pva.__file__)
+try:
+    pva.openReport(\"/nonexistent/profile.pop\")
+except pva.Error as e:
+    print(e)
+"' bash "$prefix" 2>&1) || fail "python: import pva after enable.sh failed: $out"
+  [[ $out == "$prefix/"*"/nonexistent/profile.pop"* ]] ||
+    fail "python: pva not imported from $prefix or no error naming the file: $out"
+  echo "enable scripts: python import pva ok" >&2
+fi
