@@ -78,3 +78,20 @@ except pva.Error as e:
     fail "python: pva not imported from $prefix or no error naming the file: $out"
   echo "enable scripts: python import pva ok" >&2
 fi
+
+# Two of apps/examples, each built with its own Makefile against the installed SDK and run from a
+# copy of its directory, print what their expected_output.txt says.
+examples_dir=$(cd "$consumer_dir/../../../apps/examples" && pwd)
+for example in vertices_and_codelets stream_callbacks; do
+  work="$build_dir/examples/$example"
+  rm -rf "$work" && mkdir -p "$work" && cp "$examples_dir/$example"/* "$work"/
+  out=$(bash -c 'set -eu
+    source "$1/enable.sh"
+    cd "$2"
+    make -s CXX="$3" CXXFLAGS="-std=c++20 -O1 $4" >&2
+    TESSERA_EXECUTABLE_CACHE="$2/executable-cache" "./$5"
+  ' bash "$prefix" "$work" "$cxx" "$extra_flags" "$example") || fail "example $example: build or run failed"
+  [[ $out == "$(cat "$examples_dir/$example/expected_output.txt")" ]] ||
+    fail "example $example printed:"$'\n'"$out"
+  echo "enable scripts: example $example ok" >&2
+done

@@ -7,6 +7,11 @@
 #include <fstream>
 #include <thread>
 
+#include <csignal>
+#include <cstdlib>
+#include <iostream>
+#include <sys/resource.h>
+
 #include <poplar/Engine.hpp>
 #include <poplar/IPUModel.hpp>
 #include <poputil/TileMapping.hpp>
@@ -131,6 +136,44 @@ TEST(ExecutableCache, UnwritableDirectoryCompilesAnywayAndWarnsOnce) {
   EXPECT_NE(warnings.find(file), std::string::npos) << "names the directory: " << warnings;
   EXPECT_EQ(warnings.find("executable cache"), warnings.rfind("executable cache"))
       << "warned once: " << warnings;
+}
+
+// A full disk: the file size limit (RLIMIT_FSIZE, with SIGXFSZ ignored so writes fail with
+// EFBIG instead of killing the process) makes every cache write fail part-way, as ENOSPC would.
+// Runs three engines, reports what it saw on stderr and exits 0 when all was as it should be.
+namespace {
+
+[[noreturn]] void compileThreeTimesOnAFullDisk(const std::string &cacheDir) {
+  std::signal(SIGXFSZ, SIG_IGN);
+  const rlimit limit{512, 512};
+  ::setrlimit(RLIMIT_FSIZE, &limit);
+  const OptionFlags options{{"executableCache.directory", cacheDir}};
+  ::testing::internal::CaptureStderr();
+  const auto a = scaleAndSum(options);
+  const auto b = scaleAndSum(options); // waits for the first store to fail
+  const auto c = scaleAndSum(options);
+  const std::string warnings = ::testing::internal::GetCapturedStderr();
+  const auto first = warnings.find("executable cache");
+  const bool warnedOnce = first != std::string::npos && first == warnings.rfind("executable cache");
+  const bool namesDirectory = warnings.find(cacheDir) != std::string::npos;
+  const bool correct = a.first == 32 * 1.5f * 2.0f && b.first == a.first && c.first == a.first;
+  const bool compiled = !a.second && !b.second && !c.second;
+  std::cerr << "warned once: " << warnedOnce << ", names the directory: " << namesDirectory
+            << ", correct: " << correct << ", compiled each time: " << compiled
+            << ", files left: " << std::distance(fs::directory_iterator(cacheDir), {})
+            << "\nwarnings: " << warnings << std::endl;
+  std::exit(warnedOnce && namesDirectory && correct && compiled ? 0 : 1);
+}
+
+} // namespace
+
+// In a child process, so the file size limit does not reach the other tests.
+TEST(ExecutableCache, FullDiskCompilesAnywayWarnsOnceAndLeavesNoPartialFile) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  CacheDir dir;
+  fs::create_directories(dir.str());
+  EXPECT_EXIT(compileThreeTimesOnAFullDisk(dir.str()), ::testing::ExitedWithCode(0),
+              "files left: 0");
 }
 
 TEST(ExecutableCache, DamagedEntryIsCompiledAgainAndReplaced) {
