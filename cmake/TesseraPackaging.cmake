@@ -1,5 +1,6 @@
 # Installs the package config so outside projects can `find_package(Tessera CONFIG REQUIRED)`
-# and link Tessera::poplar, Tessera::popops, Tessera::poprand, Tessera::poplin and Tessera::popnn.
+# and link Tessera::poplar, Tessera::popops, Tessera::poprand, Tessera::poplin, Tessera::popnn and
+# Tessera::pva.
 include(CMakePackageConfigHelpers)
 
 set(TESSERA_CMAKE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/Tessera")

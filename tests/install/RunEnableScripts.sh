@@ -62,10 +62,27 @@ if command -v tcsh >/dev/null; then
   echo "enable scripts: tcsh ok" >&2
 fi
 
-# Two of apps/examples, each built with its own Makefile against the installed SDK and run from a
-# copy of its directory, print what their expected_output.txt says.
+# The pva Python module: on PYTHONPATH after enable.sh and loaded from the moved prefix (its
+# libraries found through its run path). A sanitized module cannot load into an unsanitized
+# python, so sanitized builds skip this.
+if [ -z "$extra_flags" ]; then
+  out=$(env -u PYTHONPATH bash -c 'source "$1/enable.sh" && python3 -c "
+import pva
+print(pva.__file__)
+try:
+    pva.openReport(\"/nonexistent/profile.pop\")
+except pva.Error as e:
+    print(e)
+"' bash "$prefix" 2>&1) || fail "python: import pva after enable.sh failed: $out"
+  [[ $out == "$prefix/"*"/nonexistent/profile.pop"* ]] ||
+    fail "python: pva not imported from $prefix or no error naming the file: $out"
+  echo "enable scripts: python import pva ok" >&2
+fi
+
+# Three of apps/examples, each built with its own Makefile against the installed SDK and run from
+# a copy of its directory, print what their expected_output.txt says.
 examples_dir=$(cd "$consumer_dir/../../../apps/examples" && pwd)
-for example in vertices_and_codelets stream_callbacks; do
+for example in vertices_and_codelets stream_callbacks profiling; do
   work="$build_dir/examples/$example"
   rm -rf "$work" && mkdir -p "$work" && cp "$examples_dir/$example"/* "$work"/
   out=$(bash -c 'set -eu

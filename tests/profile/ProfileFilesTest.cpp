@@ -90,6 +90,30 @@ TEST(ProfileFiles, MatrixVectorExampleWritesBothProfiles) {
   EXPECT_NE(text.str().find("\"dotProducts\""), std::string::npos);
 }
 
+TEST(ProfileFiles, ProfilePopHoldsBothProfilesAndNoTemporaryFileRemains) {
+  const std::string dir = profileMatVec(8, 16, "profile-pop");
+  const auto g = tp::readGraphProfile(dir + "/graph_profile.pb");
+  const auto e = tp::readExecutionProfile(dir + "/execution_profile.pb");
+  const auto pop = tp::readProfileReport(dir + "/" + tp::kProfilePopFile);
+  EXPECT_EQ(tp::toJson(pop.graph), tp::toJson(g));
+  ASSERT_TRUE(pop.execution.has_value());
+  EXPECT_EQ(tp::toJson(*pop.execution), tp::toJson(e));
+  // One run of program 0: every timeline event is its.
+  ASSERT_EQ(e.programRuns.size(), 1u);
+  EXPECT_EQ(e.programRuns[0].program, 0u);
+  EXPECT_EQ(e.programRuns[0].firstEvent, 0u);
+  EXPECT_EQ(e.programRuns[0].events, e.timeline.size());
+  EXPECT_EQ(e.programRuns[0].cycles, e.totalEstimatedCycles);
+  // Files are written under a temporary name and renamed into place.
+  std::vector<std::string> names;
+  for (const auto &f : std::filesystem::directory_iterator(dir))
+    names.push_back(f.path().filename().string());
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"execution_profile.json", "execution_profile.pb",
+                                             "graph_profile.json", "graph_profile.pb",
+                                             "profile.pop", "report.html"}));
+}
+
 TEST(ProfileFiles, LargerMatrixVectorCostsMore) {
   const auto small = tp::readGraphProfile(profileMatVec(8, 16, "mv-small") + "/graph_profile.pb");
   const auto large = tp::readGraphProfile(profileMatVec(16, 32, "mv-large") + "/graph_profile.pb");

@@ -117,7 +117,10 @@ void Engine::run(unsigned prog, const std::string &) {
                       " does not exist; the engine was built with " +
                       std::to_string(im.plan().programStart.size()) + " program(s)");
   const engine::ScopedTileFloatMode tileMode; // this thread runs tiles too
-  im.interpreter->run(im.plan().programStart[prog], im.profiler->recorder());
+  auto *recorder = im.profiler->recorder();
+  if (recorder)
+    recorder->beginRun(prog);
+  im.interpreter->run(im.plan().programStart[prog], recorder);
   im.profiler->runFinished();
 }
 

@@ -183,8 +183,8 @@ void StepInterpreter::run(std::size_t pc, profile::ExecutionRecorder *recorder) 
     }
     return;
   }
-  // Profiling: every step is counted; host time is measured only when instrumenting.
-  recorder->beginRun();
+  // Profiling: every step is counted; host time is measured only when instrumenting. The
+  // caller has told the recorder which program this run is (beginRun).
   const bool timed = recorder->measuresHostTime();
   for (;;) {
     const std::size_t at = pc;

@@ -25,7 +25,8 @@ public:
                   ThreadPool &pool, bool runtimeVerify);
 
   /// Runs from step `pc` to the next End. With a recorder, every Execute, Copy and stream step is
-  /// counted (and timed when it measures host time), and compute sets run one by one.
+  /// counted (and timed when it measures host time), and compute sets run one by one; the
+  /// caller has started the run on the recorder (beginRun), since only it knows the program.
   void run(std::size_t pc, profile::ExecutionRecorder *recorder);
   /// Where PrintTensor steps write (std::cout until set); borrowed.
   void setPrintStream(std::ostream &out) { printStream_ = &out; }

@@ -2,6 +2,27 @@
 
 namespace poplar::profile {
 
+void ExecutionRecorder::beginRun(unsigned program) {
+  ++numRuns_;
+  if (!started_) {
+    origin_ = Clock::now();
+    started_ = true;
+  }
+  if (runOpen_)
+    close(programRuns_.back());
+  // Bounded like the timeline: a training loop runs millions of times.
+  runOpen_ = programRuns_.size() < kMaxTimelineEvents;
+  if (runOpen_)
+    programRuns_.push_back({program, timeline_.size(), 0, cycleClock_, 0});
+  else
+    programRunsTruncated_ = true;
+}
+
+void ExecutionRecorder::close(tessera::profile::ProgramRun &run) const {
+  run.events = timeline_.size() - run.firstEvent;
+  run.cycles = cycleClock_ - run.startCycle;
+}
+
 void ExecutionRecorder::record(std::size_t step, Clock::time_point begin, Clock::time_point end) {
   const std::uint64_t cycles = step < stepCycles_.size() ? stepCycles_[step] : 0;
   std::uint64_t hostNs = 0, hostStart = 0;
@@ -35,6 +56,10 @@ tessera::profile::ExecutionProfile ExecutionRecorder::profile() const {
   p.timelineTruncated = truncated_;
   p.totalEstimatedCycles = cycleClock_;
   p.totalHostNs = hostTotal_;
+  p.programRuns = programRuns_;
+  if (runOpen_)
+    close(p.programRuns.back());
+  p.programRunsTruncated = programRunsTruncated_;
   return p;
 }
 

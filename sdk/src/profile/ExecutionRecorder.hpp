@@ -23,20 +23,21 @@ public:
   /// Estimated cycles of each step (set again once vertex types' estimates are known).
   void setStepCycles(std::vector<std::uint64_t> cycles) { stepCycles_ = std::move(cycles); }
 
-  void beginRun() {
-    ++numRuns_;
-    if (!started_) {
-      origin_ = Clock::now();
-      started_ = true;
-    }
-  }
+  /// An Engine::run of program `program` starts; its steps are the ones recorded until the next.
+  void beginRun(unsigned program);
   /// Step `step` ran from `begin` to `end` (both ignored unless measuring host time).
   void record(std::size_t step, Clock::time_point begin, Clock::time_point end);
   tessera::profile::ExecutionProfile profile() const;
 
 private:
+  /// Ends `run` where the clocks stand.
+  void close(tessera::profile::ProgramRun &run) const;
+
   std::vector<tessera::profile::StepRun> runs_;
   std::vector<tessera::profile::TimelineEvent> timeline_;
+  std::vector<tessera::profile::ProgramRun> programRuns_;
+  bool runOpen_ = false; ///< The last of programRuns_ is still running (not closed).
+  bool programRunsTruncated_ = false;
   std::vector<std::uint64_t> stepCycles_;
   bool measure_;
   bool started_ = false;

@@ -73,6 +73,7 @@ tp::GraphProfile describeGraph(const core::GraphData &graph, const compiler::Com
     out.constant = v.isConstant;
     p.variables.push_back(std::move(out));
   }
+  p.numVariables = p.variables.size();
   std::stable_sort(p.variables.begin(), p.variables.end(),
                    [](const auto &a, const auto &b) { return a.bytes > b.bytes; });
   if (p.variables.size() > kMaxVariables)

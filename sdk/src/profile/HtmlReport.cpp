@@ -5,10 +5,11 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <sstream>
 
 #include <poplar/exceptions.hpp>
+
+#include "profile/ProfileFileWriter.hpp"
 
 namespace tessera::profile {
 
@@ -211,11 +212,8 @@ constexpr const char *kPageScript = R"JS(
 
 void writeHtmlReport(const std::string &path, const GraphProfile &graph,
                      const ExecutionProfile *exec) {
-  std::ofstream out(path, std::ios::trunc);
-  out << kPageHead << "var DATA = " << reportData(graph, exec) << ";\n" << kPageScript;
-  out.close();
-  if (!out)
-    throw poplar::runtime_error("cannot write HTML report '" + path + "'");
+  poplar::profile::writeProfileFile(path, kPageHead + ("var DATA = " + reportData(graph, exec)) +
+                                              ";\n" + kPageScript);
 }
 
 } // namespace tessera::profile

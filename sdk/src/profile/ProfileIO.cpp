@@ -10,6 +10,7 @@
 
 #include "profile.pb.h"
 #include "profile/ProfileBytes.hpp"
+#include "profile/ProfileFileWriter.hpp"
 
 namespace tessera::profile {
 
@@ -75,6 +76,7 @@ void toProto(const GraphProfile &p, pb::GraphProfile &m) {
   m.set_out_of_memory(p.outOfMemory);
   m.set_error(p.error);
   m.set_has_vertex_type_estimates(p.hasVertexTypeEstimates);
+  m.set_num_variables(p.numVariables);
 }
 
 GraphProfile fromProto(const pb::GraphProfile &m) {
@@ -122,6 +124,7 @@ GraphProfile fromProto(const pb::GraphProfile &m) {
   p.outOfMemory = m.out_of_memory();
   p.error = m.error();
   p.hasVertexTypeEstimates = m.has_vertex_type_estimates();
+  p.numVariables = m.num_variables();
   return p;
 }
 
@@ -147,6 +150,15 @@ void toProto(const ExecutionProfile &p, pb::ExecutionProfile &m) {
   m.set_timeline_truncated(p.timelineTruncated);
   m.set_total_estimated_cycles(p.totalEstimatedCycles);
   m.set_total_host_ns(p.totalHostNs);
+  for (const auto &r : p.programRuns) {
+    auto *x = m.add_program_runs();
+    x->set_program(r.program);
+    x->set_first_event(r.firstEvent);
+    x->set_events(r.events);
+    x->set_start_cycle(r.startCycle);
+    x->set_cycles(r.cycles);
+  }
+  m.set_program_runs_truncated(p.programRunsTruncated);
 }
 
 ExecutionProfile fromProto(const pb::ExecutionProfile &m) {
@@ -161,6 +173,10 @@ ExecutionProfile fromProto(const pb::ExecutionProfile &m) {
   p.timelineTruncated = m.timeline_truncated();
   p.totalEstimatedCycles = m.total_estimated_cycles();
   p.totalHostNs = m.total_host_ns();
+  for (const auto &x : m.program_runs())
+    p.programRuns.push_back(
+        {x.program(), x.first_event(), x.events(), x.start_cycle(), x.cycles()});
+  p.programRunsTruncated = m.program_runs_truncated();
   return p;
 }
 
@@ -177,14 +193,6 @@ template <class Message> Message readMessage(const std::string &path, const char
     throw poplar::parse_error("'" + path + "' is not a valid Tessera " + std::string(what) +
                               " (corrupt, truncated or another kind of file)");
   return m;
-}
-
-void writeBytes(const std::string &path, const std::string &bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << bytes;
-  out.close();
-  if (!out)
-    throw poplar::runtime_error("cannot write profile file '" + path + "'");
 }
 
 template <class Message> std::string json(const Message &m) {
@@ -209,16 +217,40 @@ ExecutionProfile readExecutionProfile(const std::string &path) {
   return fromProto(readMessage<pb::ExecutionProfile>(path, "execution profile"));
 }
 
+ProfileReport readProfileReport(const std::string &path) {
+  const auto m = readMessage<pb::Report>(path, "profile report");
+  // Each part carries its own format version, so a report whose parts were lost is corrupt too.
+  if (m.graph().format_version() == 0 || (m.has_execution() && m.execution().format_version() == 0))
+    throw poplar::parse_error("'" + path + "' is not a valid Tessera profile report (its " +
+                              (m.graph().format_version() == 0 ? "graph" : "execution") +
+                              " profile is missing)");
+  ProfileReport r;
+  r.graph = fromProto(m.graph());
+  if (m.has_execution())
+    r.execution = fromProto(m.execution());
+  return r;
+}
+
 void writeGraphProfile(const GraphProfile &p, const std::string &path) {
   pb::GraphProfile m;
   toProto(p, m);
-  writeBytes(path, m.SerializeAsString());
+  poplar::profile::writeProfileFile(path, m.SerializeAsString());
 }
 
 void writeExecutionProfile(const ExecutionProfile &p, const std::string &path) {
   pb::ExecutionProfile m;
   toProto(p, m);
-  writeBytes(path, m.SerializeAsString());
+  poplar::profile::writeProfileFile(path, m.SerializeAsString());
+}
+
+void writeProfileReport(const GraphProfile &graph, const ExecutionProfile *exec,
+                        const std::string &path) {
+  pb::Report m;
+  m.set_format_version(1);
+  toProto(graph, *m.mutable_graph());
+  if (exec)
+    toProto(*exec, *m.mutable_execution());
+  poplar::profile::writeProfileFile(path, m.SerializeAsString());
 }
 
 std::string toJson(const GraphProfile &p) {

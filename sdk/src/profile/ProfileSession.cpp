@@ -1,7 +1,6 @@
 #include "profile/ProfileSession.hpp"
 
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include <poplar/exceptions.hpp>
@@ -9,6 +8,7 @@
 #include <tessera/profile/ProfileReader.hpp>
 
 #include "profile/GraphProfileBuilder.hpp"
+#include "profile/ProfileFileWriter.hpp"
 
 namespace poplar::profile {
 
@@ -18,14 +18,6 @@ namespace {
 
 std::string inDirectory(const std::string &dir, const std::string &file) {
   return (std::filesystem::path(dir) / file).string();
-}
-
-void writeText(const std::string &path, const std::string &text) {
-  std::ofstream out(path, std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out)
-    throw runtime_error("cannot write profile file '" + path + "'");
 }
 
 void makeDirectory(const std::string &dir) {
@@ -84,6 +76,7 @@ void ProfileSession::compileFailed(const std::string &what) noexcept {
     graph_.error = what;
     writeGraphFiles();
     writeReport();
+    writeProfilePop(nullptr);
   } catch (const std::exception &e) {
     std::cerr << "tessera: could not write the graph profile: " << e.what() << '\n';
   }
@@ -99,6 +92,8 @@ void ProfileSession::loaded(const compiler::CompiledGraph &plan,
     writeGraphFiles();
     writeReport();
   }
+  if (options_.graphProfile || options_.executionProfile)
+    writeProfilePop(nullptr);
 }
 
 void ProfileSession::runFinished() {
@@ -107,8 +102,9 @@ void ProfileSession::runFinished() {
   makeDirectory(options_.directory);
   const tp::ExecutionProfile exec = recorder_->profile();
   tp::writeExecutionProfile(exec, inDirectory(options_.directory, tp::kExecutionProfileFile));
-  writeText(inDirectory(options_.directory, "execution_profile.json"), tp::toJson(exec));
+  writeProfileFile(inDirectory(options_.directory, "execution_profile.json"), tp::toJson(exec));
   writeReport();
+  writeProfilePop(&exec);
 }
 
 std::optional<tp::ExecutionProfile> ProfileSession::execution() const {
@@ -121,7 +117,7 @@ void ProfileSession::writeGraphFiles() const {
   ensurePriced();
   makeDirectory(options_.directory);
   tp::writeGraphProfile(graph_, inDirectory(options_.directory, tp::kGraphProfileFile));
-  writeText(inDirectory(options_.directory, "graph_profile.json"), tp::toJson(graph_));
+  writeProfileFile(inDirectory(options_.directory, "graph_profile.json"), tp::toJson(graph_));
 }
 
 void ProfileSession::writeReport() const {
@@ -130,6 +126,12 @@ void ProfileSession::writeReport() const {
   const auto exec = options_.executionProfile ? execution() : std::nullopt;
   tp::writeHtmlReport(inDirectory(options_.directory, tp::kHtmlReportFile), graph_,
                       exec ? &*exec : nullptr);
+}
+
+void ProfileSession::writeProfilePop(const tp::ExecutionProfile *exec) const {
+  ensurePriced();
+  makeDirectory(options_.directory);
+  tp::writeProfileReport(graph_, exec, inDirectory(options_.directory, tp::kProfilePopFile));
 }
 
 void ProfileSession::printSummary(std::ostream &out, const OptionFlags &opts) const {

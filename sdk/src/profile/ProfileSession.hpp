@@ -61,6 +61,9 @@ private:
   void updateRecorder();
   void writeGraphFiles() const;
   void writeReport() const;
+  /// profile.pop: the graph profile and `exec` (null before the first run), rewritten after
+  /// every run so it always holds both.
+  void writeProfilePop(const tessera::profile::ExecutionProfile *exec) const;
 
   ProfileOptions options_;
   mutable tessera::profile::GraphProfile graph_;

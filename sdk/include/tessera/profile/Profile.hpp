@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -78,7 +79,8 @@ struct GraphProfile {
   std::string sdkVersion;
   TargetInfo target;
   std::vector<TileMemory> tiles;   ///< One per tile.
-  std::vector<Variable> variables; ///< Largest first.
+  std::vector<Variable> variables; ///< Largest first (at most 1000).
+  std::uint64_t numVariables = 0;  ///< Variables in the graph, listed or not.
   std::vector<ComputeSet> computeSets;
   std::vector<Step> steps;
   std::vector<std::uint64_t> programStart; ///< Entry step of each program.
@@ -106,6 +108,16 @@ struct TimelineEvent {
   std::uint64_t hostNs = 0;
 };
 
+/// One `Engine::run`: the program it ran and where its steps lie. Its steps are timeline events
+/// [firstEvent, firstEvent + events): fewer than it executed once the timeline is truncated.
+struct ProgramRun {
+  unsigned program = 0; ///< Index of the Engine program run.
+  std::uint64_t firstEvent = 0;
+  std::uint64_t events = 0;
+  std::uint64_t startCycle = 0; ///< On the estimated-cycle clock of the timeline.
+  std::uint64_t cycles = 0;     ///< Estimated cycles of every step it ran.
+};
+
 struct ExecutionProfile {
   unsigned formatVersion = 1;
   std::uint64_t runs = 0;     ///< Engine::run calls.
@@ -115,6 +127,15 @@ struct ExecutionProfile {
   bool timelineTruncated = false;
   std::uint64_t totalEstimatedCycles = 0;
   std::uint64_t totalHostNs = 0;
+  std::vector<ProgramRun> programRuns; ///< The first runs, in order (see programRunsTruncated).
+  bool programRunsTruncated = false;
+};
+
+/// What profile.pop holds: the graph profile and, once the engine has run with an execution
+/// profile requested, the execution profile.
+struct ProfileReport {
+  GraphProfile graph;
+  std::optional<ExecutionProfile> execution;
 };
 
 } // namespace tessera::profile

@@ -4,6 +4,10 @@
 //   graph_profile.pb / graph_profile.json          (autoReport.outputGraphProfile)
 //   execution_profile.pb / execution_profile.json  (autoReport.outputExecutionProfile)
 //   report.html                                    (either; one self-contained page)
+//   profile.pop                                    (either: both profiles in one file, the name
+//                                                   Poplar uses; Tessera's own format, read by pva)
+// Every file is written under a temporary name and renamed into place, so a reader never sees
+// half a file.
 // `autoReport.all` turns on both profiles and `debug.instrument` (measured host times).
 #pragma once
 
@@ -19,6 +23,7 @@ namespace tessera::profile {
 inline constexpr const char *kGraphProfileFile = "graph_profile.pb";
 inline constexpr const char *kExecutionProfileFile = "execution_profile.pb";
 inline constexpr const char *kHtmlReportFile = "report.html";
+inline constexpr const char *kProfilePopFile = "profile.pop";
 
 /// Reads a graph profile written by the Engine (binary Protocol Buffers). Throws
 /// `poplar::parse_error` naming the file when it is missing, truncated or not a profile.
@@ -26,10 +31,16 @@ GraphProfile readGraphProfile(const std::string &path);
 /// Reads an execution profile; errors as readGraphProfile.
 ExecutionProfile readExecutionProfile(const std::string &path);
 
+/// Reads profile.pop (a `Report` message); errors as readGraphProfile.
+ProfileReport readProfileReport(const std::string &path);
+
 /// Writes `p` as binary Protocol Buffers to `path`; throws `poplar::runtime_error` naming the
 /// file when it cannot be written.
 void writeGraphProfile(const GraphProfile &p, const std::string &path);
 void writeExecutionProfile(const ExecutionProfile &p, const std::string &path);
+/// Writes profile.pop: `graph` and, when not null, `exec`.
+void writeProfileReport(const GraphProfile &graph, const ExecutionProfile *exec,
+                        const std::string &path);
 
 /// The proto3 JSON rendering (pretty-printed).
 std::string toJson(const GraphProfile &p);
