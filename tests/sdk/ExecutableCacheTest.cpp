@@ -15,6 +15,7 @@
 #include <poplar/Engine.hpp>
 #include <poplar/IPUModel.hpp>
 #include <poputil/TileMapping.hpp>
+#include <tessera/ExecutableCache.hpp>
 
 #include "ErrorMatchers.hpp"
 #include "TestVertices.hpp"
@@ -57,7 +58,8 @@ private:
 
 /// data *= factor on 4 tiles, then sum on tile 3: returns the sum, and whether the engine
 /// came from the cache.
-std::pair<float, bool> scaleAndSum(const OptionFlags &options, float factor = 2.0f) {
+std::pair<float, bool> scaleAndSum(const OptionFlags &options, float factor = 2.0f,
+                                   std::string *cacheKey = nullptr) {
   testvertices::registerTestVertices();
   IPUModel model;
   model.tilesPerIPU = 4;
@@ -84,6 +86,8 @@ std::pair<float, bool> scaleAndSum(const OptionFlags &options, float factor = 2.
   engine.run();
   float result = 0;
   engine.readTensor("total", &result, &result + 1);
+  if (cacheKey)
+    *cacheKey = engine.executableCacheKey();
   return {result, engine.loadedFromExecutableCache()};
 }
 
@@ -209,4 +213,61 @@ TEST(ExecutableCache, BadSizeCapIsNamed) {
         scaleAndSum({{"executableCache.maxBytes", "lots"}});
       },
       {"executableCache.maxBytes", "lots"}));
+}
+
+// A program that remembers an engine's key can load the executable again without building the
+// graph, and gets the same result.
+TEST(ExecutableCache, KeyFromOneEngineLoadsTheExecutableWithoutTheGraph) {
+  CacheDir dir;
+  const OptionFlags options{{"executableCache.directory", dir.str()}};
+  std::string key;
+  const float expected = scaleAndSum(options, 2.0f, &key).first;
+  ASSERT_FALSE(key.empty());
+  std::string again;
+  scaleAndSum(options, 2.0f, &again);
+  EXPECT_EQ(again, key) << "compiled or loaded, the same graph has the same key";
+
+  tessera::ExecutableCache cache(options);
+  EXPECT_TRUE(cache.enabled());
+  EXPECT_EQ(cache.directory(), dir.str());
+  std::optional<Executable> exe = cache.load(key);
+  ASSERT_TRUE(exe.has_value());
+  IPUModel model;
+  model.tilesPerIPU = 4;
+  Device device = model.createDevice();
+  Engine engine(std::move(*exe), options);
+  engine.load(device);
+  engine.run();
+  float result = 0;
+  engine.readTensor("total", &result, &result + 1);
+  EXPECT_EQ(result, expected);
+  EXPECT_EQ(engine.executableCacheKey(), "") << "constructed from an Executable";
+}
+
+TEST(ExecutableCache, LoadByKeyFindsNothingWhenMissingOrOff) {
+  CacheDir dir;
+  std::string key;
+  scaleAndSum({{"executableCache.directory", dir.str()}}, 2.0f, &key);
+  const tessera::ExecutableCache elsewhere({{"executableCache.directory", dir.str() + "-other"}});
+  EXPECT_FALSE(elsewhere.load(key).has_value());
+  const tessera::ExecutableCache off(
+      {{"executableCache.directory", dir.str()}, {"executableCache.enable", "false"}});
+  EXPECT_FALSE(off.enabled());
+  EXPECT_FALSE(off.load(key).has_value());
+  std::string offKey = "unset";
+  scaleAndSum({{"executableCache.enable", "false"}}, 2.0f, &offKey);
+  EXPECT_EQ(offKey, "") << "no key when the cache is off";
+}
+
+TEST(ExecutableCache, LoadRefusesWhatIsNotAKey) {
+  const tessera::ExecutableCache cache;
+  for (const std::string bad : {"", "../../etc/passwd", "ABC"})
+    EXPECT_TRUE(testerrors::throwsWithMessage<poplar::runtime_error>(
+        [&] { cache.load(bad); }, {"'" + bad + "'", "executableCacheKey"}))
+        << bad;
+  EXPECT_TRUE(testerrors::throwsWithMessage<invalid_option>(
+      [] {
+        tessera::ExecutableCache({{"executableCache.enabel", "true"}});
+      },
+      {"executableCache.enabel", "executableCache.enable"}));
 }

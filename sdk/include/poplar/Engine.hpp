@@ -111,6 +111,11 @@ public:
   /// Tessera extension: true when construction found this graph in the executable cache and did
   /// not compile it.
   bool loadedFromExecutableCache() const;
+  /// Tessera extension: the key this engine's compiled graph has in the executable cache
+  /// (whether it was compiled or loaded), for `tessera::ExecutableCache::load` in a later run
+  /// that skips building the graph (<tessera/ExecutableCache.hpp>). Empty when the cache is off
+  /// or the engine was constructed from an Executable.
+  const std::string &executableCacheKey() const;
 
   /// Host threads running tiles.
   unsigned getNumHostThreads() const;

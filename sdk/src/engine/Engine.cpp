@@ -26,6 +26,7 @@ struct Engine::Impl {
   const compiler::CompiledGraph &plan() const { return compiled->plan; }
   tessera::profile::TargetInfo target; ///< What the plan was compiled for.
   bool fromCache = false;              ///< Found in the executable cache, not compiled.
+  std::string cacheKey;                ///< Its key in the executable cache, when enabled.
   engine::EngineOptions options;
   std::unique_ptr<engine::ThreadPool> pool;
   std::unique_ptr<profile::ProfileSession> profiler;
@@ -70,6 +71,7 @@ Engine::Engine(const Graph &graph, ArrayRef<program::Program> programs, const Op
   // what it reports are not (they are read again from `options` below).
   const std::string key = executable::graphFingerprint(
       graph.data(), list, o.allowOutOfMemory ? "allowOutOfMemory" : "");
+  impl_->cacheKey = key;
   if (auto cached = executable::lookUp(cache, key)) {
     impl_->fromCache = true;
     if (progress)
@@ -162,6 +164,8 @@ void Engine::connectStreamToCallback(StringRef handle, unsigned replicaId,
 }
 
 bool Engine::loadedFromExecutableCache() const { return impl_->fromCache; }
+
+const std::string &Engine::executableCacheKey() const { return impl_->cacheKey; }
 
 unsigned Engine::getNumHostThreads() const { return impl_->pool->numThreads(); }
 
