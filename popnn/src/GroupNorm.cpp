@@ -11,8 +11,9 @@
 namespace popnn {
 namespace {
 
+/// PopLibs documents "groupNormStridedChannelGrouping" with the default true.
 bool stridedGrouping(const std::string &fn, const poplar::OptionFlags &options) {
-  bool strided = false;
+  bool strided = true;
   poputil::OptionSpec(
       fn, {{"groupNormStridedChannelGrouping", poputil::OptionHandler::createWithBool(strided)}})
       .parse(options);

@@ -188,25 +188,38 @@ poplar::program::Program calcAccuracy(poplar::Graph &graph, const Tensor &modelO
 }
 
 namespace {
-Tensor argBest(poplar::Graph &graph, const Tensor &input, bool largest,
-               poplar::program::Sequence &prog, const poplar::DebugContext &dc,
-               const std::string &fn) {
+/// (value, index) of the largest (or smallest) element of each row; the lowest index wins ties.
+std::pair<Tensor, Tensor> best(poplar::Graph &graph, const Tensor &input, bool largest,
+                               poplar::program::Sequence &prog, const poplar::DebugContext &dc,
+                               const std::string &fn) {
   if (input.rank() != 2)
     detail::fail(fn, "input", input, "must be 2-D [rows][values]");
   const auto [values, indices] = popops::topKWithPermutation(
       graph, prog, input, popops::TopKParams(1, largest, popops::SortOrder::NONE), dc);
-  return indices.reshape({input.dim(0)});
+  return {values.reshape({input.dim(0)}), indices.reshape({input.dim(0)})};
 }
 } // namespace
 
 Tensor argMax(poplar::Graph &graph, const Tensor &input, poplar::program::Sequence &prog,
               const poplar::DebugContext &debugContext) {
-  return argBest(graph, input, true, prog, {debugContext, "argMax"}, "popnn::argMax");
+  return best(graph, input, true, prog, {debugContext, "argMax"}, "popnn::argMax").second;
 }
 
 Tensor argMin(poplar::Graph &graph, const Tensor &input, poplar::program::Sequence &prog,
               const poplar::DebugContext &debugContext) {
-  return argBest(graph, input, false, prog, {debugContext, "argMin"}, "popnn::argMin");
+  return best(graph, input, false, prog, {debugContext, "argMin"}, "popnn::argMin").second;
+}
+
+std::pair<Tensor, Tensor> maxAndArgMax(poplar::Graph &graph, const Tensor &input,
+                                       poplar::program::Sequence &prog,
+                                       const poplar::DebugContext &debugContext) {
+  return best(graph, input, true, prog, {debugContext, "maxAndArgMax"}, "popnn::maxAndArgMax");
+}
+
+std::pair<Tensor, Tensor> minAndArgMin(poplar::Graph &graph, const Tensor &input,
+                                       poplar::program::Sequence &prog,
+                                       const poplar::DebugContext &debugContext) {
+  return best(graph, input, false, prog, {debugContext, "minAndArgMin"}, "popnn::minAndArgMin");
 }
 
 Tensor topK(poplar::Graph &graph, const Tensor &input, Tensor &indices, unsigned K, bool sort,

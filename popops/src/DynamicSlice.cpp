@@ -2,6 +2,8 @@
 // views, and one compute set of row vertices (SliceCommon) per sliced dimension.
 #include <popops/DynamicSlice.hpp>
 
+#include <popops/Cast.hpp>
+
 #include <poputil/Describe.hpp>
 #include <poputil/exceptions.hpp>
 
@@ -73,7 +75,7 @@ MultiArgs checkMultiArgs(const std::string &fn, const poplar::Tensor &t,
                          const poplar::Tensor &offsets, const std::vector<std::size_t> &dims,
                          const std::vector<std::size_t> &sizes,
                          const poplar::OptionFlags &options) {
-  detail::checkNoOptions(fn, options);
+  detail::checkSliceOptions(fn, options);
   detail::checkSliceableType(fn, t, "tensor");
   detail::checkDimsSizes(fn, t, dims, sizes);
   if (dims.size() != 1)
@@ -108,6 +110,21 @@ poplar::Tensor dynamicSlice(poplar::Graph &graph, const poplar::Tensor &t,
     result = sliceOneDim(graph, result, offset.flatten().slice(i, i + 1),
                          static_cast<unsigned>(dims[i]), sizes[i], prog, debugContext);
   return result;
+}
+
+void dynamicSliceWithOutput(poplar::Graph &graph, const poplar::Tensor &output,
+                            const poplar::Tensor &t, const poplar::Tensor &offset,
+                            const std::vector<std::size_t> &dims,
+                            const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog,
+                            const poplar::DebugContext &debugContext) {
+  const std::string fn = "popops::dynamicSliceWithOutput";
+  checkDynamicArgs(fn, t, offset, dims, sizes);
+  std::vector<std::size_t> expected = t.shape();
+  for (std::size_t i = 0; i < dims.size(); ++i)
+    expected[dims[i]] = sizes[i];
+  detail::checkSliceShape(fn, t, output, expected);
+  const poplar::Tensor slice = dynamicSlice(graph, t, offset, dims, sizes, prog, debugContext);
+  prog.add(poplar::program::Copy(slice, output, false, {debugContext, "output"}));
 }
 
 void dynamicUpdate(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &s,
@@ -165,13 +182,22 @@ void multiUpdateAdd(poplar::Graph &graph, const poplar::Tensor &t, const poplar:
   const std::string fn = "popops::multiUpdateAdd";
   const auto a = checkMultiArgs(fn, t, offsets, dims, sizes, options);
   detail::checkSliceShape(fn, t, sMulti, multiSliceShape(t, a));
-  if (scale.numElements() != 1 || scale.elementType() != t.elementType())
+  // As PopLibs: the scale has t's type, except that a HALF t also takes a FLOAT scale.
+  const bool floatScaleForHalf =
+      t.elementType() == poplar::HALF && scale.elementType() == poplar::FLOAT;
+  if (scale.numElements() != 1 || (scale.elementType() != t.elementType() && !floatScaleForHalf))
     throw poputil::poplibs_error(fn + ": scale " + poputil::describe(scale) +
                                  " must be one element of " + t.elementType().toString() +
-                                 " (the type of " + poputil::describe(t) + ")");
+                                 " (the type of " + poputil::describe(t) + ")" +
+                                 (t.elementType() == poplar::HALF ? " or FLOAT" : ""));
+  // The vertex multiplies in float either way; a FLOAT scale is rounded to HALF first.
+  const poplar::Tensor vertexScale =
+      floatScaleForHalf ? popops::cast(graph, scale, poplar::HALF, prog, {debugContext, "scale"})
+                        : scale;
   poplar::ComputeSet cs = graph.addComputeSet({debugContext, "MultiUpdateAdd"});
   detail::addRowVertices(graph, cs, detail::RowOp::UpdateAdd, detail::rowsView(t, a.dim),
-                         detail::sliceRowsView(sMulti, a.dim), a.offsets, a.size, false, &scale);
+                         detail::sliceRowsView(sMulti, a.dim), a.offsets, a.size, false,
+                         &vertexScale);
   prog.add(poplar::program::Execute(cs, {debugContext, "MultiUpdateAdd"}));
 }
 

@@ -1,5 +1,7 @@
 #include "SliceChecks.hpp"
 
+#include <limits>
+
 #include <poplar/exceptions.hpp>
 #include <poputil/Describe.hpp>
 #include <poputil/OptionParsing.hpp>
@@ -45,8 +47,23 @@ void checkOffsetType(const std::string &fn, const poplar::Tensor &offsets) {
                                  " must be UNSIGNED_INT, not " + offsets.elementType().toString());
 }
 
-void checkNoOptions(const std::string &fn, const poplar::OptionFlags &options) {
-  poputil::OptionSpec(fn, {}).parse(options);
+bool checkSliceOptions(const std::string &fn, const poplar::OptionFlags &options) {
+  using H = poputil::OptionHandler;
+  bool usedForSlice = true, usedForUpdate = true, indicesAreSorted = false;
+  double availableMemoryProportion = 0.6;
+  std::string operationForUpdate = "add", indicesDistribution = "uniform", target = "memory";
+  poputil::OptionSpec(
+      fn,
+      {{"usedForSlice", H::createWithBool(usedForSlice)},
+       {"usedForUpdate", H::createWithBool(usedForUpdate)},
+       {"operationForUpdate", H::createWithChoice(operationForUpdate, {"none", "add", "max"})},
+       {"availableMemoryProportion",
+        H::createWithDouble(availableMemoryProportion, 0.0, std::numeric_limits<double>::max())},
+       {"indicesDistribution", H::createWithChoice(indicesDistribution, {"uniform", "onePoint"})},
+       {"planMinimisationTarget", H::createWithChoice(target, {"memory", "cycles"})},
+       {"indicesAreSorted", H::createWithBool(indicesAreSorted)}})
+      .parse(options);
+  return usedForSlice || usedForUpdate;
 }
 
 void checkSliceShape(const std::string &fn, const poplar::Tensor &t, const poplar::Tensor &s,

@@ -21,8 +21,12 @@ void checkDimsSizes(const std::string &fn, const poplar::Tensor &t,
                     const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes);
 /// The offsets tensor is UNSIGNED_INT.
 void checkOffsetType(const std::string &fn, const poplar::Tensor &offsets);
-/// No option is recognised yet: any key throws poplar::invalid_option naming it.
-void checkNoOptions(const std::string &fn, const poplar::OptionFlags &options);
+/// The slice and embedding-plan options PopLibs documents ("usedForSlice", "usedForUpdate",
+/// "operationForUpdate", "availableMemoryProportion", "indicesDistribution",
+/// "planMinimisationTarget", "indicesAreSorted"). Values are checked; none changes Tessera's
+/// layout or results. Any other key or a bad value throws poplar::invalid_option naming it.
+/// Returns false when both usedForSlice and usedForUpdate are "false".
+bool checkSliceOptions(const std::string &fn, const poplar::OptionFlags &options);
 /// `s` has exactly `expected` as its shape and `t`'s element type.
 void checkSliceShape(const std::string &fn, const poplar::Tensor &t, const poplar::Tensor &s,
                      const std::vector<std::size_t> &expected);

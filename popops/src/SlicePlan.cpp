@@ -98,7 +98,7 @@ poplar::Tensor createSliceableTensor(poplar::Graph &graph, const poplar::Type &t
                                      const std::vector<std::size_t> &sizes, const SlicePlan &plan,
                                      const poplar::OptionFlags &options,
                                      const poplar::DebugContext &debugContext) {
-  detail::checkNoOptions("popops::createSliceableTensor", options);
+  detail::checkSliceOptions("popops::createSliceableTensor", options);
   return createSliceable(graph, type, shape, dims, sizes, 0, plan, debugContext);
 }
 
@@ -125,7 +125,7 @@ poplar::Tensor createSliceTensor(poplar::Graph &graph, const poplar::Type &type,
                                  const std::vector<std::size_t> &sizes, std::size_t numIndices,
                                  const SlicePlan &plan, const poplar::OptionFlags &options,
                                  const poplar::DebugContext &debugContext) {
-  detail::checkNoOptions("popops::createSliceTensor", options);
+  detail::checkSliceOptions("popops::createSliceTensor", options);
   const std::string fn = "popops::createSliceTensor";
   detail::checkSliceableType(fn, type);
   detail::checkShapeDimsSizes(fn, shape, dims, sizes);
@@ -143,7 +143,7 @@ poplar::Tensor createIndicesTensor(poplar::Graph &graph, const std::vector<std::
                                    std::size_t numIndices, const SlicePlan &,
                                    const poplar::OptionFlags &options,
                                    const poplar::DebugContext &debugContext) {
-  detail::checkNoOptions("popops::createIndicesTensor", options);
+  detail::checkSliceOptions("popops::createIndicesTensor", options);
   poplar::Tensor t =
       graph.addVariable(poplar::UNSIGNED_INT, {numIndices, dims.size()}, debugContext);
   poputil::mapTensorLinearly(graph, t);
@@ -155,7 +155,9 @@ namespace embedding {
 SlicePlan plan(const poplar::Graph &graph, const poplar::Type &dataType, std::size_t numEntries,
                std::size_t outputSize, const std::vector<std::size_t> &numLookups,
                const poplar::OptionFlags &options) {
-  detail::checkNoOptions("popops::embedding::plan", options);
+  if (!detail::checkSliceOptions("popops::embedding::plan", options))
+    throw poputil::poplibs_error("popops::embedding::plan: usedForSlice and usedForUpdate are "
+                                 "both false, so the plan is for nothing");
   detail::checkSliceableType("popops::embedding::plan", dataType);
   (void)numLookups;
   (void)numEntries;

@@ -93,10 +93,16 @@ TEST_P(Rows2d, ForwardAndGradientsMatchReference) {
       dx = popnn::ln::layerNormGradients(g, w, tdy, inv, tg, h.prog());
       std::tie(dGamma, dBeta) = popnn::ln::layerNormParamGradients(g, w, tdy, h.prog());
     } else {
-      std::tie(mean, inv) = popnn::gn::groupNormStatistics(g, tx, kEps, h.prog(), G, false, stable);
-      std::tie(y, w) = popnn::gn::groupNormalise(g, tx, tg, tb, mean, inv, h.prog());
-      dx = popnn::gn::groupNormGradients(g, w, tdy, inv, tg, h.prog());
-      std::tie(dGamma, dBeta) = popnn::gn::groupNormParamGradients(g, w, tdy, h.prog());
+      // The reference groups consecutive channels (not PopLibs' default strided groups).
+      const poplar::OptionFlags contiguous{{"groupNormStridedChannelGrouping", "false"}};
+      std::tie(mean, inv) = popnn::gn::groupNormStatistics(g, tx, kEps, h.prog(), G, false, stable,
+                                                           poplar::FLOAT, {}, contiguous);
+      std::tie(y, w) =
+          popnn::gn::groupNormalise(g, tx, tg, tb, mean, inv, h.prog(), {}, contiguous);
+      dx = popnn::gn::groupNormGradients(g, w, tdy, inv, tg, h.prog(), poplar::FLOAT, {},
+                                         contiguous);
+      std::tie(dGamma, dBeta) =
+          popnn::gn::groupNormParamGradients(g, w, tdy, h.prog(), poplar::FLOAT, {}, contiguous);
     }
     ASSERT_EQ(mean.shape(), std::vector<std::size_t>{T * G});
     h.output("mean", mean);

@@ -186,6 +186,36 @@ TEST(Accuracy, ArgMaxArgMinTopKAndCounting) {
   EXPECT_EQ(r["top2idx"], (std::vector<double>{1, 2, 0, 3, 0, 1}));
 }
 
+// PopLibs' maxAndArgMax / minAndArgMin return each row's extreme value together with its
+// index (the same index argMax / argMin give; the lowest index wins a tie).
+TEST(Accuracy, MaxAndArgMaxMinAndArgMin) {
+  const std::vector<double> x{1, 5, 5, 0, /**/ 9, 2, 3, 9, /**/ -1, -2, -3, -4};
+  Harness h(Layout::MULTI_TILE);
+  auto tx = h.input(poplar::FLOAT, {3, 4}, x, "x");
+  auto [maxV, maxI] = popnn::maxAndArgMax(h.graph(), tx, h.prog());
+  auto [minV, minI] = popnn::minAndArgMin(h.graph(), tx, h.prog());
+  EXPECT_EQ(maxI.elementType(), poplar::UNSIGNED_INT);
+  h.output("maxV", maxV);
+  h.output("maxI", maxI);
+  h.output("minV", minV);
+  h.output("minI", minI);
+  auto r = h.run();
+  std::vector<double> wantMaxV, wantMaxI, wantMinV, wantMinI;
+  for (std::size_t row = 0; row < 3; ++row) {
+    const auto first = x.begin() + row * 4;
+    const auto mx = std::max_element(first, first + 4);
+    const auto mn = std::min_element(first, first + 4);
+    wantMaxV.push_back(*mx);
+    wantMaxI.push_back(double(mx - first));
+    wantMinV.push_back(*mn);
+    wantMinI.push_back(double(mn - first));
+  }
+  EXPECT_EQ(r["maxV"], wantMaxV);
+  EXPECT_EQ(r["maxI"], wantMaxI);
+  EXPECT_EQ(r["minV"], wantMinV);
+  EXPECT_EQ(r["minI"], wantMinI);
+}
+
 TEST(LossHalf, CrossEntropyAndSumSquaredMatchReference) {
   // HALF model outputs take the composed popops path; tolerance 2e-3 abs + 2e-3 rel.
   const std::size_t N = 4, K = 6;

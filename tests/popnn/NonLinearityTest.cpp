@@ -176,6 +176,39 @@ TEST(Softmax, StableForHugeInputs) {
   expectClose(r["ly"], reference(NonLinearityType::LOG_SOFTMAX, x, 3), 1e-4, 1e-5, "logSoftmax");
 }
 
+// PopLibs declares named forms of nonLinearity (sigmoid, relu, tanh, gelu, softmax,
+// softmaxStable, scaledSoftmaxStable), each returning a new tensor or, as NAMEInPlace, writing
+// into its argument; scaledSoftmaxStable reports SOFTMAX_SCALING, the others 1.
+TEST(NamedNonLinearities, NewAndInPlaceFormsMatchReference) {
+  Harness h(Layout::MULTI_TILE);
+  const auto x = roundTo(poplar::FLOAT, randomValues(12, 9));
+  const std::pair<NonLinearityType, std::string> kinds[] = {
+      {NonLinearityType::SIGMOID, "sigmoid"}, {NonLinearityType::RELU, "relu"},
+      {NonLinearityType::TANH, "tanh"},       {NonLinearityType::GELU, "gelu"},
+      {NonLinearityType::SOFTMAX, "softmax"}, {NonLinearityType::SOFTMAX_STABLE, "stable"}};
+  auto &g = h.graph();
+  auto in = [&](const std::string &name) { return h.input(poplar::FLOAT, {3, 4}, x, name); };
+  h.output("sigmoid", popnn::sigmoid(g, in("x0"), h.prog()));
+  h.output("relu", popnn::relu(g, in("x1"), h.prog()));
+  h.output("tanh", popnn::tanh(g, in("x2"), h.prog()));
+  h.output("gelu", popnn::gelu(g, in("x3"), h.prog()));
+  auto s = in("x4");
+  popnn::softmaxInPlace(g, s, h.prog());
+  h.output("softmax", s);
+  float scaling = 0;
+  auto st = in("x5");
+  popnn::softmaxStableInPlace(g, st, scaling, h.prog());
+  EXPECT_EQ(scaling, 1.0f);
+  h.output("stable", st);
+  auto scaled = popnn::scaledSoftmaxStable(g, in("x6"), scaling, h.prog());
+  EXPECT_EQ(scaling, SOFTMAX_SCALING);
+  h.output("scaled", scaled);
+  auto r = h.run();
+  for (const auto &[type, name] : kinds)
+    expectClose(r[name], reference(type, x, 4), 1e-5, 1e-5, name);
+  expectClose(r["scaled"], reference(NonLinearityType::SOFTMAX_SCALED, x, 4), 1e-2, 1e-5, "scaled");
+}
+
 TEST(Softmax, LogSoftmaxInPlaceOfRank1) {
   Harness h(Layout::SINGLE_TILE);
   const auto x = roundTo(poplar::FLOAT, randomValues(17, 3));

@@ -65,6 +65,9 @@ struct Norm {
   unsigned groups; // 0: batch norm
   bool strided = false;
   bool layer = false;
+  /// False: pass no options, so the grouping is the default (PopLibs documents
+  /// groupNormStridedChannelGrouping = true: channel c is in group c % numGroups).
+  bool setOption = true;
 
   std::size_t numStats(std::size_t B, std::size_t C) const { return groups ? B * groups : C; }
   StatIndex index(std::size_t C) const {
@@ -76,8 +79,8 @@ struct Norm {
   }
   poplar::OptionFlags options() const {
     poplar::OptionFlags o;
-    if (strided)
-      o.set("groupNormStridedChannelGrouping", "true");
+    if (setOption)
+      o.set("groupNormStridedChannelGrouping", strided ? "true" : "false");
     return o;
   }
   std::pair<poplar::Tensor, poplar::Tensor> statistics(poplar::Graph &g, const poplar::Tensor &x,
@@ -129,6 +132,7 @@ std::vector<Norm> norms() {
   return {{"BatchNorm", 0},
           {"GroupNorm2", 2},
           {"GroupNorm2Strided", 2, true},
+          {"GroupNorm2StridedByDefault", 2, true, false, false},
           {"InstanceNorm", static_cast<unsigned>(C)},
           {"GroupNorm1", 1},
           {"LayerNorm", 1, false, true}};

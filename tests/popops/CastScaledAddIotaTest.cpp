@@ -150,6 +150,55 @@ TEST(ScaledAdd, AllFourFormsAgainstAHostLoop) {
   }
 }
 
+// PopLibs casts B to A's type before A += k·B, and documents the option
+// scaleFloatToHalfTolerance next to optimizeForSpeed; X_MINUS_AX_PLUS_BY makes the
+// two-scale form A = A - scaleA·A + scaleB·B (DEFAULT keeps A = scaleA·A + scaleB·B).
+TEST(ScaledAdd, HalfBIsCastToFloatAAndSpecialisationsFollowTheirFormulas) {
+  Rig r(4);
+  const std::size_t n = 37;
+  Tensor a1 = r.input(FLOAT, {n}, "a1"), a2 = r.input(FLOAT, {n}, "a2");
+  Tensor a3 = r.input(FLOAT, {n}, "a3"), a4 = r.input(FLOAT, {n}, "a4");
+  Tensor bh = r.input(HALF, {n}, "bh");
+  Tensor b = r.input(FLOAT, {n}, "b");
+  Tensor sa = r.graph.addConstant<float>(FLOAT, {}, 0.125f, "sa");
+  Tensor sb = r.graph.addConstant<float>(FLOAT, {}, 3.0f, "sb");
+  r.graph.setTileMapping(sa, 1);
+  r.graph.setTileMapping(sb, 2);
+  popops::scaledAddTo(r.graph, a1, bh, -2.0f, r.prog, {},
+                      {{"scaleFloatToHalfTolerance", "1e-3"}, {"optimizeForSpeed", "true"}});
+  popops::scaledAddTo(r.graph, a2, sa, b, sb, r.prog,
+                      popops::ScaledAddSpecialisation::X_MINUS_AX_PLUS_BY);
+  popops::scaledAddTo(r.graph, a3, 0.75f, b, -0.5f, r.prog,
+                      popops::ScaledAddSpecialisation::X_MINUS_AX_PLUS_BY);
+  popops::scaledAddTo(r.graph, a4, 0.75f, b, -0.5f, r.prog,
+                      popops::ScaledAddSpecialisation::DEFAULT);
+  Engine e(r.graph, r.prog);
+  e.load(r.device);
+  std::vector<float> av(n), bv(n);
+  std::vector<half> bhv(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    av[i] = static_cast<float>(i) * 0.25f - 3.0f;
+    bv[i] = static_cast<float>((i * 5) % 9) - 4.0f;
+    bhv[i] = half(static_cast<float>(i) * 0.1f - 1.0f);
+  }
+  for (const char *h : {"a1", "a2", "a3", "a4"})
+    e.writeTensor(h, av.data(), av.data() + n);
+  e.writeTensor("b", bv.data(), bv.data() + n);
+  e.writeTensor("bh", bhv.data(), bhv.data() + n);
+  e.run();
+  std::vector<float> g1(n), g2(n), g3(n), g4(n);
+  e.readTensor("a1.out", g1.data(), g1.data() + n);
+  e.readTensor("a2.out", g2.data(), g2.data() + n);
+  e.readTensor("a3.out", g3.data(), g3.data() + n);
+  e.readTensor("a4.out", g4.data(), g4.data() + n);
+  for (std::size_t i = 0; i < n; ++i) {
+    EXPECT_FLOAT_EQ(g1[i], av[i] - 2.0f * float(bhv[i])) << i;
+    EXPECT_FLOAT_EQ(g2[i], av[i] - 0.125f * av[i] + 3.0f * bv[i]) << i;
+    EXPECT_FLOAT_EQ(g3[i], av[i] - 0.75f * av[i] - 0.5f * bv[i]) << i;
+    EXPECT_FLOAT_EQ(g4[i], 0.75f * av[i] - 0.5f * bv[i]) << i;
+  }
+}
+
 TEST(ScaledAdd, MismatchesAndBadOptionsAreNamed) {
   Rig r;
   Tensor a = r.input(FLOAT, {4}, "a");

@@ -5,6 +5,7 @@
 #include <popops/DynamicSlice.hpp>
 #include <popops/codelets.hpp>
 #include <poputil/TileMapping.hpp>
+#include <poputil/exceptions.hpp>
 
 #include "SliceTestUtil.hpp"
 
@@ -39,6 +40,39 @@ TEST(DynamicSlice, TwoDimSliceWithWrapMatchesHostLoop) {
       for (unsigned j = 0; j < 4; ++j)
         EXPECT_EQ(got[i * 4 + j], host[((7 + i) % 9) * 7 + (5 + j) % 7]) << tiles << i << j;
   }
+}
+
+// dynamicSliceWithOutput (PopLibs) writes the same slice as dynamicSlice into a tensor the
+// caller made, leaving its mapping alone.
+TEST(DynamicSlice, WithOutputWritesTheSliceIntoTheGivenTensor) {
+  Device d = slicetest::device(4);
+  Graph graph(d.getTarget());
+  popops::addCodelets(graph);
+  Tensor t = graph.addVariable(FLOAT, {6, 5}, "t");
+  poputil::mapTensorLinearly(graph, t, 1, 1);
+  Tensor off = graph.addVariable(UNSIGNED_INT, {1}, "off");
+  graph.setTileMapping(off, 0);
+  Tensor out = graph.addVariable(FLOAT, {2, 5}, "out");
+  graph.setTileMapping(out, 3);
+  graph.createHostWrite("t", t);
+  graph.createHostWrite("off", off);
+  graph.createHostRead("out", out);
+  Sequence prog;
+  popops::dynamicSliceWithOutput(graph, out, t, off, {0}, {2}, prog, "ds");
+  std::vector<float> host(30);
+  for (int i = 0; i < 30; ++i)
+    host[i] = 1.5f * float(i);
+  const std::vector<unsigned> offsets{3};
+  auto r = slicetest::run(graph, d, prog, {{"t", bytesOf(host)}, {"off", bytesOf(offsets)}},
+                          {{"out", 10 * sizeof(float)}});
+  const auto got = valuesOf<float>(r["out"]);
+  for (unsigned i = 0; i < 2; ++i)
+    for (unsigned j = 0; j < 5; ++j)
+      EXPECT_EQ(got[i * 5 + j], host[(3 + i) * 5 + j]) << i << j;
+  EXPECT_EQ(graph.getTileMapping(out)[3].size(), 1u);
+  Tensor wrong = graph.addVariable(FLOAT, {3, 5}, "wrong");
+  EXPECT_THROW(popops::dynamicSliceWithOutput(graph, wrong, t, off, {0}, {2}, prog),
+               poputil::poplibs_error);
 }
 
 TEST(DynamicUpdate, WritesSliceOfATransposedViewAndOffsetBeyondEndReadsAsZero) {

@@ -4,9 +4,11 @@
 #include <numeric>
 
 #include <poplar/Half.hpp>
+#include <poplar/exceptions.hpp>
 #include <popops/DynamicSlice.hpp>
 #include <popops/codelets.hpp>
 #include <poputil/TileMapping.hpp>
+#include <poputil/exceptions.hpp>
 
 #include "SliceTestUtil.hpp"
 #include "popops/kernels/SliceKernels.hpp"
@@ -45,20 +47,21 @@ Embedding makeTable(std::size_t vocab, std::size_t dim) {
   return e;
 }
 
-void lookupTest(unsigned tiles, std::size_t vocab, std::size_t dim, bool usePlan) {
+void lookupTest(unsigned tiles, std::size_t vocab, std::size_t dim, bool usePlan,
+                const OptionFlags &options = {}) {
   Device d = slicetest::device(tiles);
   Graph graph(d.getTarget());
   popops::addCodelets(graph);
   popops::SlicePlan plan;
   if (usePlan)
-    plan = popops::embedding::plan(graph, FLOAT, vocab, dim, {5}, {});
+    plan = popops::embedding::plan(graph, FLOAT, vocab, dim, {5}, options);
   Tensor table =
-      popops::createSliceableTensor(graph, FLOAT, {vocab, dim}, {0}, {1}, plan, {}, "table");
-  Tensor idx = popops::createIndicesTensor(graph, {0}, 5, plan, {}, "idx");
+      popops::createSliceableTensor(graph, FLOAT, {vocab, dim}, {0}, {1}, plan, options, "table");
+  Tensor idx = popops::createIndicesTensor(graph, {0}, 5, plan, options, "idx");
   graph.createHostWrite("table", table);
   graph.createHostWrite("idx", idx);
   Sequence prog;
-  Tensor out = popops::multiSlice(graph, table, idx, {0}, {1}, prog, plan, {}, "lookup");
+  Tensor out = popops::multiSlice(graph, table, idx, {0}, {1}, prog, plan, options, "lookup");
   ASSERT_EQ(out.shape(), (std::vector<std::size_t>{5, 1, dim}));
   graph.createHostRead("out", out);
   const Embedding e = makeTable(vocab, dim);
@@ -79,6 +82,31 @@ void lookupTest(unsigned tiles, std::size_t vocab, std::size_t dim, bool usePlan
 TEST(MultiSlice, EmbeddingLookupOnOneTile) { lookupTest(1, 10, 3, false); }
 TEST(MultiSlice, EmbeddingLookupSpreadOverTiles) { lookupTest(16, 37, 45, false); }
 TEST(MultiSlice, EmbeddingLookupFollowsAPlan) { lookupTest(4, 23, 19, true); }
+
+// PopLibs' slice/plan options (usedForSlice, usedForUpdate, operationForUpdate,
+// availableMemoryProportion, indicesDistribution, planMinimisationTarget, indicesAreSorted) are
+// planning hints: programs pass them to embedding::plan, the create* functions and multiSlice,
+// and the lookup still returns the table's rows. Both "used for" flags false is an error, as in
+// PopLibs; a bad value is an invalid_option.
+TEST(MultiSlice, PopLibsSliceOptionsAreAcceptedAndKeepResults) {
+  const OptionFlags options{{"usedForSlice", "true"},
+                            {"usedForUpdate", "false"},
+                            {"operationForUpdate", "none"},
+                            {"availableMemoryProportion", "0.2"},
+                            {"indicesDistribution", "onePoint"},
+                            {"planMinimisationTarget", "cycles"},
+                            {"indicesAreSorted", "true"}};
+  lookupTest(4, 23, 19, true, options);
+  lookupTest(4, 23, 19, false, options);
+
+  Device d = slicetest::device(4);
+  Graph graph(d.getTarget());
+  EXPECT_THROW(popops::embedding::plan(graph, FLOAT, 10, 8, {2},
+                                       {{"usedForSlice", "false"}, {"usedForUpdate", "false"}}),
+               poputil::poplibs_error);
+  EXPECT_THROW(popops::embedding::plan(graph, FLOAT, 10, 8, {2}, {{"operationForUpdate", "mul"}}),
+               poplar::invalid_option);
+}
 
 TEST(MultiSlice, PlanSplitsColumnsOverTiles) {
   Device d = slicetest::device(4);
@@ -197,6 +225,54 @@ TEST(MultiUpdateAdd, HalfAccumulatesInFloatAndRoundsEachStep) {
     }
   for (std::size_t i = 0; i < want.size(); ++i)
     EXPECT_EQ(float(got[i]), float(want[i])) << i;
+}
+
+// PopLibs lets a HALF table take a FLOAT scale in multiUpdateAdd (otherwise the scale has the
+// table's type); the table accumulates t[i] += scale * s[i] in place.
+TEST(MultiUpdateAdd, HalfTableTakesAFloatScale) {
+  Device d = slicetest::device(4);
+  Graph graph(d.getTarget());
+  popops::addCodelets(graph);
+  const std::size_t vocab = 6, dim = 5;
+  const std::vector<unsigned> indices{4, 1, 4};
+  Tensor t = popops::createSliceableTensor(graph, HALF, {vocab, dim}, {0}, {1}, 0, "table");
+  Tensor s = popops::createSliceTensor(graph, t, {0}, {1}, indices.size(), "grads");
+  Tensor idx = popops::createIndicesTensor(graph, {0}, indices.size(), {}, {}, "idx");
+  Tensor scale = graph.addVariable(FLOAT, {}, "scale");
+  graph.setTileMapping(scale, 0);
+  graph.createHostWrite("t", t);
+  graph.createHostWrite("s", s);
+  graph.createHostWrite("idx", idx);
+  graph.createHostWrite("scale", scale);
+  graph.createHostRead("t", t);
+  Sequence prog;
+  popops::multiUpdateAdd(graph, t, s, idx, scale, {0}, {1}, prog, {}, {});
+  std::vector<half> base(vocab * dim), slices(indices.size() * dim);
+  for (std::size_t i = 0; i < base.size(); ++i)
+    base[i] = half(0.5f * float(i));
+  for (std::size_t i = 0; i < slices.size(); ++i)
+    slices[i] = half(float(i) - 3.0f);
+  const float scaleValue = -0.25f; // exact in HALF, so rounding the scale changes nothing
+  auto r = slicetest::run(graph, d, prog,
+                          {{"t", bytesOf(base)},
+                           {"s", bytesOf(slices)},
+                           {"idx", bytesOf(indices)},
+                           {"scale", bytesOf(std::vector<float>{scaleValue})}},
+                          {{"t", base.size() * sizeof(half)}});
+  const auto got = valuesOf<half>(r["t"]);
+  std::vector<half> want = base;
+  for (std::size_t i = 0; i < indices.size(); ++i)
+    for (std::size_t c = 0; c < dim; ++c) {
+      half &w = want[indices[i] * dim + c];
+      w = half(float(w) + scaleValue * float(slices[i * dim + c]));
+    }
+  for (std::size_t i = 0; i < want.size(); ++i)
+    EXPECT_EQ(float(got[i]), float(want[i])) << i;
+
+  Tensor intScale = graph.addVariable(INT, {}, "intScale");
+  graph.setTileMapping(intScale, 0);
+  EXPECT_THROW(popops::multiUpdateAdd(graph, t, s, idx, intScale, {0}, {1}, prog, {}, {}),
+               poputil::poplibs_error);
 }
 
 TEST(MultiUpdate, LastWriteWinsAndOutOfRangeIsIgnored) {

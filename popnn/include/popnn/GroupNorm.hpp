@@ -1,11 +1,13 @@
 // Group normalisation of [batch][channels][field…] activations (rank >= 2): statistics per
 // sample and group of channels over the group's channels and the field.
 //
-// Channel c belongs to group c / (channels / numGroups) (contiguous groups), or to group
-// c % numGroups with the option {"groupNormStridedChannelGrouping", "true"} (PopLibs' older
-// default). numGroups == channels is instance norm; numGroups == 1 is layer norm over all
-// channels and field. mean and invStdDev are [batch * numGroups] (sample-major). Everything else
-// as popnn/BatchNorm.hpp; gamma and beta are [channels].
+// Channel c belongs to group c % numGroups (strided groups; option
+// "groupNormStridedChannelGrouping", default "true" as in PopLibs), or, with
+// {"groupNormStridedChannelGrouping", "false"}, to group c / (channels / numGroups) (contiguous
+// groups, the conventional grouping of PyTorch and TensorFlow). Pass the same options to every
+// gn:: call of a layer. numGroups == channels is instance norm; numGroups == 1 is layer norm over
+// all channels and field. mean and invStdDev are [batch * numGroups] (sample-major). Everything
+// else as popnn/BatchNorm.hpp; gamma and beta are [channels].
 #pragma once
 
 #include <utility>

@@ -6,6 +6,8 @@
 // counts as correct. Shape and type errors throw poputil::poplibs_error naming the tensor.
 #pragma once
 
+#include <utility>
+
 #include <poplar/DebugContext.hpp>
 #include <poplar/Graph.hpp>
 #include <poplar/Program.hpp>
@@ -71,6 +73,17 @@ poplar::Tensor argMax(poplar::Graph &graph, const poplar::Tensor &input,
 poplar::Tensor argMin(poplar::Graph &graph, const poplar::Tensor &input,
                       poplar::program::Sequence &prog,
                       const poplar::DebugContext &debugContext = {});
+
+/// (max, argMax) of each row of a 2-D `input`: values [rows] in input's type and indices
+/// [rows] UNSIGNED_INT (lowest index among equal maxima).
+std::pair<poplar::Tensor, poplar::Tensor>
+maxAndArgMax(poplar::Graph &graph, const poplar::Tensor &input, poplar::program::Sequence &prog,
+             const poplar::DebugContext &debugContext = {});
+
+/// (min, argMin) of each row of a 2-D `input`, as maxAndArgMax.
+std::pair<poplar::Tensor, poplar::Tensor>
+minAndArgMin(poplar::Graph &graph, const poplar::Tensor &input, poplar::program::Sequence &prog,
+             const poplar::DebugContext &debugContext = {});
 
 /// The K largest values of each row of a 2-D `input` ([rows][K]); their indices go to `indices`.
 /// With `sort` they are in descending order.

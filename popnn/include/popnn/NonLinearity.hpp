@@ -40,6 +40,41 @@ poplar::Tensor nonLinearity(poplar::Graph &graph, NonLinearityType nonLinearityT
                             poplar::program::Sequence &prog,
                             const poplar::DebugContext &debugContext = {});
 
+// Named forms, as PopLibs declares them: NAME(graph, t, prog) returns a new tensor,
+// NAMEInPlace(graph, t, prog) writes into t; each also has a form reporting the output scaling.
+#define TESSERA_POPNN_NAMED_NON_LINEARITY(NAME, TYPE)                                              \
+  inline poplar::Tensor NAME(poplar::Graph &graph, poplar::Tensor t,                               \
+                             poplar::program::Sequence &prog,                                      \
+                             const poplar::DebugContext &debugContext = {}) {                      \
+    return nonLinearity(graph, NonLinearityType::TYPE, t, prog, debugContext);                     \
+  }                                                                                                \
+  inline poplar::Tensor NAME(poplar::Graph &graph, poplar::Tensor t, float &nonLinearityScaling,   \
+                             poplar::program::Sequence &prog,                                      \
+                             const poplar::DebugContext &debugContext = {}) {                      \
+    return nonLinearity(graph, NonLinearityType::TYPE, t, nonLinearityScaling, prog,               \
+                        debugContext);                                                             \
+  }                                                                                                \
+  inline void NAME##InPlace(poplar::Graph &graph, poplar::Tensor t,                                \
+                            poplar::program::Sequence &prog,                                       \
+                            const poplar::DebugContext &debugContext = {}) {                       \
+    nonLinearityInPlace(graph, NonLinearityType::TYPE, t, prog, debugContext);                     \
+  }                                                                                                \
+  inline void NAME##InPlace(poplar::Graph &graph, poplar::Tensor t, float &nonLinearityScaling,    \
+                            poplar::program::Sequence &prog,                                       \
+                            const poplar::DebugContext &debugContext = {}) {                       \
+    nonLinearityInPlace(graph, NonLinearityType::TYPE, t, nonLinearityScaling, prog,               \
+                        debugContext);                                                             \
+  }
+
+TESSERA_POPNN_NAMED_NON_LINEARITY(sigmoid, SIGMOID)
+TESSERA_POPNN_NAMED_NON_LINEARITY(relu, RELU)
+TESSERA_POPNN_NAMED_NON_LINEARITY(tanh, TANH)
+TESSERA_POPNN_NAMED_NON_LINEARITY(gelu, GELU)
+TESSERA_POPNN_NAMED_NON_LINEARITY(softmax, SOFTMAX)
+TESSERA_POPNN_NAMED_NON_LINEARITY(softmaxStable, SOFTMAX_STABLE)
+TESSERA_POPNN_NAMED_NON_LINEARITY(scaledSoftmaxStable, SOFTMAX_SCALED)
+#undef TESSERA_POPNN_NAMED_NON_LINEARITY
+
 /// The gradient with respect to the non-linearity's input, given `outGradient` (the gradient
 /// with respect to its output, same shape as `act`). `act` is the forward OUTPUT for SIGMOID,
 /// HARD_SIGMOID, RELU, TANH and the softmax family (for SOFTMAX_SCALED, the unscaled softmax

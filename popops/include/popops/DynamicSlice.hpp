@@ -115,6 +115,14 @@ poplar::Tensor dynamicSlice(poplar::Graph &graph, const poplar::Tensor &t,
                             const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog,
                             const poplar::DebugContext &debugContext = {});
 
+/// As dynamicSlice, writing the slice into `output` (which must have the slice's shape and t's
+/// element type; it keeps its own tile mapping).
+void dynamicSliceWithOutput(poplar::Graph &graph, const poplar::Tensor &output,
+                            const poplar::Tensor &t, const poplar::Tensor &offset,
+                            const std::vector<std::size_t> &dims,
+                            const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog,
+                            const poplar::DebugContext &debugContext = {});
+
 /// Writes `s` (t's shape with dims[i] replaced by sizes[i]) into `t` at `offset`.
 void dynamicUpdate(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &s,
                    const poplar::Tensor &offset, const std::vector<std::size_t> &dims,
@@ -137,8 +145,10 @@ void multiUpdate(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Te
                  const SlicePlan &plan, const poplar::OptionFlags &options,
                  const poplar::DebugContext &debugContext = {});
 
-/// t[offsets[i]] += scale * sMulti[i] for each i in order; `scale` is a one-element tensor of
-/// t's type. The embedding-gradient update.
+/// t[offsets[i]] += scale * sMulti[i] for each i in order (t is updated in place and
+/// accumulates); `scale` is a one-element tensor of t's type, or FLOAT when t is HALF (as in
+/// PopLibs; Tessera rounds such a scale to HALF before the float multiply-add). The
+/// embedding-gradient update.
 void multiUpdateAdd(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &sMulti,
                     const poplar::Tensor &offsets, const poplar::Tensor &scale,
                     const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes,
@@ -150,8 +160,13 @@ namespace embedding {
 
 /// Plans an embedding of `numEntries` rows of `outputSize` elements looked up `numLookups`
 /// times per step: splits the `outputSize` columns into as many groups (of at least one SIMD
-/// vector) as there are tiles, so each tile holds every row of its group. Options: none yet
-/// (an unknown key throws poplar::invalid_option).
+/// vector) as there are tiles, so each tile holds every row of its group. Options (also taken
+/// by multiSlice, multiUpdate, multiUpdateAdd and the create* functions): PopLibs' keys
+/// "usedForSlice", "usedForUpdate" (true/false, default true; both false throws here),
+/// "operationForUpdate" (none/add/max), "availableMemoryProportion" (>= 0),
+/// "indicesDistribution" (uniform/onePoint), "planMinimisationTarget" (memory/cycles) and
+/// "indicesAreSorted" (true/false) are checked and accepted but change neither layout nor
+/// results; any other key throws poplar::invalid_option.
 SlicePlan plan(const poplar::Graph &graph, const poplar::Type &dataType, std::size_t numEntries,
                std::size_t outputSize, const std::vector<std::size_t> &numLookups,
                const poplar::OptionFlags &options);

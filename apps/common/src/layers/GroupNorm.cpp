@@ -8,6 +8,12 @@
 
 namespace tessera::apps {
 
+namespace {
+/// Conventional (contiguous) channel groups, as PyTorch's GroupNorm; popnn defaults to PopLibs'
+/// strided groups.
+const poplar::OptionFlags kContiguousGroups{{"groupNormStridedChannelGrouping", "false"}};
+} // namespace
+
 GroupNorm::GroupNorm(std::string name, std::size_t channels, std::size_t groups, float eps)
     : Layer(std::move(name)), channels_(channels), groups_(groups), eps_(eps) {
   if (groups_ == 0 || channels_ % groups_ != 0)
@@ -36,10 +42,11 @@ poplar::Tensor GroupNorm::forward(BuildContext &ctx, const poplar::Tensor &input
   auto asType = [&](const poplar::Tensor &t) {
     return detail::asType(g, t, type, prog, name_ + "/cast");
   };
-  auto [mean, invStdDev] = popnn::gn::groupNormStatistics(
-      g, x, eps_, prog, static_cast<unsigned>(groups_), false, false, poplar::FLOAT, name_);
+  auto [mean, invStdDev] =
+      popnn::gn::groupNormStatistics(g, x, eps_, prog, static_cast<unsigned>(groups_), false, false,
+                                     poplar::FLOAT, name_, kContiguousGroups);
   auto [y, whitened] = popnn::gn::groupNormalise(g, x, asType(gamma_->value), asType(beta_->value),
-                                                 mean, invStdDev, prog, name_);
+                                                 mean, invStdDev, prog, name_, kContiguousGroups);
   if (mode == Mode::Training) {
     whitened_ = whitened;
     invStdDev_ = invStdDev;
@@ -53,8 +60,8 @@ poplar::Tensor GroupNorm::backward(BuildContext &, const poplar::Tensor &gradIn,
     throw app_error("layer '" + name_ + "': backward() before a Training forward()");
   return detail::normBackward(
       *graph_, name_, whitened_, invStdDev_, gradIn, *gamma_, *beta_, needInputGradient, prog,
-      [](auto &&...a) { return popnn::gn::groupNormParamGradients(a...); },
-      [](auto &&...a) { return popnn::gn::groupNormGradients(a...); });
+      [](auto &&...a) { return popnn::gn::groupNormParamGradients(a..., kContiguousGroups); },
+      [](auto &&...a) { return popnn::gn::groupNormGradients(a..., kContiguousGroups); });
 }
 
 } // namespace tessera::apps
