@@ -44,6 +44,9 @@ ClassifierSpec classifierSpecOf(const std::string &modelName,
   spec.checkpointEverySteps = o.checkpointEverySteps;
   spec.tiles = o.tiles;
   spec.ipus = o.ipus;
+  // The trainers' model configurations (resnet::describe, efficientnet::describe) name every
+  // setting their model is built from.
+  spec.reuseCompiledGraph = true;
   return spec;
 }
 

@@ -1,11 +1,13 @@
 #include <tessera/apps/ClassifierTrainer.hpp>
 #include <tessera/apps/EngineStart.hpp>
+#include <tessera/apps/TrainerExecutable.hpp>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <ostream>
+#include <set>
 
 #include <poplar/Engine.hpp>
 #include <poplar/Half.hpp>
@@ -18,6 +20,7 @@
 #include <popops/ElementWise.hpp>
 #include <popops/codelets.hpp>
 #include <poprand/codelets.hpp>
+#include <tessera/ExecutableCache.hpp>
 
 #include <tessera/apps/Errors.hpp>
 #include <tessera/apps/LearningRate.hpp>
@@ -50,6 +53,19 @@ void copyOrCast(poplar::Graph &g, const poplar::Tensor &src, const poplar::Tenso
     popops::cast(g, src, dst, prog, name);
 }
 
+HostTensorInfo hostTensor(const std::string &name, const poplar::Tensor &t) {
+  return {name, t.elementType(), t.shape()};
+}
+
+/// Training options that only steer the host side of a run (the schedule, when to stop, what
+/// data to feed): runs that differ only in these build the same graph.
+bool onlyAffectsTheHost(const std::string &option) {
+  static const std::set<std::string> hostOnly = {
+      "epochs",       "host-threads",   "validation",    "target-accuracy", "stop-at-target",
+      "train-subset", "synthetic-data", "learning-rate", "warmup-epochs",   "lr-schedule"};
+  return hostOnly.count(option) != 0;
+}
+
 /// Configuration keys added after checkpoints were first written, with the value every run
 /// before them had: a checkpoint without the key was trained with that value.
 const std::map<std::string, std::string> &laterConfigDefaults() {
@@ -72,6 +88,8 @@ struct ClassifierTrainer::Impl {
   std::unique_ptr<SgdOptimiser> sgd;
   std::unique_ptr<RmsPropOptimiser> rmsprop;
   std::unique_ptr<poplar::Engine> engine;
+  /// The host tensors of the graph (built now, or remembered by an earlier run).
+  TrainerManifest manifest;
   double compileSeconds = 0;
   // Host buffers the input streams read.
   std::vector<float> images;
@@ -84,13 +102,17 @@ struct ClassifierTrainer::Impl {
   std::size_t imageElements() const { return batch() * spec.imageSize * spec.imageSize; }
 
   void build();
+  std::map<std::string, std::string> graphConfig() const;
+  bool startFromManifest(const std::string &identity, const poplar::OptionFlags &engineOptions);
+  void buildGraph(const std::string &identity, const poplar::OptionFlags &engineOptions);
+  void connectStreams();
   void buildOptimiser(poplar::program::Sequence &update);
   void buildMovingAverage(poplar::program::Sequence &update, poplar::program::Sequence &useAverage,
                           poplar::program::Sequence &restoreWeights);
   void feed(const Batch &b, bool maskPadding);
-  const Parameter &parameter(const std::string &name) const;
-  std::vector<float> readHost(const std::string &handle, const poplar::Tensor &t);
-  void writeHost(const std::string &handle, const poplar::Tensor &t,
+  const ParameterInfo &parameter(const std::string &name) const;
+  std::vector<float> readHost(const std::string &handle, const HostTensorInfo &t);
+  void writeHost(const std::string &handle, const HostTensorInfo &t,
                  const std::vector<float> &values);
 };
 
@@ -101,6 +123,62 @@ void ClassifierTrainer::Impl::build() {
     ipu.tilesPerIPU = spec.tiles;
   ipu.numIPUs = std::max(1u, spec.ipus);
   device = ipu.createDevice();
+  poplar::OptionFlags engineOptions;
+  if (options.hostThreads)
+    engineOptions.set("target.hostThreads", std::to_string(options.hostThreads));
+  const std::string identity = trainerIdentity(graphConfig());
+  if (!startFromManifest(identity, engineOptions))
+    buildGraph(identity, engineOptions);
+  images.assign(imageElements(), 0.0f);
+  labels.assign(batch(), 0);
+  connectStreams();
+  compileSeconds = secondsSince(start);
+}
+
+std::map<std::string, std::string> ClassifierTrainer::Impl::graphConfig() const {
+  std::map<std::string, std::string> config = spec.modelConfig;
+  for (const auto &[k, v] : describeTrainingOptions(options))
+    if (!onlyAffectsTheHost(k))
+      config.emplace("option " + k, v);
+  config["model"] = spec.modelName;
+  config["classes"] = std::to_string(spec.numClasses);
+  config["device"] = std::to_string(std::max(1u, spec.ipus)) + " x " + std::to_string(spec.tiles);
+  // Options from the environment can change compilation (debug.allowOutOfMemory, say).
+  const char *env = std::getenv("POPLAR_ENGINE_OPTIONS");
+  config["POPLAR_ENGINE_OPTIONS"] = env ? env : "";
+  return config;
+}
+
+bool ClassifierTrainer::Impl::startFromManifest(const std::string &identity,
+                                                const poplar::OptionFlags &engineOptions) {
+  const auto start = Clock::now();
+  if (!spec.reuseCompiledGraph)
+    return false;
+  const tessera::ExecutableCache cache(engineOptions);
+  if (!cache.enabled())
+    return false;
+  std::optional<TrainerManifest> found = TrainerManifestStore(cache.directory()).find(identity);
+  if (!found)
+    return false;
+  std::optional<poplar::Executable> exe = cache.load(found->engineKey);
+  if (!exe)
+    return false; // evicted since: build the graph again
+  engine = std::make_unique<poplar::Engine>(std::move(*exe), engineOptions);
+  engine->load(device);
+  manifest = std::move(*found);
+  log << spec.modelName << ": this configuration ran before; graph not built (graph 0 s)\n"
+      << "loaded from the executable cache in " << secondsSince(start) << " s" << std::endl;
+  return true;
+}
+
+void ClassifierTrainer::Impl::connectStreams() {
+  engine->connectStream("images", images.data(), images.data() + images.size());
+  engine->connectStream("labels", labels.data(), labels.data() + labels.size());
+}
+
+void ClassifierTrainer::Impl::buildGraph(const std::string &identity,
+                                         const poplar::OptionFlags &engineOptions) {
+  const auto start = Clock::now();
   graph = std::make_unique<poplar::Graph>(device.getTarget());
   popops::addCodelets(*graph);
   poprand::addCodelets(*graph);
@@ -172,17 +250,20 @@ void ClassifierTrainer::Impl::build() {
   programs[kGradients] = fwdBwd;
   programs[kEvaluate] = evaluate;
   const double buildSeconds = secondsSince(start);
-  poplar::OptionFlags engineOptions;
-  if (options.hostThreads)
-    engineOptions.set("target.hostThreads", std::to_string(options.hostThreads));
   log << "built " << spec.modelName << ": " << ctx->parameters().size() << " parameter tensors, "
       << "graph " << buildSeconds << " s" << std::endl;
   engine = startEngine(g, programs, engineOptions, device, log);
-  images.assign(imageElements(), 0.0f);
-  labels.assign(batch(), 0);
-  engine->connectStream("images", images.data(), images.data() + images.size());
-  engine->connectStream("labels", labels.data(), labels.data() + labels.size());
-  compileSeconds = secondsSince(start);
+
+  manifest.identity = identity;
+  manifest.engineKey = engine->executableCacheKey();
+  for (const auto &p : ctx->parameters())
+    manifest.parameters.push_back(
+        {hostTensor(p->name, p->value), hostTensor(p->name, p->gradient)});
+  for (const auto &st : ctx->states())
+    manifest.states.push_back(hostTensor(st.name, st.value));
+  // With the cache on, the next run with this configuration can skip all of the above.
+  if (spec.reuseCompiledGraph && !manifest.engineKey.empty())
+    TrainerManifestStore(tessera::ExecutableCache(engineOptions).directory()).remember(manifest);
 }
 
 void ClassifierTrainer::Impl::buildOptimiser(poplar::program::Sequence &update) {
@@ -239,17 +320,17 @@ void ClassifierTrainer::Impl::feed(const Batch &b, bool maskPadding) {
     labels[i] = maskPadding && i >= b.validImages ? MASKED_LABEL_CODE : b.labels[i];
 }
 
-const Parameter &ClassifierTrainer::Impl::parameter(const std::string &name) const {
-  for (const auto &p : ctx->parameters())
-    if (p->name == name)
-      return *p;
+const ParameterInfo &ClassifierTrainer::Impl::parameter(const std::string &name) const {
+  for (const auto &p : manifest.parameters)
+    if (p.value.name == name)
+      return p;
   throw app_error("no parameter named '" + name + "'");
 }
 
 std::vector<float> ClassifierTrainer::Impl::readHost(const std::string &handle,
-                                                     const poplar::Tensor &t) {
+                                                     const HostTensorInfo &t) {
   std::vector<float> out(t.numElements());
-  if (t.elementType() == poplar::FLOAT) {
+  if (t.type == poplar::FLOAT) {
     engine->readTensor(handle, out.data(), out.data() + out.size());
   } else {
     std::vector<std::uint16_t> bits(out.size());
@@ -260,12 +341,12 @@ std::vector<float> ClassifierTrainer::Impl::readHost(const std::string &handle,
   return out;
 }
 
-void ClassifierTrainer::Impl::writeHost(const std::string &handle, const poplar::Tensor &t,
+void ClassifierTrainer::Impl::writeHost(const std::string &handle, const HostTensorInfo &t,
                                         const std::vector<float> &values) {
   if (values.size() != t.numElements())
     throw app_error("'" + handle + "' has " + std::to_string(t.numElements()) + " elements, got " +
                     std::to_string(values.size()));
-  if (t.elementType() == poplar::FLOAT) {
+  if (t.type == poplar::FLOAT) {
     engine->writeTensor(handle, values.data(), values.data() + values.size());
   } else {
     std::vector<std::uint16_t> bits(values.size());
@@ -321,13 +402,13 @@ StepResult ClassifierTrainer::evaluate(const Batch &batch) {
 
 std::vector<std::string> ClassifierTrainer::parameterNames() const {
   std::vector<std::string> names;
-  for (const auto &p : impl_->ctx->parameters())
-    names.push_back(p->name);
+  for (const auto &p : impl_->manifest.parameters)
+    names.push_back(p.value.name);
   return names;
 }
 
 std::vector<std::size_t> ClassifierTrainer::parameterShape(const std::string &name) const {
-  return impl_->parameter(name).value.shape();
+  return impl_->parameter(name).value.shape;
 }
 
 std::vector<float> ClassifierTrainer::readParameter(const std::string &name) {
@@ -351,35 +432,34 @@ CheckpointState ClassifierTrainer::snapshot(std::uint64_t step, LoaderPosition p
   s.step = step;
   s.epoch = position.epoch;
   s.loaderPosition = position;
-  for (const auto &p : impl_->ctx->parameters())
-    s.tensors.push_back({p->name, p->value.shape(), readParameter(p->name)});
+  for (const auto &p : impl_->manifest.parameters)
+    s.tensors.push_back({p.value.name, p.value.shape, readParameter(p.value.name)});
   // The data order is a pure function of (seed, position); recording the seed lets a resume
   // check it. The device's random state (the step seed of dropout layers, UNSIGNED_INT) follows
   // it word for word, in state order.
   s.rngState = {std::uint32_t(impl_->options.seed & 0xffffffffu),
                 std::uint32_t(impl_->options.seed >> 32)};
-  for (const auto &st : impl_->ctx->states()) {
-    if (st.value.elementType() == poplar::UNSIGNED_INT) {
-      std::vector<std::uint32_t> words(st.value.numElements());
+  for (const auto &st : impl_->manifest.states) {
+    if (st.type == poplar::UNSIGNED_INT) {
+      std::vector<std::uint32_t> words(st.numElements());
       impl_->engine->readTensor("state:" + st.name, words.data(), words.data() + words.size());
       s.rngState.insert(s.rngState.end(), words.begin(), words.end());
     } else {
-      s.optimiserState.push_back(
-          {st.name, st.value.shape(), impl_->readHost("state:" + st.name, st.value)});
+      s.optimiserState.push_back({st.name, st.shape, impl_->readHost("state:" + st.name, st)});
     }
   }
   return s;
 }
 
 void ClassifierTrainer::restore(const CheckpointState &state, const std::filesystem::path &file) {
-  for (const auto &p : impl_->ctx->parameters()) {
-    const NamedTensor &t = findCheckpointTensor(state.tensors, p->name, p->value.shape(), file);
-    writeParameter(p->name, t.data);
+  for (const auto &p : impl_->manifest.parameters) {
+    const NamedTensor &t = findCheckpointTensor(state.tensors, p.value.name, p.value.shape, file);
+    writeParameter(p.value.name, t.data);
   }
   std::size_t word = 2; // after the run's seed
-  for (const auto &st : impl_->ctx->states()) {
-    if (st.value.elementType() == poplar::UNSIGNED_INT) {
-      const std::size_t n = st.value.numElements();
+  for (const auto &st : impl_->manifest.states) {
+    if (st.type == poplar::UNSIGNED_INT) {
+      const std::size_t n = st.numElements();
       if (word + n > state.rngState.size())
         throw checkpoint_error("checkpoint '" + file.string() + "' has no value for '" + st.name +
                                "': was it written by a model without dropout?");
@@ -388,9 +468,8 @@ void ClassifierTrainer::restore(const CheckpointState &state, const std::filesys
       word += n;
       continue;
     }
-    const NamedTensor &t =
-        findCheckpointTensor(state.optimiserState, st.name, st.value.shape(), file);
-    impl_->writeHost("state:" + st.name, st.value, t.data);
+    const NamedTensor &t = findCheckpointTensor(state.optimiserState, st.name, st.shape, file);
+    impl_->writeHost("state:" + st.name, st, t.data);
   }
 }
 

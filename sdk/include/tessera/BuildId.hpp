@@ -10,4 +10,9 @@ namespace tessera {
 /// it: an executable only runs on the build that compiled it.
 const std::string &sdkBuildId();
 
+/// The same identity for any loaded object: the program or shared library whose code contains
+/// `address` (a function of it). Programs that cache what they build key it on their own build
+/// this way, e.g. `tessera::buildIdOf(reinterpret_cast<const void *>(&someFunctionOfMine))`.
+std::string buildIdOf(const void *address);
+
 } // namespace tessera

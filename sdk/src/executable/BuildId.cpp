@@ -57,15 +57,15 @@ int findBuildId(dl_phdr_info *info, std::size_t, void *data) {
   return 1;
 }
 
-std::string computeBuildId() {
-  Search search{reinterpret_cast<const void *>(&computeBuildId), {}};
+std::string computeBuildId(const void *address) {
+  Search search{address, {}};
   dl_iterate_phdr(findBuildId, &search);
   if (!search.id.empty())
     return search.id;
-  // Linked without --build-id: the library file's contents stand in.
+  // Linked without --build-id: the object file's contents stand in.
   Dl_info info{};
   codelet::ContentHash h;
-  if (dladdr(reinterpret_cast<void *>(&computeBuildId), &info) && info.dli_fname) {
+  if (dladdr(address, &info) && info.dli_fname) {
     std::ifstream in(info.dli_fname, std::ios::binary);
     std::ostringstream bytes;
     bytes << in.rdbuf();
@@ -76,11 +76,17 @@ std::string computeBuildId() {
 
 } // namespace
 
+std::string computeBuildIdOf(const void *address) { return computeBuildId(address); }
+
 const std::string &sdkBuildId() {
-  static const std::string id = computeBuildId();
+  static const std::string id = computeBuildId(reinterpret_cast<const void *>(&sdkBuildId));
   return id;
 }
 
 } // namespace poplar::executable
 
 const std::string &tessera::sdkBuildId() { return poplar::executable::sdkBuildId(); }
+
+std::string tessera::buildIdOf(const void *address) {
+  return poplar::executable::computeBuildIdOf(address);
+}

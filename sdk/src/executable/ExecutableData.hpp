@@ -28,6 +28,8 @@ namespace poplar::executable {
 /// This SDK build's identity as executables record it: the poplar library's GNU build id
 /// (which changes with its code, never with a commit), or a hash of the library file.
 const std::string &sdkBuildId();
+/// The build id of the loaded object containing `address` (see tessera::buildIdOf).
+std::string computeBuildIdOf(const void *address);
 
 /// "ipu2: 1 IPU x 1472 tiles, 6 workers, 638976 bytes per tile": how messages name a target.
 std::string describeTarget(const tessera::profile::TargetInfo &target);

@@ -39,6 +39,12 @@ struct ClassifierSpec {
   /// one IPU's memory spreads its layers over all of them.
   unsigned tiles = 0;
   unsigned ipus = 1;
+  /// Set when `modelName` and `modelConfig` determine the model completely — every layer and
+  /// hyperparameter — as a trainer's command line does. A later run with the same
+  /// configuration (and the same builds of the program and the SDK) then loads the executable
+  /// compiled before and builds no graph (TrainerExecutable.hpp). Leave it false for models
+  /// assembled in code that the configuration does not describe.
+  bool reuseCompiledGraph = false;
 };
 
 struct StepResult {
