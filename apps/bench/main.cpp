@@ -2,11 +2,14 @@
 //   tessera-bench run       run the standard benchmarks through the trainers, store the records
 //   tessera-bench table     speedups of a VERSION over every earlier one on this host class
 //   tessera-bench releases  regenerate the benchmark section of RELEASES.md from the records
+//   tessera-bench compare BASELINE  build BASELINE beside this tree and measure both, alternating
 //   tessera-bench list      the standard benchmarks and their fixed arguments
 #include "BenchSuite.hpp"
+#include "CompareCommand.hpp"
 
 #include <tessera/apps/BenchReport.hpp>
 #include <tessera/apps/Errors.hpp>
+#include <tessera/apps/FileEnvelope.hpp>
 #include <tessera/apps/TrainingOptions.hpp>
 
 #include <poplar/Version.hpp>
@@ -27,7 +30,13 @@ namespace {
 struct BenchOptions {
   std::string command = "table";
   std::string trainer;    // empty: each benchmark's own trainer in the build tree
-  std::string benchmarks; // comma-separated subset; empty runs all
+  std::string benchmarks; // comma-separated subset; empty runs all but the long ones
+  bool includeLong = false;
+  std::string baseline; // compare: VERSION or git revision
+  unsigned rounds = 3;
+  std::string repo = TESSERA_BENCH_SOURCE_DIR;
+  std::string baselinesDir = std::string(TESSERA_BENCH_BUILD_DIR) + "/bench-baselines";
+  std::string baselineBuildDir;
   std::string recordsDir = TESSERA_BENCH_RECORDS_DIR;
   std::string releasesFile = TESSERA_BENCH_RELEASES_FILE;
   std::string version = poplar::versionNumber();
@@ -38,37 +47,6 @@ struct BenchOptions {
   std::optional<double> amortisationYears;
   bool help = false;
 };
-
-std::vector<std::string> splitCommas(const std::string &text) {
-  std::vector<std::string> parts;
-  std::stringstream in(text);
-  for (std::string part; std::getline(in, part, ',');)
-    if (!part.empty())
-      parts.push_back(part);
-  return parts;
-}
-
-std::vector<bench::BenchmarkSpec> selectedBenchmarks(const std::string &names) {
-  const auto &all = bench::standardBenchmarks();
-  if (names.empty())
-    return all;
-  std::vector<bench::BenchmarkSpec> chosen;
-  std::vector<std::string> known;
-  for (const auto &b : all)
-    known.push_back(b.name);
-  for (const std::string &name : splitCommas(names)) {
-    const auto found =
-        std::find_if(all.begin(), all.end(), [&](const auto &b) { return b.name == name; });
-    if (found == all.end()) {
-      const std::string near = apps::nearestName(name, known);
-      throw apps::cli_error("--benchmarks: unknown benchmark '" + name + "'" +
-                            (near.empty() ? "" : "; did you mean " + near + "?") +
-                            " (tessera-bench list shows them)");
-    }
-    chosen.push_back(*found);
-  }
-  return chosen;
-}
 
 // Dollars per hour from --price-per-hour or --system-price with --amortisation-years.
 std::optional<double> pricePerHour(const BenchOptions &o) {
@@ -122,10 +100,14 @@ void printTable(const BenchOptions &o, const std::string &hostClass) {
 }
 
 int run(const BenchOptions &o) {
+  if (!o.baseline.empty() && o.command != "compare")
+    throw apps::cli_error("unexpected argument '" + o.baseline + "' after " + o.command +
+                          " (only compare takes a BASELINE)");
   const std::string hostClass = o.hostClass.empty() ? apps::detectHost().host_class() : o.hostClass;
   if (o.command == "list") {
     for (const auto &b : bench::standardBenchmarks()) {
-      std::cout << b.name << " (" << b.app << "): " << b.description << "\n   ";
+      std::cout << b.name << " (" << b.app << (b.longRunning ? ", long" : "")
+                << "): " << b.description << "\n   ";
       for (const auto &a : b.args)
         std::cout << " " << a;
       std::cout << "\n";
@@ -134,12 +116,18 @@ int run(const BenchOptions &o) {
   }
   if (o.command == "run") {
     pricePerHour(o); // reject bad prices before hours of benchmarking
-    for (const auto &spec : selectedBenchmarks(o.benchmarks)) {
+    for (const auto &spec : bench::selectBenchmarks(o.benchmarks, o.includeLong)) {
       std::cout << "tessera-bench: running " << spec.name << "\n" << std::flush;
       const std::filesystem::path trainer =
-          o.trainer.empty() ? std::filesystem::path(TESSERA_BENCH_APPS_DIR) / spec.app / spec.app
+          o.trainer.empty() ? bench::trainerIn(TESSERA_BENCH_BUILD_DIR, spec.app)
                             : std::filesystem::path(o.trainer);
       apps::BenchmarkRecord record = bench::runBenchmark(spec, trainer, o.trainerArgs);
+      // A record must name the commit it measured, or `compare VERSION` cannot find it later.
+      if (record.git_commit().empty() || record.git_commit() == "unknown") {
+        record.set_git_commit(apps::gitCommit(o.repo));
+        std::cout << "tessera-bench: " << spec.name << ": the trainer's record names no commit; "
+                  << "recorded as " << record.git_commit() << " (" << o.repo << ")\n";
+      }
       const std::filesystem::path file =
           std::filesystem::path(o.recordsDir) / apps::benchmarkRecordFileName(record);
       apps::saveBenchmarkRecord(file, record);
@@ -153,6 +141,22 @@ int run(const BenchOptions &o) {
     printTable(o, hostClass);
     return 0;
   }
+  if (o.command == "compare") {
+    bench::CompareOptions c;
+    c.baseline = o.baseline;
+    c.benchmarks = bench::selectBenchmarks(o.benchmarks, o.includeLong);
+    c.rounds = o.rounds;
+    c.repo = o.repo;
+    c.recordsDir = o.recordsDir;
+    c.currentBuildDir = TESSERA_BENCH_BUILD_DIR;
+    c.currentTrainer = o.trainer;
+    c.currentVersion = o.version;
+    c.baselinesDir = o.baselinesDir;
+    c.baselineBuildDir = o.baselineBuildDir;
+    c.trainerArgs = o.trainerArgs;
+    c.hostClass = o.hostClass;
+    return bench::runCompare(c, std::cout);
+  }
   if (o.command == "releases") {
     std::string document;
     if (std::ifstream in(o.releasesFile); in)
@@ -160,15 +164,18 @@ int run(const BenchOptions &o) {
     else
       document = "# Releases\n";
     const std::string updated = apps::replaceReleasesSection(
-        document, apps::releasesSection(apps::loadBenchmarkRecords(o.recordsDir)));
-    std::ofstream out(o.releasesFile, std::ios::trunc);
-    out << updated;
-    if (!out)
-      throw apps::app_error("cannot write " + o.releasesFile);
+        document, apps::releasesSection(apps::loadBenchmarkRecords(o.recordsDir),
+                                        apps::loadComparisonRecords(o.recordsDir)));
+    try {
+      apps::writeFileAtomically(o.releasesFile, updated);
+    } catch (const apps::file_write_error &e) {
+      throw apps::app_error(std::string(e.what()) + "; check --releases-file");
+    }
     std::cout << "tessera-bench: updated " << o.releasesFile << "\n";
     return 0;
   }
-  throw apps::cli_error("unknown command '" + o.command + "'; use run, table, releases or list");
+  throw apps::cli_error("unknown command '" + o.command +
+                        "'; use run, table, compare, releases or list");
 }
 
 } // namespace
@@ -177,19 +184,27 @@ int main(int argc, char **argv) {
   BenchOptions o;
   po::options_description description(
       "tessera-bench [run|table|releases|list] [options]\n"
+      "tessera-bench compare BASELINE [--benchmarks a,b] [--rounds N] [--long] [options]\n"
       "Runs the standard benchmarks through the trainers, keeps one record per VERSION,\n"
-      "benchmark and host class, and compares versions");
+      "benchmark and host class, and compares versions; compare builds BASELINE (a VERSION\n"
+      "or git revision) in a worktree and runs both builds in alternating rounds");
   auto optionalDouble = [](std::optional<double> &target) {
     return po::value<double>()->notifier([&target](double v) { target = v; });
   };
   // clang-format off
   description.add_options()
     ("help", po::bool_switch(&o.help), "Print this help and exit")
-    ("command", po::value(&o.command)->default_value(o.command), "run | table | releases | list")
+    ("command", po::value(&o.command)->default_value(o.command), "run | table | compare | releases | list")
+    ("baseline", po::value(&o.baseline), "compare: the VERSION (resolved through its records' gitCommit, else the first commit whose VERSION file holds it) or git revision to compare with")
     ("trainer", po::value(&o.trainer), "Trainer executable for every selected benchmark (default: each benchmark's own, apps/<app>/<app> in the build tree)")
     ("trainer-arg", po::value(&o.trainerArgs)->composing(),
      "Extra argument passed to every trainer run (repeatable), e.g. --trainer-arg=--host-threads=2")
-    ("benchmarks", po::value(&o.benchmarks), "Comma-separated benchmarks to run (default: all)")
+    ("benchmarks", po::value(&o.benchmarks), "Comma-separated benchmarks to run (default: all but the long ones)")
+    ("long", po::bool_switch(&o.includeLong), "Also run the long (time-to-accuracy) benchmarks")
+    ("rounds", po::value(&o.rounds)->default_value(o.rounds), "compare: alternating rounds per benchmark")
+    ("repo", po::value(&o.repo)->default_value(o.repo), "compare: git repository the baseline is resolved and checked out from")
+    ("baselines-dir", po::value(&o.baselinesDir)->default_value(o.baselinesDir), "compare: where baseline worktrees (<short hash>/) and their builds go")
+    ("baseline-build-dir", po::value(&o.baselineBuildDir), "compare: use this existing build of the baseline (apps/<app>/<app> inside) instead of checking out and building it")
     ("records-dir", po::value(&o.recordsDir)->default_value(o.recordsDir),
      "Where records are kept, one JSON per VERSION, benchmark and host class")
     ("releases-file", po::value(&o.releasesFile)->default_value(o.releasesFile),
@@ -204,7 +219,7 @@ int main(int argc, char **argv) {
      "Years of continuous use the purchase is written off over");
   // clang-format on
   po::positional_options_description positional;
-  positional.add("command", 1);
+  positional.add("command", 1).add("baseline", 1);
   try {
     apps::parseCommandLine(argc, argv, description, &positional);
     if (o.help) {

@@ -7,9 +7,9 @@ trainer="$2"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-FAKE_VERSION=0.1.0 FAKE_THROUGHPUT=100 FAKE_TIME=1200 "$bench" run --trainer "$trainer" \
+FAKE_VERSION=0.1.0 FAKE_THROUGHPUT=100 FAKE_TIME=1200 "$bench" run --trainer "$trainer" --long \
   --records-dir "$work/records" --version 0.1.0 --host-class fake-cpu-2c > "$work/run1.txt"
-FAKE_VERSION=0.2.0 FAKE_THROUGHPUT=250 FAKE_TIME=400 "$bench" run --trainer "$trainer" \
+FAKE_VERSION=0.2.0 FAKE_THROUGHPUT=250 FAKE_TIME=400 "$bench" run --trainer "$trainer" --long \
   --records-dir "$work/records" --version 0.2.0 --host-class fake-cpu-2c > "$work/run2.txt"
 test -f "$work/records/0.1.0_resnet50-synthetic-throughput_fake-cpu-2c.json"
 test -f "$work/records/0.2.0_resnet50-time-to-accuracy_fake-cpu-2c.json"

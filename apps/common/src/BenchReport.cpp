@@ -1,6 +1,7 @@
 #include "tessera/apps/BenchReport.hpp"
 
 #include "tessera/apps/Errors.hpp"
+#include "tessera/apps/ReleaseHistory.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -157,7 +158,8 @@ CostFigures costFigures(const BenchmarkRecord &record, double pricePerHour) {
   return figures;
 }
 
-std::string releasesSection(const std::vector<BenchmarkRecord> &records) {
+std::string releasesSection(const std::vector<BenchmarkRecord> &records,
+                            const std::vector<ComparisonRecord> &comparisons) {
   std::map<std::string, const BenchmarkRecord *> hostClasses; // class → a record describing it
   for (const BenchmarkRecord &r : records)
     hostClasses.emplace(r.host().host_class(), &r);
@@ -199,6 +201,7 @@ std::string releasesSection(const std::vector<BenchmarkRecord> &records) {
           << fixed(100.0 * r->final_accuracy(), 2) << "% |\n";
     }
   }
+  out << measuredSpeedupSection(comparisons);
   out << kReleasesEndMarker << "\n";
   return out.str();
 }

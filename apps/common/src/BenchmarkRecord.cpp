@@ -1,5 +1,6 @@
 #include "tessera/apps/BenchmarkRecord.hpp"
 
+#include "tessera/apps/ComparisonRecord.hpp"
 #include "tessera/apps/Errors.hpp"
 #include "tessera/apps/FileEnvelope.hpp"
 
@@ -234,7 +235,9 @@ std::vector<BenchmarkRecord> loadBenchmarkRecords(const std::filesystem::path &d
   if (!std::filesystem::is_directory(directory, ec))
     return {};
   for (const auto &entry : std::filesystem::directory_iterator(directory))
-    if (entry.is_regular_file() && isJsonFile(entry.path()))
+    // Comparison records share the directory but are another message.
+    if (entry.is_regular_file() && isJsonFile(entry.path()) &&
+        !isComparisonRecordFile(entry.path()))
       files.push_back(entry.path());
   std::sort(files.begin(), files.end());
   std::vector<BenchmarkRecord> records;

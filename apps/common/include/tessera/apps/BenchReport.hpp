@@ -4,6 +4,7 @@
 #pragma once
 
 #include "tessera/apps/BenchmarkRecord.hpp"
+#include "tessera/apps/ComparisonRecord.hpp"
 
 #include <optional>
 #include <string>
@@ -56,8 +57,10 @@ CostFigures costFigures(const BenchmarkRecord &record, double pricePerHour);
 
 /// Markdown section summarising all records, one table per host class, versions newest first,
 /// with the throughput speedup over the previous recorded version. Starts with
-/// kReleasesBeginMarker and ends with kReleasesEndMarker.
-std::string releasesSection(const std::vector<BenchmarkRecord> &records);
+/// kReleasesBeginMarker and ends with kReleasesEndMarker. `comparisons` add the measured
+/// release-over-release speedups (ReleaseHistory.hpp) after the tables.
+std::string releasesSection(const std::vector<BenchmarkRecord> &records,
+                            const std::vector<ComparisonRecord> &comparisons = {});
 
 inline constexpr const char *kReleasesBeginMarker = "<!-- tessera-bench:begin -->";
 inline constexpr const char *kReleasesEndMarker = "<!-- tessera-bench:end -->";

@@ -65,7 +65,8 @@ BenchmarkRecord loadBenchmarkRecord(const std::filesystem::path &file);
 
 /// "<sdk_version>_<benchmark>_<host_class>.json": the file tessera-bench keeps per record.
 std::string benchmarkRecordFileName(const BenchmarkRecord &record);
-/// Every *.json record in `directory`, sorted by file name; empty when the directory is absent.
+/// Every *.json record in `directory` but the comparison records (compare_*.json), sorted by file
+/// name; empty when the directory is absent.
 std::vector<BenchmarkRecord> loadBenchmarkRecords(const std::filesystem::path &directory);
 
 } // namespace tessera::apps
