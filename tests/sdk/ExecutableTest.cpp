@@ -7,6 +7,7 @@
 #include <poplar/Engine.hpp>
 #include <poplar/Executable.hpp>
 #include <poplar/IPUModel.hpp>
+#include <poplar/Version.hpp>
 #include <poputil/TileMapping.hpp>
 #include <tessera/BuildId.hpp>
 
@@ -213,7 +214,8 @@ TEST(ExecutableErrors, AnotherSdkBuildIsNamedWithBothIds) {
   const std::string theirs(ours.size(), 'f');
   bytes.replace(at, ours.size(), theirs);
   EXPECT_TRUE(throwsWithMessage<parse_error>([&] { deserialized(bytes); },
-                                             {"SDK build " + theirs, "SDK build " + ours}));
+                                             {"SDK build " + theirs, "SDK build " + ours,
+                                              "SDK build " + ours + " (" + versionString() + ")"}));
 }
 
 TEST(ExecutableErrors, AnotherTargetIsNamedAtLoad) {

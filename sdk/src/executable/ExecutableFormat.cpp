@@ -623,8 +623,8 @@ Executable::Impl read(std::istream &in) {
                       std::to_string(kFormatVersion) + ")");
   if (m.sdk_build_id() != sdkBuildId())
     throw parse_error("deserializing an executable: it was compiled by SDK build " +
-                      m.sdk_build_id() + " (Tessera " + m.sdk_version() +
-                      ") but this is SDK build " + sdkBuildId() + " (Tessera " + versionString() +
+                      m.sdk_build_id() + " (" + m.sdk_version() +
+                      ") but this is SDK build " + sdkBuildId() + " (" + versionString() +
                       "); compile the graph again with this SDK");
   return Reader(m).read();
 }
