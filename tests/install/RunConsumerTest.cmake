@@ -53,8 +53,12 @@ foreach(tool IN LISTS installed_tools)
   run_step("${tool_name} --help" ${clean_env} "${tool}" --help)
 endforeach()
 
+# The consumer asks for the installed release's major.minor, as a project pinned to it would.
+file(STRINGS "${prefix}/share/tessera/VERSION" installed_version LIMIT_COUNT 1)
+string(REGEX MATCH "^[0-9]+\\.[0-9]+" requested_version "${installed_version}")
 set(configure_args -S "${CONSUMER_SOURCE_DIR}" -B "${consumer_build}" -G "${GENERATOR}"
-    "-DCMAKE_PREFIX_PATH=${prefix}" -DCMAKE_BUILD_TYPE=Release)
+    "-DCMAKE_PREFIX_PATH=${prefix}" -DCMAKE_BUILD_TYPE=Release
+    "-DTESSERA_REQUESTED_VERSION=${requested_version}")
 if(CXX_COMPILER)
   list(APPEND configure_args "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}")
 endif()
