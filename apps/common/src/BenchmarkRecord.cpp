@@ -1,12 +1,10 @@
 #include "tessera/apps/BenchmarkRecord.hpp"
 
+#include "RecordFiles.hpp"
 #include "tessera/apps/ComparisonRecord.hpp"
 #include "tessera/apps/Errors.hpp"
-#include "tessera/apps/FileEnvelope.hpp"
 
 #include <poplar/Version.hpp>
-
-#include <google/protobuf/util/json_util.h>
 
 #include <sched.h>
 
@@ -166,24 +164,12 @@ BenchmarkRecord benchmarkRecordOf(const RunSummary &run) {
 }
 
 std::string benchmarkRecordToJson(const BenchmarkRecord &record) {
-  google::protobuf::util::JsonPrintOptions options;
-  options.add_whitespace = true;
-  options.always_print_primitive_fields = true;
-  std::string json;
-  const auto status = google::protobuf::util::MessageToJsonString(record, &json, options);
-  if (!status.ok())
-    throw record_error("cannot render benchmark record as JSON: " + status.ToString());
-  return json;
+  return records::toJson(record, "benchmark record");
 }
 
 BenchmarkRecord benchmarkRecordFromJson(const std::string &json, const std::string &origin) {
   BenchmarkRecord record;
-  google::protobuf::util::JsonParseOptions options;
-  options.ignore_unknown_fields = false;
-  const auto status = google::protobuf::util::JsonStringToMessage(json, &record, options);
-  if (!status.ok())
-    throw record_error(origin +
-                       " is not a valid benchmark record JSON: " + std::string(status.message()));
+  records::fromJson(json, record, origin, "benchmark record");
   checkRecord(record, origin);
   return record;
 }
@@ -195,21 +181,11 @@ void saveBenchmarkRecord(const std::filesystem::path &file, const BenchmarkRecor
   } else if (!record.SerializeToString(&bytes)) {
     throw record_error("cannot serialise benchmark record for " + file.string());
   }
-  try {
-    writeFileAtomically(file, bytes);
-  } catch (const file_write_error &e) {
-    throw record_error(std::string(e.what()) +
-                       "; check the path, permissions and free space of --record-file");
-  }
+  records::write(file, bytes, "--record-file");
 }
 
 BenchmarkRecord loadBenchmarkRecord(const std::filesystem::path &file) {
-  std::string bytes;
-  try {
-    bytes = readWholeFile(file, "benchmark record");
-  } catch (const file_read_error &e) {
-    throw record_error(e.what());
-  }
+  const std::string bytes = records::read(file, "benchmark record");
   if (isJsonFile(file))
     return benchmarkRecordFromJson(bytes, file.string());
   BenchmarkRecord record;
@@ -223,27 +199,18 @@ std::string benchmarkRecordFileName(const BenchmarkRecord &record) {
   std::string name =
       record.sdk_version() + "_" + record.benchmark() + "_" + record.host().host_class() + ".json";
   // Keep the name a single safe path component whatever the fields hold.
-  for (char &c : name)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_')
-      c = '-';
-  return name;
+  return records::safeFileName(name);
 }
 
 std::vector<BenchmarkRecord> loadBenchmarkRecords(const std::filesystem::path &directory) {
-  std::vector<std::filesystem::path> files;
-  std::error_code ec;
-  if (!std::filesystem::is_directory(directory, ec))
-    return {};
-  for (const auto &entry : std::filesystem::directory_iterator(directory))
-    // Comparison records share the directory but are another message.
-    if (entry.is_regular_file() && isJsonFile(entry.path()) &&
-        !isComparisonRecordFile(entry.path()))
-      files.push_back(entry.path());
-  std::sort(files.begin(), files.end());
-  std::vector<BenchmarkRecord> records;
-  for (const auto &file : files)
-    records.push_back(loadBenchmarkRecord(file));
-  return records;
+  // Comparison records share the directory but are another message.
+  const auto isBenchmarkRecord = [](const std::filesystem::path &f) {
+    return !isComparisonRecordFile(f);
+  };
+  std::vector<BenchmarkRecord> found;
+  for (const auto &file : records::jsonFilesIn(directory, isBenchmarkRecord))
+    found.push_back(loadBenchmarkRecord(file));
+  return found;
 }
 
 } // namespace tessera::apps
