@@ -26,7 +26,9 @@ detail::NormLayout layout(const std::string &fn, unsigned groups,
   l.kind = detail::NormLayout::Kind::GROUP;
   l.fn = fn;
   l.groups = groups;
-  l.strided = stridedGrouping(fn, options);
+  // With one group both groupings are the same; the contiguous layout is the fast path (layer
+  // norm is group norm with one group, so it must not pay for the strided view).
+  l.strided = stridedGrouping(fn, options) && groups > 1;
   return l;
 }
 
