@@ -160,11 +160,18 @@ bool ClassifierTrainer::Impl::startFromManifest(const std::string &identity,
   std::optional<TrainerManifest> found = TrainerManifestStore(cache.directory()).find(identity);
   if (!found)
     return false;
-  std::optional<poplar::Executable> exe = cache.load(found->engineKey);
-  if (!exe)
-    return false; // evicted since: build the graph again
-  engine = std::make_unique<poplar::Engine>(std::move(*exe), engineOptions);
-  engine->load(device);
+  try {
+    std::optional<poplar::Executable> exe = cache.load(found->engineKey);
+    if (!exe)
+      return false; // evicted since: build the graph again
+    engine = std::make_unique<poplar::Engine>(std::move(*exe), engineOptions);
+    engine->load(device);
+  } catch (const poplar::poplar_error &e) {
+    // A damaged manifest or an executable this process cannot run only costs a cold start.
+    engine.reset();
+    log << spec.modelName << ": not using the cached executable (" << e.what() << ")" << std::endl;
+    return false;
+  }
   manifest = std::move(*found);
   log << spec.modelName << ": this configuration ran before; graph not built (graph 0 s)\n"
       << "loaded from the executable cache in " << secondsSince(start) << " s" << std::endl;
