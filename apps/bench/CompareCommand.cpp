@@ -6,6 +6,7 @@
 
 #include <tessera/apps/ComparisonRecord.hpp>
 #include <tessera/apps/Errors.hpp>
+#include <tessera/apps/ReleaseHistory.hpp>
 
 #include <algorithm>
 #include <array>
@@ -253,7 +254,7 @@ int runCompare(const CompareOptions &o, std::ostream &out) {
         record.set_interval_low(*e.low);
         record.set_interval_high(*e.high);
         record.set_significant(e.significant);
-        out << " [" << fixed(*e.low, 2) << "–" << fixed(*e.high, 2) << "] "
+        out << " " << apps::intervalText(*e.low, *e.high) << " "
             << (e.significant ? "significant" : "not significant") << " ("
             << record.interval_method() << ")";
       } else {

@@ -155,3 +155,12 @@ TEST(ComparisonRecord, ReleasesListEachReleaseOverThePreviousOneCompared) {
             section.size() - std::string(kReleasesEndMarker).size() - 1);
   EXPECT_EQ(releasesSection({}).find("Measured side by side"), std::string::npos);
 }
+
+TEST(ComparisonRecord, IntervalBoundsShowEnoughDigitsToTellThemFromOne) {
+  EXPECT_EQ(intervalText(0.614, 1.096), "[0.61–1.10]");
+  // 0.998 would print as 1.00 and hide that the interval excludes 1 (it is significant).
+  EXPECT_EQ(intervalText(0.61, 0.998), "[0.61–0.998]");
+  EXPECT_EQ(intervalText(1.0004, 1.3), "[1.0004–1.30]");
+  EXPECT_EQ(intervalText(0.99999, 1.0), "[1.0000–1.00]"); // four decimals at most
+  EXPECT_EQ(intervalText(0.5, 1.0), "[0.50–1.00]");
+}

@@ -37,7 +37,7 @@ public:
   }
   ~CacheDir() { fs::remove_all(path_); }
   std::string str() const { return path_.string(); }
-  /// The entries, once there are `n` of them: entries are written in the background.
+  /// The entries, once there are `n` of them (another process may still be writing).
   std::vector<fs::path> entries(std::size_t n) const {
     for (int i = 0; i < 1000 && entries().size() < n; ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -113,6 +113,28 @@ TEST(ExecutableCache, AnyChangeToTheGraphMisses) {
   EXPECT_FALSE(changed.second) << "a vertex's plain member is part of the key";
   EXPECT_EQ(changed.first, 32 * 1.5f * 3.0f);
   EXPECT_EQ(dir.entries(2).size(), 2u);
+}
+
+TEST(ExecutableCache, EntryIsWrittenWhenTheEngineIsDestroyedNotWhileItRuns) {
+  testvertices::registerTestVertices();
+  CacheDir dir;
+  IPUModel model;
+  model.tilesPerIPU = 2;
+  Device device = model.createDevice();
+  Graph graph(device.getTarget());
+  Tensor data = graph.addVariable(FLOAT, {8}, "data");
+  poputil::mapTensorLinearly(graph, data);
+  ComputeSet scale = graph.addComputeSet("scale");
+  VertexRef v = graph.addVertex(scale, "Scale", {{"data", data}});
+  graph.setInitialValue(v["factor"], 2.0f);
+  graph.setTileMapping(v, 0);
+  {
+    Engine engine(graph, Execute(scale), {{"executableCache.directory", dir.str()}});
+    engine.load(device);
+    engine.run();
+    EXPECT_TRUE(dir.entries().empty()) << "encoding the entry would compete with the runs";
+  }
+  EXPECT_EQ(dir.entries().size(), 1u);
 }
 
 TEST(ExecutableCache, CanBeTurnedOff) {

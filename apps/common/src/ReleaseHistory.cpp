@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <sstream>
 #include <tuple>
@@ -16,6 +17,26 @@ std::string twoDecimals(double value) {
   std::snprintf(text, sizeof(text), "%.2f", value);
   return text;
 }
+
+/// `value` with two decimals, or as many more (up to four) as it takes not to read "1.00".
+std::string boundText(double value) {
+  char text[32];
+  for (int decimals = 2;; ++decimals) {
+    std::snprintf(text, sizeof(text), "%.*f", decimals, value);
+    if (decimals == 4 || value == 1.0 || std::strtod(text, nullptr) != 1.0)
+      return text;
+  }
+}
+
+} // namespace
+
+std::string intervalText(double low, double high) {
+  std::ostringstream text; // not operator+ chains: GCC 12 -O3 misreads them (-Wrestrict)
+  text << "[" << boundText(low) << "–" << boundText(high) << "]";
+  return text.str();
+}
+
+namespace {
 
 bool comparable(const ComparisonRecord &c) {
   return compareVersions(c.baseline().version(), c.current().version()) < 0 &&
@@ -32,7 +53,7 @@ std::string lineOf(const ComparisonRecord &c) {
   }
   line << " " << twoDecimals(c.speedup()) << "×";
   if (c.has_interval_low() && c.has_interval_high())
-    line << " [" << twoDecimals(c.interval_low()) << "–" << twoDecimals(c.interval_high()) << "]";
+    line << " " << intervalText(c.interval_low(), c.interval_high());
   line << " on " << c.host().host_class() << " (" << c.rounds() << " rounds, "
        << c.current().commit() << " vs " << c.baseline().commit() << ", "
        << (c.significant() ? "significant" : "not significant") << ")";

@@ -27,6 +27,9 @@ struct Engine::Impl {
   tessera::profile::TargetInfo target; ///< What the plan was compiled for.
   bool fromCache = false;              ///< Found in the executable cache, not compiled.
   std::string cacheKey;                ///< Its key in the executable cache, when enabled.
+  /// The cache entry this engine compiled, written when the engine is destroyed (so encoding
+  /// it never competes with runs).
+  std::shared_ptr<executable::PendingStore> pendingStore;
   engine::EngineOptions options;
   std::unique_ptr<engine::ThreadPool> pool;
   std::unique_ptr<profile::ProfileSession> profiler;
@@ -81,7 +84,7 @@ Engine::Engine(const Graph &graph, ArrayRef<program::Program> programs, const Op
   }
   std::shared_ptr<const Executable::Impl> exe =
       executable::compile(graph, list, o, std::move(progress));
-  executable::store(cache, key, exe);
+  impl_->pendingStore = executable::store(cache, key, exe);
   impl_->start(std::move(exe));
 }
 
@@ -93,7 +96,10 @@ Engine::Engine(Executable &&exe, const OptionFlags &options) : impl_(std::make_u
 Engine::Engine(Engine &&) noexcept = default;
 // Destroying the Impl destroys the vertex objects (TileMemory's destructor).
 Engine &Engine::operator=(Engine &&) noexcept = default;
-Engine::~Engine() = default;
+Engine::~Engine() {
+  if (impl_ && impl_->pendingStore)
+    impl_->pendingStore->write();
+}
 
 void Engine::load(const Device &device) {
   auto &im = *impl_;

@@ -8,7 +8,6 @@
 #include <iostream>
 #include <mutex>
 #include <sstream>
-#include <thread>
 #include <vector>
 
 #include <poplar/exceptions.hpp>
@@ -32,29 +31,31 @@ void warnOnce(const std::string &what) {
                  "or the engine option executableCache.enable to false)\n";
 }
 
-/// Cache writes still running. Waited for before the process exits (a static's destructor), so
-/// an entry is never cut short by a normal exit; a killed process leaves at most a temporary
-/// file, which eviction removes later.
+/// Entries not yet written. Whatever the engines have not written by then is written before
+/// the process exits (a static's destructor), so a normal exit loses no entry; a killed process
+/// loses its entry (the next run compiles again) or leaves at most a temporary file, which
+/// eviction removes later.
 class PendingWrites {
 public:
-  template <class Job> void add(Job &&job) {
+  void add(std::shared_ptr<PendingStore> store) {
     std::lock_guard lock(mutex_);
-    threads_.emplace_back(std::forward<Job>(job));
+    std::erase_if(stores_, [](const auto &s) { return s->written(); });
+    stores_.push_back(std::move(store));
   }
-  void wait() {
-    std::vector<std::thread> threads;
+  void writeAll() {
+    std::vector<std::shared_ptr<PendingStore>> stores;
     {
       std::lock_guard lock(mutex_);
-      threads.swap(threads_);
+      stores.swap(stores_);
     }
-    for (auto &t : threads)
-      t.join();
+    for (auto &s : stores)
+      s->write();
   }
-  ~PendingWrites() { wait(); }
+  ~PendingWrites() { writeAll(); }
 
 private:
   std::mutex mutex_;
-  std::vector<std::thread> threads_;
+  std::vector<std::shared_ptr<PendingStore>> stores_;
 };
 
 PendingWrites &pendingWrites() {
@@ -116,7 +117,7 @@ std::string cacheDirectory(const CacheSettings &settings) {
 }
 
 std::unique_ptr<Executable::Impl> lookUp(const CacheSettings &settings, const std::string &key) {
-  pendingWrites().wait(); // this process's own entries first (a second Engine in one program)
+  writePendingStores(); // this process's own entries first (a second Engine in one program)
   const fs::path path = entryPath(settings, key);
   std::ifstream in(path, std::ios::binary);
   if (!in)
@@ -134,8 +135,33 @@ std::unique_ptr<Executable::Impl> lookUp(const CacheSettings &settings, const st
   }
 }
 
-void store(const CacheSettings &settings, const std::string &key,
-           std::shared_ptr<const Executable::Impl> exe) {
+PendingStore::PendingStore(std::shared_ptr<const Executable::Impl> exe, std::string path,
+                           std::uint64_t maxBytes)
+    : exe_(std::move(exe)), path_(std::move(path)), maxBytes_(maxBytes) {}
+
+bool PendingStore::written() const {
+  std::lock_guard lock(mutex_);
+  return !exe_;
+}
+
+void PendingStore::write() {
+  std::lock_guard lock(mutex_);
+  if (!exe_)
+    return;
+  try {
+    const std::string data = Encoded(*exe_).bytes();
+    if (data.size() <= maxBytes_) { // else it would evict everything else and still not fit
+      codelet::writeFileAtomically(path_, data);
+      evictBeyondCap(fs::path(path_).parent_path(), path_, maxBytes_);
+    }
+  } catch (const std::exception &e) {
+    warnOnce(e.what());
+  }
+  exe_.reset();
+}
+
+std::shared_ptr<PendingStore> store(const CacheSettings &settings, const std::string &key,
+                                    std::shared_ptr<const Executable::Impl> exe) {
   try {
     const fs::path path = entryPath(settings, key);
     std::error_code ec;
@@ -143,24 +169,15 @@ void store(const CacheSettings &settings, const std::string &key,
     if (!fs::is_directory(path.parent_path()))
       throw runtime_error("cannot create '" + path.parent_path().string() + "'" +
                           (ec ? ": " + ec.message() : std::string()));
-    // Encoded and written by a background thread, so a compile that fills the cache is not
-    // slower than one without it; the engine only reads `exe` meanwhile.
-    pendingWrites().add([exe = std::move(exe), path, maxBytes = settings.maxBytes] {
-      try {
-        const std::string data = Encoded(*exe).bytes();
-        if (data.size() > maxBytes)
-          return; // would evict everything else and still not fit
-        codelet::writeFileAtomically(path.string(), data);
-        evictBeyondCap(path.parent_path(), path, maxBytes);
-      } catch (const std::exception &e) {
-        warnOnce(e.what());
-      }
-    });
+    auto pending = std::make_shared<PendingStore>(std::move(exe), path.string(), settings.maxBytes);
+    pendingWrites().add(pending);
+    return pending;
   } catch (const std::exception &e) {
     warnOnce(e.what());
+    return nullptr;
   }
 }
 
-void waitForStores() { pendingWrites().wait(); }
+void writePendingStores() { pendingWrites().writeAll(); }
 
 } // namespace poplar::executable

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -31,13 +32,34 @@ std::string cacheDirectory(const CacheSettings &settings);
 /// build: such an entry is removed).
 std::unique_ptr<Executable::Impl> lookUp(const CacheSettings &settings, const std::string &key);
 
-/// Stores `exe` under `key`, then evicts least recently used entries beyond the size cap. A
-/// background thread encodes and writes it (joined before the process exits, or by
-/// `waitForStores`), so `exe` must not change meanwhile: the caller only reads it.
-void store(const CacheSettings &settings, const std::string &key,
-           std::shared_ptr<const Executable::Impl> exe);
+/// An entry compiled in this process and not yet written: encoding and writing ~100 MB takes
+/// the better part of a second, which must not land inside the engine's runs (measured on 2
+/// cores: a background writer cost a trainer's first run ~30 % of its images/s, even as a
+/// SCHED_IDLE thread). So the engine writes it when it is destroyed; `lookUp` and the end of the
+/// process write whatever is still pending.
+class PendingStore {
+public:
+  PendingStore(std::shared_ptr<const Executable::Impl> exe, std::string path,
+               std::uint64_t maxBytes);
+  /// Encodes and writes the entry atomically, then evicts least recently used entries beyond
+  /// the size cap. Once only; a failure is a warning (once per process), never an exception.
+  void write();
+  bool written() const;
 
-/// Returns once every store started so far has finished.
-void waitForStores();
+private:
+  mutable std::mutex mutex_;
+  std::shared_ptr<const Executable::Impl> exe_; ///< Null once written.
+  std::string path_;
+  std::uint64_t maxBytes_;
+};
+
+/// Prepares storing `exe` under `key` (creating the cache directory now, so a directory that
+/// cannot be made warns at compile time) and returns the pending entry, or null after a warning.
+/// `exe` must not change until it is written: the caller only reads it.
+std::shared_ptr<PendingStore> store(const CacheSettings &settings, const std::string &key,
+                                    std::shared_ptr<const Executable::Impl> exe);
+
+/// Writes every entry still pending in this process.
+void writePendingStores();
 
 } // namespace poplar::executable

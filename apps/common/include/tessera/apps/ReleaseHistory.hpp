@@ -18,6 +18,11 @@ namespace tessera::apps {
 /// not have reads "new".
 std::vector<std::string> measuredSpeedupLines(const std::vector<ComparisonRecord> &comparisons);
 
+/// A speedup's interval as "[low–high]": two decimals, more (up to four) when a bound that is not
+/// 1.0 would otherwise print as "1.00" — an interval [0.61–0.998] is significant and must not
+/// read "[0.61–1.00]".
+std::string intervalText(double low, double high);
+
 /// The Markdown subsection holding measuredSpeedupLines, or "" when there are none.
 std::string measuredSpeedupSection(const std::vector<ComparisonRecord> &comparisons);
 
