@@ -126,6 +126,7 @@ MatMulOptions convMatMulOptions(const ConvOptions &options, ProductShare share) 
       options.availableMemoryProportion *
       (share == ProductShare::WHOLE_PASS ? kShareWholePass : kShareBesideTransforms);
   m.partialsType = options.partialsType;
+  m.objective = options.objective;
   return m;
 }
 

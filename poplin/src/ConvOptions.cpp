@@ -8,7 +8,8 @@ namespace poplin::detail {
 
 std::string ConvOptions::key() const {
   return std::to_string(availableMemoryProportion) + "/" + partialsType.toString() + "/" + pass +
-         "/" + pointwiseAsMatMul + "/" + useWinograd + "/" + im2colMatMul;
+         "/" + pointwiseAsMatMul + "/" + useWinograd + "/" + im2colMatMul + "/" +
+         (objective == PlanObjective::HOST_TIME ? "hostTime" : "ipuCycles");
 }
 
 ConvOptions parseConvOptions(const poplar::OptionFlags &options) {
@@ -25,7 +26,10 @@ ConvOptions parseConvOptions(const poplar::OptionFlags &options) {
                 {"enableConvDithering", H::createWithString(ignored)},
                 {"pointwiseAsMatMul", H::createWithChoice(result.pointwiseAsMatMul, methodChoices)},
                 {"useWinograd", H::createWithChoice(result.useWinograd, methodChoices)},
-                {"im2colMatMul", H::createWithChoice(result.im2colMatMul, methodChoices)}});
+                {"im2colMatMul", H::createWithChoice(result.im2colMatMul, methodChoices)},
+                {"planObjective",
+                 H::createWithEnum(result.objective, {{"hostTime", PlanObjective::HOST_TIME},
+                                                      {"ipuCycles", PlanObjective::IPU_CYCLES}})}});
   poputil::OptionSpec("convolution", std::move(table)).parse(options);
   return result;
 }

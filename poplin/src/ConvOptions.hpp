@@ -5,6 +5,7 @@
 
 #include <poplar/OptionFlags.hpp>
 #include <poplar/Type.hpp>
+#include <poplin/MatMulPlan.hpp>
 
 namespace poplin::detail {
 
@@ -22,6 +23,11 @@ struct ConvOptions {
   /// im2col or col2im when the host-cost models expect that to be faster), "true" (any 2-D FLOAT
   /// convolution with a kernel of more than one element) or "false" (never).
   std::string im2colMatMul = "auto";
+  /// Tessera: what the planner minimises — the host's estimated time ("hostTime", default) or
+  /// the IPU cost model's cycles ("ipuCycles", for estimating a real IPU). With "ipuCycles" the
+  /// "auto" methods keep to those an IPU would use: blocks, or a pointwise convolution as a
+  /// matrix product when that has fewer cycles (Winograd and lowering only when "true").
+  PlanObjective objective = PlanObjective::HOST_TIME;
   /// A canonical rendering used in planning-cache keys.
   std::string key() const;
 };

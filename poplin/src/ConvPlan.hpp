@@ -37,8 +37,9 @@ struct ConvPlan {
   std::size_t bytesPerTile = 0, bytesBudget = 0;
   bool fitsBudget = true;
   std::uint64_t computeCycles = 0, exchangeCycles = 0, reduceCycles = 0, totalCycles = 0;
-  /// The host-time estimate the plan was chosen by (the IPU cycles above are reported).
+  /// The host-time estimate (by default what the plan was chosen by; see `objective`).
   std::uint64_t hostNanoseconds = 0;
+  PlanObjective objective = PlanObjective::HOST_TIME;
   ConvMethod method = ConvMethod::BLOCKS;
   /// Set for every method but BLOCKS: the pass's matrix product (the block fields above are
   /// then unused).

@@ -30,6 +30,15 @@
 
 namespace poplin::detail {
 
+namespace {
+
+/// " (the planning objective)" after the estimate the plan was chosen by.
+const char *objectiveNote(const ConvPlan &p, bool hostTime) {
+  return (p.objective == PlanObjective::HOST_TIME) == hostTime ? " (the planning objective)" : "";
+}
+
+} // namespace
+
 std::ostream &operator<<(std::ostream &os, const ConvPlan &p) {
   const bool forward = p.pass == ConvPass::FORWARD;
   const char *passName = forward ? "forward" : "weight gradient";
@@ -61,8 +70,9 @@ std::ostream &operator<<(std::ostream &os, const ConvPlan &p) {
   }
   if (form)
     return os << "convolution plan (" << passName << "): " << form << "\n  " << *p.product
-              << "  estimated host time of the pass: " << p.hostNanoseconds
-              << " ns (the planning objective)\n";
+              << "  estimated host time of the pass: " << p.hostNanoseconds << " ns"
+              << objectiveNote(p, true) << "\n  estimated cycles of the product: " << p.totalCycles
+              << objectiveNote(p, false) << "\n";
   os << "convolution plan (" << (p.pass == ConvPass::FORWARD ? "forward" : "weight gradient")
      << "): groups " << p.groups << ", output channels " << p.outChans << ", input channels "
      << p.inChans << ", batch " << p.batch << ", output rows " << p.rows << "\n"
@@ -75,8 +85,9 @@ std::ostream &operator<<(std::ostream &os, const ConvPlan &p) {
      << "  memory per tile: " << p.bytesPerTile << " bytes of " << p.bytesBudget << " budget"
      << (p.fitsBudget ? "" : " (DOES NOT FIT: least-memory plan chosen)") << "\n"
      << "  estimated cycles: " << p.totalCycles << " (compute " << p.computeCycles << ", exchange "
-     << p.exchangeCycles << ", partials reduction " << p.reduceCycles << ")\n"
-     << "  estimated host time: " << p.hostNanoseconds << " ns (the planning objective)\n";
+     << p.exchangeCycles << ", partials reduction " << p.reduceCycles << ")"
+     << objectiveNote(p, false) << "\n"
+     << "  estimated host time: " << p.hostNanoseconds << " ns" << objectiveNote(p, true) << "\n";
   return os;
 }
 
@@ -99,9 +110,11 @@ constexpr std::size_t kPassesSharingTiles = 3;
 
 /// 2: within a share of the budget that leaves room for the layer's other passes; 1: within
 /// the budget; 0: over it.
-int memoryTier(const ConvPlan &p) {
+int memoryTier(const ConvPlan &p, const ConvOptions &options) {
   if (!p.fitsBudget)
     return 0;
+  if (options.objective == PlanObjective::IPU_CYCLES)
+    return 1; // an IPU's passes run one after another in the same memory: the budget is the rule
   return p.bytesPerTile * kPassesSharingTiles <= p.bytesBudget ? 2 : 1;
 }
 
@@ -124,6 +137,11 @@ std::string cacheKey(const ConvParams &params, ConvPass pass, const ConvOptions 
   os << params << (pass == ConvPass::FORWARD ? "fwd" : "wu") << "/" << options.key() << "/"
      << target.getNumTiles() << "/" << target.getBytesPerTile();
   return os.str();
+}
+
+/// What the planner minimises for `p`: estimated host nanoseconds or IPU cycles.
+std::uint64_t objectiveOf(const ConvPlan &p, const ConvOptions &options) {
+  return options.objective == PlanObjective::HOST_TIME ? p.hostNanoseconds : p.totalCycles;
 }
 
 ConvPlan planBlocks(const poplar::Target &target, const ConvParams &params, ConvPass pass,
@@ -260,11 +278,12 @@ ConvPlan planBlocks(const poplar::Target &target, const ConvParams &params, Conv
                                   kGatherNsPerPiece * double(operandPieces) + kVertexNs;
             p.hostNanoseconds = std::uint64_t(
                 double(ceilDiv(units, std::size_t(kHostThreads))) * unitNs + reduceNs);
-            const int tier = memoryTier(p), bestTier = haveBest ? memoryTier(best) : -1;
+            const int tier = memoryTier(p, options),
+                      bestTier = haveBest ? memoryTier(best, options) : -1;
             const bool better =
-                tier > bestTier ||
-                (tier == bestTier && (tier > 0 ? p.hostNanoseconds < best.hostNanoseconds
-                                               : p.bytesPerTile < best.bytesPerTile));
+                tier > bestTier || (tier == bestTier &&
+                                    (tier > 0 ? objectiveOf(p, options) < objectiveOf(best, options)
+                                              : p.bytesPerTile < best.bytesPerTile));
             if (better) {
               best = p;
               haveBest = true;
@@ -298,10 +317,18 @@ ConvPlan asProduct(const ConvPlan &blocks, ConvMethod method, const MatMulPlan &
 }
 
 /// Whether an optional method with option value `choice` ("auto", "true", "false") is taken
-/// at estimated cost `ns` against the blocks.
+/// at estimated host cost `ns` against the blocks. For IPU cycles only the pointwise product is
+/// weighed ("auto" Winograd and lowering are host techniques whose transforms the IPU cost
+/// model does not price).
 bool takes(const std::string &choice, const MatMulPlan &mm, std::uint64_t ns,
-           const ConvPlan &blocks) {
-  return choice == "true" || (mm.fitsBudget && ns < blocks.hostNanoseconds);
+           const ConvPlan &blocks, const ConvOptions &options, ConvMethod method) {
+  if (choice == "true")
+    return true;
+  if (!mm.fitsBudget)
+    return false;
+  if (options.objective == PlanObjective::IPU_CYCLES)
+    return method == ConvMethod::POINTWISE && mm.totalCycles < blocks.totalCycles;
+  return ns < blocks.hostNanoseconds;
 }
 
 /// The block plan, or a matrix-product form when the host-cost models expect it to be faster:
@@ -309,12 +336,13 @@ bool takes(const std::string &choice, const MatMulPlan &mm, std::uint64_t ns,
 /// keep the GEMM kernel busy; with a handful of channels the blocks' fused im2col-free path
 /// does less work), for a 3x3 stride-1 one Winograd's 16 products and their transforms, for a
 /// strided one (or its input gradient, an input-dilated one) the lowered product.
-ConvPlan plan(const poplar::Target &target, const ConvParams &params, ConvPass pass,
-              const ConvOptions &options) {
+ConvPlan chooseMethod(const poplar::Target &target, const ConvParams &params, ConvPass pass,
+                      const ConvOptions &options) {
   ConvPlan blocks = planBlocks(target, params, pass, options);
   if (options.pointwiseAsMatMul != "false" && isPointwise(params)) {
     MatMulPlan mm = planPointwise(target, params, pass, options);
-    if (takes(options.pointwiseAsMatMul, mm, mm.hostNanoseconds, blocks))
+    if (takes(options.pointwiseAsMatMul, mm, mm.hostNanoseconds, blocks, options,
+              ConvMethod::POINTWISE))
       return asProduct(blocks, ConvMethod::POINTWISE, mm, mm.hostNanoseconds);
   }
   // The products are as wide as the channels: with a handful (a stem's RGB input, its input
@@ -327,7 +355,7 @@ ConvPlan plan(const poplar::Target &target, const ConvParams &params, ConvPass p
       (options.useWinograd == "true" || wideEnough)) {
     MatMulPlan mm = planWinograd(target, params, pass, options);
     const std::uint64_t ns = mm.hostNanoseconds + winogradTransformNanoseconds(params);
-    if (takes(options.useWinograd, mm, ns, blocks))
+    if (takes(options.useWinograd, mm, ns, blocks, options, ConvMethod::WINOGRAD))
       return asProduct(blocks, ConvMethod::WINOGRAD, mm, ns);
   }
   const ConvMethod lowered = loweredMethod(params, pass);
@@ -335,10 +363,17 @@ ConvPlan plan(const poplar::Target &target, const ConvParams &params, ConvPass p
       (options.im2colMatMul == "true" || (wideEnough && loweringPays(params, lowered)))) {
     MatMulPlan mm = planLowered(target, params, pass, lowered, options);
     const std::uint64_t ns = mm.hostNanoseconds + loweredTransformNanoseconds(params, lowered);
-    if (takes(options.im2colMatMul, mm, ns, blocks))
+    if (takes(options.im2colMatMul, mm, ns, blocks, options, lowered))
       return asProduct(blocks, lowered, mm, ns);
   }
   return blocks;
+}
+
+ConvPlan plan(const poplar::Target &target, const ConvParams &params, ConvPass pass,
+              const ConvOptions &options) {
+  ConvPlan p = chooseMethod(target, params, pass, options);
+  p.objective = options.objective;
+  return p;
 }
 
 ConvPlan planConvolution(const poplar::Target &target, const ConvParams &params, ConvPass pass,

@@ -29,7 +29,10 @@
 // product of the weights and the output gradient whose columns are then gathered into the
 // result (col2im, which never multiplies the dilation's zeros); "auto" takes them for wide
 // channels and small output fields, "true" for any 2-D FLOAT convolution with a kernel of
-// more than one element. An unknown option
+// more than one element. Tessera's `planObjective`: "hostTime" (default: the plan the host runs
+// fastest) or "ipuCycles" (the plan with the fewest cycles by the IPU cost model — as a real IPU
+// would be planned, for estimates; its "auto" methods are the blocks and pointwise products).
+// An unknown option
 // or bad value throws poplar::invalid_option naming it and suggesting the nearest valid name. Shape
 // and type errors throw poputil::poplibs_error naming the operand.
 #pragma once

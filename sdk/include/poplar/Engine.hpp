@@ -132,6 +132,14 @@ public:
   /// Options: {"showExecutionSteps", "true"} also lists every step. An unknown option throws
   /// `invalid_option` naming the nearest valid one.
   void printProfileSummary(std::ostream &out, const OptionFlags &opts = {}) const;
+  /// Tessera extension: the IPU cost model's cycles for one run of program `programIndex`,
+  /// estimated from the compiled steps without running anything: Repeat counts its iterations,
+  /// If and Switch their most expensive branch, RepeatWhile one pass (its trip count depends on
+  /// data). Priced with the vertex classes' own estimates once loaded (before `load`, with
+  /// setPerfEstimate or the cost model's default). For one execution of a program without
+  /// data-dependent control flow this equals what an execution profile records for it.
+  /// Throws `index_error` for a program that does not exist.
+  std::uint64_t estimateProgramCycles(unsigned programIndex = 0) const;
   /// Tessera extension: the graph profile (priced with vertex classes' own estimates once
   /// loaded; before `load` with setPerfEstimate or the cost model's default).
   tessera::profile::GraphProfile getGraphProfile() const;

@@ -169,6 +169,15 @@ void Engine::connectStreamToCallback(StringRef handle, unsigned replicaId,
   impl_->hostIo->connectCallback(handle, std::move(callback));
 }
 
+std::uint64_t Engine::estimateProgramCycles(unsigned prog) const {
+  const auto &im = *impl_;
+  if (prog >= im.plan().programStart.size())
+    throw index_error("Engine::estimateProgramCycles: program " + std::to_string(prog) +
+                      " does not exist; the engine was built with " +
+                      std::to_string(im.plan().programStart.size()) + " program(s)");
+  return im.profiler->programCycles(prog);
+}
+
 bool Engine::loadedFromExecutableCache() const { return impl_->fromCache; }
 
 const std::string &Engine::executableCacheKey() const { return impl_->cacheKey; }

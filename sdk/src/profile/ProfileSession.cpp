@@ -1,5 +1,7 @@
 #include "profile/ProfileSession.hpp"
 
+#include "profile/ProgramCycles.hpp"
+
 #include <filesystem>
 #include <iostream>
 
@@ -56,6 +58,15 @@ void ProfileSession::ensurePriced() const {
   priceGraph(graph_, plan, cycles);
   graph_.hasVertexTypeEstimates = typeEstimates_.has_value();
   priced_ = true;
+}
+
+std::uint64_t ProfileSession::programCycles(std::size_t program) const {
+  ensurePriced();
+  std::vector<std::uint64_t> cycles;
+  cycles.reserve(graph_.steps.size());
+  for (const auto &s : graph_.steps)
+    cycles.push_back(s.estimatedCycles);
+  return staticProgramCycles(*plan_, cycles, program);
 }
 
 void ProfileSession::updateRecorder() {

@@ -50,6 +50,8 @@ public:
     return graph_;
   }
   std::optional<tessera::profile::ExecutionProfile> execution() const;
+  /// Estimated cycles of one run of `program` without running it (ProgramCycles.hpp).
+  std::uint64_t programCycles(std::size_t program) const;
   /// Engine::printProfileSummary: options {"showExecutionSteps", "true"|"false"}; an unknown
   /// option throws invalid_option naming the nearest valid one.
   void printSummary(std::ostream &out, const OptionFlags &opts) const;
