@@ -2,6 +2,7 @@
 
 #include "BaselineBuild.hpp"
 #include "BaselineRevision.hpp"
+#include "HostPrices.hpp"
 #include "Process.hpp"
 
 #include <tessera/apps/ComparisonRecord.hpp>
@@ -91,6 +92,30 @@ void summarise(apps::ComparisonSide &side) {
   side.set_max_throughput(s.max);
 }
 
+/// Each measured side's samples per dollar and, for time-to-accuracy benchmarks, the median
+/// cost to train; stores the price in `record`.
+void printPerDollar(std::ostream &out, apps::ComparisonRecord &record, double price,
+                    const std::string &source) {
+  record.set_price_per_hour(price);
+  record.set_price_source(source);
+  out << "  per dollar at $" << fixed(price, 4) << "/h (" << source << "):";
+  bool first = true;
+  for (const auto *side : {&record.current(), &record.baseline()}) {
+    if (side->status() != apps::pb::SIDE_MEASURED || side->runs_size() == 0)
+      continue;
+    out << (first ? " " : "; ") << (side == &record.current() ? "current " : "baseline ")
+        << fixed(samplesPerDollar(side->median_throughput(), price) / 1e6, 2) << " million samples";
+    std::vector<double> toTarget;
+    for (const auto &r : side->runs())
+      if (r.has_time_to_target_seconds())
+        toTarget.push_back(r.time_to_target_seconds());
+    if (!toTarget.empty())
+      out << ", $" << fixed(median(toTarget) / 3600.0 * price, 4) << " to train";
+    first = false;
+  }
+  out << "\n";
+}
+
 void printSide(std::ostream &out, const apps::ComparisonSide &side, const char *name) {
   char head[160];
   std::snprintf(head, sizeof(head), "  %-8s %s (%s)", name, side.version().c_str(),
@@ -167,6 +192,13 @@ int runCompare(const CompareOptions &o, std::ostream &out) {
   apps::HostInfo host = apps::detectHost();
   if (!o.hostClass.empty())
     host.set_host_class(o.hostClass);
+  std::optional<double> price = o.pricePerHour;
+  std::string priceSource = o.priceSource;
+  if (!price)
+    if (const std::optional<HostPrice> list = listPriceOf(host.host_class())) {
+      price = list->dollarsPerHour;
+      priceSource = list->source;
+    }
   const std::string currentCommit = apps::gitCommit(o.repo);
   bool complete = baselineFailure.empty();
 
@@ -262,6 +294,8 @@ int runCompare(const CompareOptions &o, std::ostream &out) {
       }
       out << "\n";
     }
+    if (price)
+      printPerDollar(out, record, *price, priceSource);
     record.set_timestamp(utcNow());
     const std::filesystem::path file = o.recordsDir / apps::comparisonRecordFileName(record);
     apps::saveComparisonRecord(file, record);

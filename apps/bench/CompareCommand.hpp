@@ -9,6 +9,7 @@
 #include "Comparison.hpp"
 
 #include <filesystem>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -29,6 +30,9 @@ struct CompareOptions {
   std::vector<std::string> trainerArgs;   ///< passed to both sides
   std::string hostClass;                  ///< empty: this machine's
   BootstrapSettings bootstrap;
+  /// Dollars per hour for the per-dollar figures (absent: the host class's list price, if any).
+  std::optional<double> pricePerHour;
+  std::string priceSource; ///< where pricePerHour came from
 };
 
 /// Runs the comparison, printing progress and results to `out`. Returns the exit status: 0 when

@@ -155,6 +155,10 @@ int run(const BenchOptions &o) {
     c.baselineBuildDir = o.baselineBuildDir;
     c.trainerArgs = o.trainerArgs;
     c.hostClass = o.hostClass;
+    c.pricePerHour = pricePerHour(o);
+    if (c.pricePerHour)
+      c.priceSource =
+          o.pricePerHour ? "--price-per-hour" : "--system-price over --amortisation-years";
     return bench::runCompare(c, std::cout);
   }
   if (o.command == "releases") {

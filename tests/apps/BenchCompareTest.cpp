@@ -5,6 +5,7 @@
 #include <BenchSuite.hpp>
 #include <Comparison.hpp>
 #include <CpuSteal.hpp>
+#include <HostPrices.hpp>
 
 #include <tessera/apps/Errors.hpp>
 
@@ -149,4 +150,21 @@ TEST(BenchCompare, FirstErrorLineOfABuildLog) {
             "CMake Error at CMakeLists.txt:4 (foo):");
   EXPECT_EQ(firstErrorLine("[1/2] a\nFAILED: b.o\nninja: build stopped\n"), "FAILED: b.o");
   EXPECT_EQ(firstErrorLine("something odd\n\n"), "something odd");
+}
+
+TEST(BenchCompare, HostClassesHaveListPricesWithTheirSource) {
+  for (const char *hostClass : {"amd-epyc-2c", "intel-xeon-2c"}) {
+    const auto price = listPriceOf(hostClass);
+    ASSERT_TRUE(price.has_value()) << hostClass;
+    EXPECT_GT(price->dollarsPerHour, 0.0);
+    EXPECT_NE(price->source.find("on-demand list price"), std::string::npos) << price->source;
+  }
+  EXPECT_FALSE(listPriceOf("fake-cpu-2c").has_value());
+}
+
+TEST(BenchCompare, SamplesPerDollar) {
+  // 250 images/s for an hour at $0.09/h: 900,000 images for 9 cents, 10 million per dollar.
+  EXPECT_DOUBLE_EQ(samplesPerDollar(250, 0.09), 1e7);
+  EXPECT_THROW(samplesPerDollar(250, 0), tessera::apps::app_error);
+  EXPECT_THROW(samplesPerDollar(250, -1), tessera::apps::app_error);
 }

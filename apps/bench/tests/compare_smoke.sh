@@ -42,7 +42,7 @@ export FAKE_LOG="$work/order.log"
 "$bench" compare 0.1.0 --repo "$repo" --records-dir "$work/records" --version 0.2.0 \
   --host-class fake-cpu-2c --trainer "$work/current" --baseline-build-dir "$base" \
   --benchmarks resnet50-synthetic-throughput,bert-mini-phase1-throughput,efficientnet-b0-synthetic-throughput \
-  > "$work/compare.txt"
+  --price-per-hour 0.09 > "$work/compare.txt"
 cat "$work/compare.txt"
 grep -q "baseline 0.1.0 is $old (.*first commit whose VERSION file holds 0.1.0" "$work/compare.txt"
 # A B, B A, A B for resnet50; the two new benchmarks run the current side only.
@@ -54,6 +54,9 @@ grep -q "baseline 0.1.0 ($old): median 100.0 samples/s \[90.0–110.0\]" "$work/
 # extremes each with probability 7/27 > 2.5%, so the interval is [2.18, 2.89].
 grep -q "speedup 2.50× \[2.18–2.89\] significant" "$work/compare.txt"
 grep -q "new — the baseline has no bert trainer" "$work/compare.txt"
+# 250 and 100 samples/s at $0.09/h: 10 and 4 million samples per dollar; the fake trainer
+# reports 600 s to its target on both sides, 1.5 cents at that price.
+grep -q "per dollar at \$0.0900/h (--price-per-hour): current 10.00 million samples, \$0.0150 to train; baseline 4.00 million samples, \$0.0150 to train" "$work/compare.txt"
 grep -q "new — the baseline's tessera-bench does not know it" "$work/compare.txt"
 record="$work/records/compare_0.2.0_vs_0.1.0_resnet50-synthetic-throughput_fake-cpu-2c.json"
 test -f "$record"
@@ -61,6 +64,7 @@ test -f "$work/records/compare_0.2.0_vs_0.1.0_bert-mini-phase1-throughput_fake-c
 grep -q '"status": "SIDE_NEW"' \
   "$work/records/compare_0.2.0_vs_0.1.0_efficientnet-b0-synthetic-throughput_fake-cpu-2c.json"
 grep -q '"speedup": 2.5' "$record"
+grep -q '"pricePerHour": 0.09' "$record"
 grep -q '"compileSeconds": 12.5' "$record"
 grep -q '"host-threads": "2"' "$record"
 grep -q '"peakRssKib"' "$record"
