@@ -79,10 +79,10 @@ except pva.Error as e:
   echo "enable scripts: python import pva ok" >&2
 fi
 
-# Three of apps/examples, each built with its own Makefile against the installed SDK and run from
+# Four of apps/examples, each built with its own Makefile against the installed SDK and run from
 # a copy of its directory, print what their expected_output.txt says.
 examples_dir=$(cd "$consumer_dir/../../../apps/examples" && pwd)
-for example in vertices_and_codelets stream_callbacks profiling; do
+for example in vertices_and_codelets stream_callbacks profiling replicated_graphs; do
   work="$build_dir/examples/$example"
   rm -rf "$work" && mkdir -p "$work" && cp "$examples_dir/$example"/* "$work"/
   out=$(bash -c 'set -eu

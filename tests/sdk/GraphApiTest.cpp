@@ -104,7 +104,8 @@ TEST_F(GraphApi, GraphTargetAndReplicationFactor) {
   EXPECT_EQ(graph.getReplicationFactor(), 1u);
   Graph g2(device, replication_factor(2));
   EXPECT_EQ(g2.getReplicationFactor(), 2u);
-  EXPECT_EQ(g2.getTarget().getNumTiles(), 4u);
+  // A replicated graph describes one replica: half of the 4-tile device.
+  EXPECT_EQ(g2.getTarget().getNumTiles(), 2u);
 }
 
 TEST_F(GraphApi, BadTargetOrReplicationIsInvalidMachineModel) {

@@ -75,31 +75,42 @@ public:
   ~Engine();
 
   /// Allocates tile memory on the host and writes constants and initial values. The device's
-  /// target must have the graph's tile count.
+  /// target must have the graph's tile count (times its replication factor).
   void load(const Device &device);
   /// Runs program `prog` (its index in the list given at construction) to completion.
   void run(unsigned prog = 0, const std::string &debugName = "");
 
+  // Replicated graphs (Graph(target, replication_factor(R))): the forms without a replica index
+  // write and connect every replica and read replica 0; those with one act on that replica only
+  // and throw index_error for a replica that does not exist.
+
   /// Copies a host buffer into the tensor registered with `Graph::createHostWrite(handle, …)`.
   /// The buffer [buf, bufEnd) must hold at least the tensor's bytes.
   void writeTensor(StringRef handle, const void *buf, const void *bufEnd);
+  void writeTensor(StringRef handle, unsigned replicaIndex, const void *buf, const void *bufEnd);
   /// Copies the tensor registered with `Graph::createHostRead(handle, …)` to [buf, bufEnd).
   void readTensor(StringRef handle, void *buf, void *bufEnd);
+  void readTensor(StringRef handle, unsigned replicaIndex, void *buf, void *bufEnd);
 
   /// Every Copy on stream `handle` reads (or writes) exactly one transfer at `p`.
   void connectStream(StringRef handle, void *p);
   /// A circular host buffer: successive Copies use successive transfers, wrapping at `end`.
-  /// Its size must be a whole number of transfers.
+  /// Its size must be a whole number of transfers. (Every replica goes round it on its own.)
   void connectStream(StringRef handle, void *begin, void *end);
+  /// The same for replica `replicaIndex` only: each replica its own slice of the data.
+  void connectStream(StringRef handle, unsigned replicaIndex, void *begin, void *end);
   /// Every Copy on stream `handle` calls `callback` with a buffer of one transfer to fill
   /// (host-to-device) or to read (device-to-host).
   void connectStreamToCallback(StringRef handle, std::function<void(void *)> callback);
   /// Every transfer on stream `handle` goes through `callback` (see <poplar/StreamCallback.hpp>
   /// for when prefetch, fetch, complete and invalidatePrefetched are called).
   void connectStreamToCallback(StringRef handle, std::unique_ptr<StreamCallback> callback);
-  /// The same for replica `replicaId` (0: Tessera runs one replica).
+  /// The same for replica `replicaId` only (without it, one callback serves every replica, which
+  /// call it in replica order).
   void connectStreamToCallback(StringRef handle, unsigned replicaId,
                                std::unique_ptr<StreamCallback> callback);
+  /// Replicas this engine runs (the graph's replication factor).
+  unsigned getNumReplicas() const;
 
   /// Where PrintTensor programs write (std::cout until set). The stream must outlive the runs
   /// that print to it.

@@ -33,7 +33,10 @@ namespace poplar {
 /// One list of tensor-element intervals per tile: element `i` of the outer vector is tile i.
 using TileToTensorMapping = std::vector<std::vector<Interval>>;
 
-/// Number of replicas a graph describes (only 1 is executed by this release).
+/// Number of replicas a graph describes: `Graph(target, replication_factor(R))` builds one
+/// replica's graph on target.getNumTiles() / R tiles, and the Engine runs R copies of it on the
+/// whole device, each with its own tile memory, streams and host tensors (gcl's collectives
+/// combine them).
 struct replication_factor {
   explicit replication_factor(unsigned v) : value(v) {}
   unsigned value;
@@ -60,9 +63,13 @@ public:
   Graph &operator=(Graph &&) noexcept;
   ~Graph();
 
-  /// The target of this graph (a virtual graph's target has only its tiles).
+  /// The target of this graph (a virtual graph's target has only its tiles; a replicated
+  /// graph's, one replica's share of the device).
   const Target &getTarget() const;
   unsigned getReplicationFactor() const;
+  /// An UNSIGNED_INT scalar that holds, in each replica, that replica's index (0 … R-1). Map it
+  /// to a tile like any tensor.
+  Tensor addReplicationIndexConstant(const DebugContext &debugContext = {});
 
   // ---- variables and constants -------------------------------------------------------
   /// A new, unmapped variable of `shape`.

@@ -14,6 +14,8 @@
 #include <poplar/Type.hpp>
 #include <tessera/VertexType.hpp>
 
+#include "core/CrossReplica.hpp"
+
 namespace poplar::compiler {
 
 /// A place in tile memory.
@@ -156,9 +158,10 @@ enum class StepKind : std::uint8_t {
   Switch,        ///< index: switches
   Call,          ///< target = function start
   Return,
-  Print,   ///< index: prints
-  Abort,   ///< index: messages
-  AbortIf, ///< index: scalars, count: messages index
+  Print,        ///< index: prints
+  Abort,        ///< index: messages
+  AbortIf,      ///< index: scalars, count: messages index
+  CrossReplica, ///< index: collectives (the replicas meet here)
   End,
 };
 
@@ -170,6 +173,13 @@ struct Step {
   /// included) may run tile by tile — each tile doing its part of every one of them in turn on
   /// one host thread — with the same result as one superstep after another (0 or 1: alone).
   std::uint64_t count = 0;
+};
+
+/// A collective across replicas: every replica's `src` combined into every replica's `dst`.
+struct CollectivePlan {
+  std::string name;
+  core::CrossReplicaOp op;
+  TensorImage src, dst;
 };
 
 struct PrintPlan {
@@ -210,6 +220,7 @@ struct CompiledGraph {
   std::vector<TensorImage> scalars;
   std::vector<SwitchPlan> switches;
   std::vector<PrintPlan> prints;
+  std::vector<CollectivePlan> collectives;
   std::vector<std::string> messages;
   unsigned numLoopSlots = 0;
 
@@ -225,6 +236,11 @@ struct CompiledGraph {
   std::vector<StreamInfo> streams;
   std::vector<std::pair<std::string, TensorImage>> hostWrites;
   std::vector<std::pair<std::string, TensorImage>> hostReads;
+
+  /// Replicas the engine runs (each on numTiles tiles of its own), and the tensors that hold
+  /// each replica's index (Graph::addReplicationIndexConstant).
+  unsigned replicationFactor = 1;
+  std::vector<TensorImage> replicationIndex;
 };
 
 } // namespace poplar::compiler

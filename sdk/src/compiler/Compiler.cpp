@@ -36,6 +36,9 @@ void recordHostInterface(CompilerContext &ctx) {
     r.hostWrites.push_back({handle, ctx.layout.image(t)});
   for (const auto &[handle, t] : graph.hostReads)
     r.hostReads.push_back({handle, ctx.layout.image(t)});
+  r.replicationFactor = graph.replicationFactor;
+  for (const auto &t : graph.replicationIndexTensors)
+    r.replicationIndex.push_back(ctx.layout.image(t));
 }
 
 } // namespace

@@ -280,7 +280,8 @@ private:
     case Kind::Execute:
       step(n, computeSetAccesses(n.computeSet.getId()));
       return;
-    case Kind::Copy: {
+    case Kind::Copy:
+    case Kind::CrossReplica: {
       std::vector<Access> accesses;
       addRegions(accesses, n.src, true, false);
       addRegions(accesses, n.dst, false, true);

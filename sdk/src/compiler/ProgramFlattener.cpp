@@ -136,6 +136,11 @@ private:
       push({StepKind::Copy, static_cast<unsigned>(out_.copies.size() - 1)});
       return;
     }
+    case Kind::CrossReplica:
+      out_.collectives.push_back({n.name, core::decodeCrossReplicaOp(n.count),
+                                  ctx_.layout.image(n.src), ctx_.layout.image(n.dst)});
+      push({StepKind::CrossReplica, static_cast<unsigned>(out_.collectives.size() - 1)});
+      return;
     case Kind::StreamToDevice:
       push({StepKind::StreamIn, stream(n, n.dst, true)});
       return;

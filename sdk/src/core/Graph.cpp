@@ -62,8 +62,22 @@ Graph::Graph(const Target &target, replication_factor r)
   if (r.value == 0)
     throw invalid_machine_model("replication factor must be at least 1");
   data_->id = nextGraphId();
-  data_->target = target;
   data_->replicationFactor = r.value;
+  if (r.value > 1) {
+    // A replica is whole IPUs when the device has enough of them, else a share of one IPU's
+    // tiles (small IPU Models in tests and examples).
+    const unsigned ipus = target.getNumIPUs(), tilesPerIpu = target.getTilesPerIPU();
+    if (ipus % r.value == 0)
+      target_ = target.createVirtualTarget(ipus / r.value, tilesPerIpu);
+    else if (ipus == 1 && tilesPerIpu % r.value == 0)
+      target_ = target.createVirtualTarget(1, tilesPerIpu / r.value);
+    else
+      throw invalid_machine_model(
+          "replication factor " + std::to_string(r.value) + " does not divide the device: " +
+          std::to_string(ipus) + " IPU(s) of " + std::to_string(tilesPerIpu) +
+          " tiles (each replica needs the same whole number of IPUs, or of tiles on one IPU)");
+  }
+  data_->target = target_;
 }
 Graph::Graph(const Device &device, replication_factor r) : Graph(device.getTarget(), r) {}
 Graph::Graph(std::shared_ptr<GraphData> data, Target target, unsigned tileBase)
@@ -74,6 +88,14 @@ Graph::~Graph() = default;
 
 const Target &Graph::getTarget() const { return target_; }
 unsigned Graph::getReplicationFactor() const { return data_->replicationFactor; }
+
+Tensor Graph::addReplicationIndexConstant(const DebugContext &dc) {
+  Tensor t = addVariable(UNSIGNED_INT, {}, {dc, "replicationIndex"});
+  // Replica 0's value; the engine writes every other replica's index when it loads.
+  setInitialValue(t, 0u);
+  data_->replicationIndexTensors.push_back(t);
+  return t;
+}
 
 unsigned Graph::absoluteTile(unsigned tile, const std::function<std::string()> &what) const {
   if (tile >= target_.getNumTiles())

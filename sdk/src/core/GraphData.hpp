@@ -65,6 +65,8 @@ struct GraphData {
   std::uint64_t id = 0; ///< Unique per top-level graph in this process.
   Target target;
   unsigned replicationFactor = 1;
+  /// Graph::addReplicationIndexConstant's tensors: each replica's copy holds its index.
+  std::vector<Tensor> replicationIndexTensors;
   std::vector<VariableData> variables;
   std::vector<ComputeSetData> computeSets;
   std::vector<VertexData> vertices;

@@ -26,6 +26,9 @@ struct ProgramNode {
     Sync,
     Abort,
     AbortOnCondition,
+    /// A collective across replicas (gcl): src on every replica → dst on every replica;
+    /// `count` holds the CrossReplicaOp (core/CrossReplica.hpp).
+    CrossReplica,
   };
 
   Kind kind = Kind::Sequence;

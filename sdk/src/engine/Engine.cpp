@@ -7,6 +7,7 @@
 #include <poplar/exceptions.hpp>
 
 #include "compiler/Compiler.hpp"
+#include "engine/Collectives.hpp"
 #include "engine/EngineOptions.hpp"
 #include "engine/HostIo.hpp"
 #include "engine/StepInterpreter.hpp"
@@ -33,11 +34,33 @@ struct Engine::Impl {
   engine::EngineOptions options;
   std::unique_ptr<engine::ThreadPool> pool;
   std::unique_ptr<profile::ProfileSession> profiler;
-  // Built by start() once the plan is in place; they borrow `plan`, `pool` and each other, and
-  // are declared after them so they go first.
-  std::optional<engine::TileMemory> memory;
-  std::optional<engine::HostIo> hostIo;
-  std::optional<engine::StepInterpreter> interpreter;
+  /// One replica's state: its tile memory, stream bindings and step loop. They borrow `plan`,
+  /// `pool` and each other.
+  struct Replica {
+    engine::TileMemory memory;
+    engine::HostIo hostIo;
+    engine::StepInterpreter interpreter;
+    Replica(const compiler::CompiledGraph &plan, engine::ThreadPool &pool,
+            const engine::EngineOptions &o)
+        : memory(plan), hostIo(plan, memory, o.prefetch),
+          interpreter(plan, memory, hostIo, pool, o.runtimeVerify) {}
+  };
+  // Built by start() once the plan is in place; declared after what they borrow, so they go
+  // first.
+  std::vector<std::unique_ptr<Replica>> replicas;
+  engine::TileMemory &memory() const { return replicas.front()->memory; }
+
+  /// Replica `index`, or an index_error naming `what` and the replicas there are.
+  Replica &replica(unsigned index, const std::string &what) const {
+    if (index >= replicas.size())
+      throw index_error(what + ": replica " + std::to_string(index) +
+                        " does not exist; the graph has " + std::to_string(replicas.size()) +
+                        " replica(s) (0 to " + std::to_string(replicas.size() - 1) + ")");
+    return *replicas[index];
+  }
+  /// Runs program entry `start` on every replica; they meet at each CrossReplica step, where
+  /// the collective combines them.
+  void runReplicas(std::size_t start, profile::ExecutionRecorder *recorder);
 
   /// Takes over a compiled graph (fresh, cached or deserialized).
   void start(std::shared_ptr<const Executable::Impl> exe) {
@@ -47,11 +70,46 @@ struct Engine::Impl {
     profiler = std::make_unique<profile::ProfileSession>(executable::profileOptionsOf(options));
     profiler->compiled(compiled->description, plan);
     pool = std::make_unique<engine::ThreadPool>(options.hostThreads);
-    memory.emplace(plan);
-    hostIo.emplace(plan, *memory, options.prefetch);
-    interpreter.emplace(plan, *memory, *hostIo, *pool, options.runtimeVerify);
+    replicas.clear();
+    for (unsigned r = 0; r < std::max(1u, plan.replicationFactor); ++r)
+      replicas.push_back(std::make_unique<Replica>(plan, *pool, options));
   }
 };
+
+void Engine::Impl::runReplicas(std::size_t start, profile::ExecutionRecorder *recorder) {
+  // Replicas take turns from one meeting point to the next (the profile follows replica 0).
+  // Each one's compute sets use every host thread, so the turns cost no parallelism.
+  const std::size_t R = replicas.size();
+  std::vector<std::optional<std::size_t>> at(R);
+  for (std::size_t r = 0; r < R; ++r)
+    at[r] = replicas[r]->interpreter.run(start, r == 0 ? recorder : nullptr);
+  std::vector<const engine::TileMemory *> memories;
+  for (const auto &rep : replicas)
+    memories.push_back(&rep->memory);
+  while (at[0]) {
+    for (std::size_t r = 1; r < R; ++r)
+      if (at[r] != at[0]) {
+        const auto where = [&](const std::optional<std::size_t> &pc) {
+          return pc ? "collective '" + plan().collectives[plan().steps[*pc].index].name + "'"
+                    : std::string("the end of the program");
+        };
+        throw runtime_error("Engine::run: replicas took different paths: replica 0 reached " +
+                            where(at[0]) + " while replica " + std::to_string(r) + " reached " +
+                            where(at[r]) +
+                            " (control flow that depends on per-replica data must not skip a "
+                            "collective)");
+      }
+    engine::runCollective(plan().collectives[plan().steps[*at[0]].index], memories);
+    for (std::size_t r = 0; r < R; ++r)
+      at[r] = replicas[r]->interpreter.resume(*at[r] + 1, r == 0 ? recorder : nullptr);
+  }
+  for (std::size_t r = 1; r < R; ++r)
+    if (at[r])
+      throw runtime_error("Engine::run: replicas took different paths: replica 0 reached the end "
+                          "of the program while replica " +
+                          std::to_string(r) + " reached collective '" +
+                          plan().collectives[plan().steps[*at[r]].index].name + "'");
+}
 
 Engine::Engine(const Graph &graph, const program::Program &program, const OptionFlags &options,
                ProgressFunc progress)
@@ -105,20 +163,29 @@ void Engine::load(const Device &device) {
   auto &im = *impl_;
   const auto &plan = im.plan();
   const Target &t = device.getTarget();
-  if (t.getNumTiles() != plan.numTiles || t.getNumWorkerContexts() != plan.numWorkerContexts ||
+  const unsigned replicas = static_cast<unsigned>(im.replicas.size());
+  if (t.getNumTiles() != plan.numTiles * replicas ||
+      t.getNumWorkerContexts() != plan.numWorkerContexts ||
       t.getBytesPerTile() != plan.bytesPerTile)
     throw runtime_error("Engine::load: the graph was compiled for target " +
                         executable::describeTarget(im.target) + " but the device is " +
                         executable::describeTarget(
                             {t.getTargetArchString(), t.getNumIPUs(), t.getTilesPerIPU(),
                              t.getNumTiles(), t.getNumWorkerContexts(), t.getBytesPerTile()}));
-  im.memory->load();
-  im.profiler->loaded(plan, im.memory->typeCycleEstimates());
+  for (unsigned r = 0; r < replicas; ++r) {
+    auto &memory = im.replicas[r]->memory;
+    memory.load();
+    for (const auto &index : plan.replicationIndex) {
+      const std::uint32_t value = r;
+      memory.scatter(index, reinterpret_cast<const unsigned char *>(&value));
+    }
+  }
+  im.profiler->loaded(plan, im.memory().typeCycleEstimates());
 }
 
 void Engine::run(unsigned prog, const std::string &) {
   auto &im = *impl_;
-  if (!im.memory->loaded())
+  if (!im.memory().loaded())
     throw runtime_error("Engine::run: the engine is not loaded (call Engine::load(device))");
   if (prog >= im.plan().programStart.size())
     throw index_error("Engine::run: program " + std::to_string(prog) +
@@ -128,46 +195,89 @@ void Engine::run(unsigned prog, const std::string &) {
   auto *recorder = im.profiler->recorder();
   if (recorder)
     recorder->beginRun(prog);
-  im.interpreter->run(im.plan().programStart[prog], recorder);
+  im.runReplicas(im.plan().programStart[prog], recorder);
   im.profiler->runFinished();
 }
 
 void Engine::writeTensor(StringRef handle, const void *buf, const void *bufEnd) {
-  impl_->hostIo->writeTensor(handle, buf, bufEnd);
+  for (auto &r : impl_->replicas)
+    r->hostIo.writeTensor(handle, buf, bufEnd);
+}
+
+void Engine::writeTensor(StringRef handle, unsigned replicaIndex, const void *buf,
+                         const void *bufEnd) {
+  impl_->replica(replicaIndex, "writeTensor '" + handle.str() + "'")
+      .hostIo.writeTensor(handle, buf, bufEnd);
 }
 
 void Engine::readTensor(StringRef handle, void *buf, void *bufEnd) {
-  impl_->hostIo->readTensor(handle, buf, bufEnd);
+  impl_->replicas.front()->hostIo.readTensor(handle, buf, bufEnd);
+}
+
+void Engine::readTensor(StringRef handle, unsigned replicaIndex, void *buf, void *bufEnd) {
+  impl_->replica(replicaIndex, "readTensor '" + handle.str() + "'")
+      .hostIo.readTensor(handle, buf, bufEnd);
 }
 
 void Engine::setPrintTensorStream(std::ostream &stream) {
-  impl_->interpreter->setPrintStream(stream);
+  for (auto &r : impl_->replicas)
+    r->interpreter.setPrintStream(stream);
 }
 
 void Engine::setPrintStream(std::ostream &stream) { setPrintTensorStream(stream); }
 
-void Engine::connectStream(StringRef handle, void *p) { impl_->hostIo->connectFixed(handle, p); }
+void Engine::connectStream(StringRef handle, void *p) {
+  for (auto &r : impl_->replicas)
+    r->hostIo.connectFixed(handle, p);
+}
 
 void Engine::connectStream(StringRef handle, void *begin, void *end) {
-  impl_->hostIo->connectRing(handle, begin, end);
+  for (auto &r : impl_->replicas)
+    r->hostIo.connectRing(handle, begin, end);
+}
+
+void Engine::connectStream(StringRef handle, unsigned replicaIndex, void *begin, void *end) {
+  impl_->replica(replicaIndex, "connectStream '" + handle.str() + "'")
+      .hostIo.connectRing(handle, begin, end);
 }
 
 void Engine::connectStreamToCallback(StringRef handle, std::function<void(void *)> callback) {
-  impl_->hostIo->connectCallback(handle, std::move(callback));
+  for (auto &r : impl_->replicas)
+    r->hostIo.connectCallback(handle, callback);
 }
 
+namespace {
+/// One StreamCallback shared by every replica's binding (they call it in replica order).
+class SharedCallback : public StreamCallback {
+public:
+  explicit SharedCallback(std::shared_ptr<StreamCallback> c) : c_(std::move(c)) {}
+  Result prefetch(void *dst) override { return c_->prefetch(dst); }
+  void fetch(void *dst) override { c_->fetch(dst); }
+  void complete() override { c_->complete(); }
+  void invalidatePrefetched() override { c_->invalidatePrefetched(); }
+
+private:
+  std::shared_ptr<StreamCallback> c_;
+};
+} // namespace
+
 void Engine::connectStreamToCallback(StringRef handle, std::unique_ptr<StreamCallback> callback) {
-  impl_->hostIo->connectCallback(handle, std::move(callback));
+  if (impl_->replicas.size() == 1) {
+    impl_->replicas.front()->hostIo.connectCallback(handle, std::move(callback));
+    return;
+  }
+  std::shared_ptr<StreamCallback> shared(std::move(callback));
+  for (auto &r : impl_->replicas)
+    r->hostIo.connectCallback(handle, std::make_unique<SharedCallback>(shared));
 }
 
 void Engine::connectStreamToCallback(StringRef handle, unsigned replicaId,
                                      std::unique_ptr<StreamCallback> callback) {
-  if (replicaId != 0)
-    throw index_error("connectStreamToCallback '" + handle.str() + "': replica " +
-                      std::to_string(replicaId) +
-                      " does not exist; the graph has 1 replica (replica 0)");
-  impl_->hostIo->connectCallback(handle, std::move(callback));
+  impl_->replica(replicaId, "connectStreamToCallback '" + handle.str() + "'")
+      .hostIo.connectCallback(handle, std::move(callback));
 }
+
+unsigned Engine::getNumReplicas() const { return static_cast<unsigned>(impl_->replicas.size()); }
 
 std::uint64_t Engine::estimateProgramCycles(unsigned prog) const {
   const auto &im = *impl_;
@@ -203,11 +313,11 @@ std::optional<tessera::profile::ExecutionProfile> Engine::getExecutionProfile() 
 
 std::vector<VertexCycleEstimate> Engine::getVertexCycleEstimates() const {
   const auto &im = *impl_;
-  im.memory->requireLoaded("getVertexCycleEstimates");
+  im.memory().requireLoaded("getVertexCycleEstimates");
   std::vector<VertexCycleEstimate> out;
   for (std::size_t i = 0; i < im.plan().vertexObjects.size(); ++i) {
     const auto &obj = im.plan().vertexObjects[i];
-    out.push_back({obj.vertexId, obj.type->name, obj.at.tile, im.memory->typeCycleEstimates()[i],
+    out.push_back({obj.vertexId, obj.type->name, obj.at.tile, im.memory().typeCycleEstimates()[i],
                    obj.perfEstimate});
   }
   return out;

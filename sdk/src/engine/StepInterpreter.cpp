@@ -175,13 +175,24 @@ void StepInterpreter::print(unsigned index) const {
   *printStream_ << formatTensor(p.title, p.tensor.type, p.tensor.shape, host.data()) << std::endl;
 }
 
-void StepInterpreter::run(std::size_t pc, profile::ExecutionRecorder *recorder) {
+std::optional<std::size_t> StepInterpreter::run(std::size_t pc,
+                                                profile::ExecutionRecorder *recorder) {
   loopCounters_.assign(plan_.numLoopSlots, 0);
   callStack_.clear();
+  return resume(pc, recorder);
+}
+
+std::optional<std::size_t> StepInterpreter::resume(std::size_t pc,
+                                                   profile::ExecutionRecorder *recorder) {
+  const auto stoppedAt = [&]() -> std::optional<std::size_t> {
+    if (plan_.steps[pc].kind == StepKind::CrossReplica)
+      return pc;
+    return std::nullopt;
+  };
   if (!recorder) {
     while (step(pc, true)) {
     }
-    return;
+    return stoppedAt();
   }
   // Profiling: every step is counted; host time is measured only when instrumenting. The
   // caller has told the recorder which program this run is (beginRun).
@@ -196,7 +207,7 @@ void StepInterpreter::run(std::size_t pc, profile::ExecutionRecorder *recorder) 
         kind == StepKind::StreamOut)
       recorder->record(at, begin, timed ? profile::ExecutionRecorder::Clock::now() : begin);
     if (!more)
-      return;
+      return stoppedAt();
   }
 }
 
@@ -269,6 +280,7 @@ bool StepInterpreter::step(std::size_t &pc, bool joinRuns) {
       throw application_runtime_error(plan_.messages[s.count]);
     ++pc;
     break;
+  case StepKind::CrossReplica:
   case StepKind::End:
     return false;
   }

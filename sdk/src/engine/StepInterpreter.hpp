@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -24,14 +25,19 @@ public:
   StepInterpreter(const compiler::CompiledGraph &plan, TileMemory &memory, HostIo &hostIo,
                   ThreadPool &pool, bool runtimeVerify);
 
-  /// Runs from step `pc` to the next End. With a recorder, every Execute, Copy and stream step is
-  /// counted (and timed when it measures host time), and compute sets run one by one; the
-  /// caller has started the run on the recorder (beginRun), since only it knows the program.
-  void run(std::size_t pc, profile::ExecutionRecorder *recorder);
+  /// Runs from step `pc` to the next End, or to a CrossReplica step, whose index it then returns
+  /// (the engine combines the replicas there and calls `resume` with the step after it). With a
+  /// recorder, every Execute, Copy and stream step is counted (and timed when it measures host
+  /// time), and compute sets run one by one; the caller has started the run on the recorder
+  /// (beginRun), since only it knows the program.
+  std::optional<std::size_t> run(std::size_t pc, profile::ExecutionRecorder *recorder);
+  /// Goes on from `pc` within the same run (loop counters and calls as they were).
+  std::optional<std::size_t> resume(std::size_t pc, profile::ExecutionRecorder *recorder);
   /// Where PrintTensor steps write (std::cout until set); borrowed.
   void setPrintStream(std::ostream &out) { printStream_ = &out; }
 
 private:
+  /// Executes one step; false at End and at CrossReplica (pc left on it).
   bool step(std::size_t &pc, bool joinRuns);
   std::string runTile(unsigned index, std::size_t t) const;
   void executeComputeSet(unsigned index);

@@ -182,6 +182,17 @@ pb::Executable toProto(const Executable::Impl &exe) {
   }
   for (const auto &msg : plan.messages)
     m.add_messages(msg);
+  for (const auto &c : plan.collectives) {
+    auto &cm = *m.add_collectives();
+    cm.set_name(c.name);
+    cm.set_kind(static_cast<std::uint32_t>(c.op.kind));
+    cm.set_operator_(static_cast<std::uint32_t>(c.op.op));
+    put(*cm.mutable_src(), c.src);
+    put(*cm.mutable_dst(), c.dst);
+  }
+  m.set_replication_factor(plan.replicationFactor);
+  for (const auto &t : plan.replicationIndex)
+    put(*m.add_replication_index(), t);
   m.set_num_loop_slots(plan.numLoopSlots);
   for (const auto &s : plan.steps) {
     m.add_step_kind(static_cast<std::uint32_t>(s.kind));
@@ -479,6 +490,20 @@ public:
     for (const auto &p : m_.prints())
       plan.prints.push_back({p.title(), image(p.tensor())});
     plan.messages.assign(m_.messages().begin(), m_.messages().end());
+    for (const auto &c : m_.collectives()) {
+      expect(c.kind() <= std::uint32_t(core::CrossReplicaKind::AllGather) &&
+                 c.operator_() <= std::uint32_t(core::CrossReplicaOperator::LOCAL),
+             "collective");
+      plan.collectives.push_back({c.name(),
+                                  {static_cast<core::CrossReplicaKind>(c.kind()),
+                                   static_cast<core::CrossReplicaOperator>(c.operator_())},
+                                  image(c.src()),
+                                  image(c.dst())});
+    }
+    expect(m_.replication_factor() >= 1, "replication factor");
+    plan.replicationFactor = m_.replication_factor();
+    for (const auto &t : m_.replication_index())
+      plan.replicationIndex.push_back(image(t));
     plan.numLoopSlots = m_.num_loop_slots();
     expect(m_.step_index_size() == int(numSteps) && m_.step_target_size() == int(numSteps) &&
                m_.step_count_size() == int(numSteps) && numSteps > 0,
@@ -554,6 +579,9 @@ private:
     case StepKind::Print:
       within(plan.prints.size());
       break;
+    case StepKind::CrossReplica:
+      within(plan.collectives.size());
+      break;
     case StepKind::Abort:
       within(plan.messages.size());
       break;
@@ -623,8 +651,8 @@ Executable::Impl read(std::istream &in) {
                       std::to_string(kFormatVersion) + ")");
   if (m.sdk_build_id() != sdkBuildId())
     throw parse_error("deserializing an executable: it was compiled by SDK build " +
-                      m.sdk_build_id() + " (" + m.sdk_version() +
-                      ") but this is SDK build " + sdkBuildId() + " (" + versionString() +
+                      m.sdk_build_id() + " (" + m.sdk_version() + ") but this is SDK build " +
+                      sdkBuildId() + " (" + versionString() +
                       "); compile the graph again with this SDK");
   return Reader(m).read();
 }

@@ -100,4 +100,30 @@ TransferCost estimateStreamCopy(const compiler::TensorImage &tensor, const CostP
   return cost;
 }
 
+TransferCost estimateCollective(const compiler::CollectivePlan &c, unsigned replicas,
+                                const CostParameters &p) {
+  TransferCost t;
+  if (replicas <= 1)
+    return t;
+  const double r = replicas;
+  double bytes = 0;
+  switch (c.op.kind) {
+  case core::CrossReplicaKind::AllReduce:
+    bytes = 2 * (r - 1) / r * double(c.src.bytes);
+    break;
+  case core::CrossReplicaKind::ReduceScatter:
+    bytes = (r - 1) / r * double(c.src.bytes);
+    break;
+  case core::CrossReplicaKind::AllGather:
+    bytes = (r - 1) * double(c.src.bytes);
+    break;
+  }
+  const unsigned ringSteps =
+      c.op.kind == core::CrossReplicaKind::AllReduce ? 2 * (replicas - 1) : replicas - 1;
+  t.bytes = static_cast<std::uint64_t>(bytes);
+  t.cycles = static_cast<std::uint64_t>(bytes / p.linkBytesPerCycle) +
+             std::uint64_t(ringSteps) * p.syncCycles;
+  return t;
+}
+
 } // namespace poplar::profile

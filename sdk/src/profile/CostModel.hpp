@@ -26,6 +26,8 @@ struct CostParameters {
   unsigned syncCycles = 150;
   /// Host link (PCIe Gen4 x16 ≈ 16 GB/s at 1.33 GHz), shared by the whole IPU.
   double hostBytesPerCycle = 12;
+  /// What one IPU sends to its neighbour in a ring over IPU-Links (≈ 40 GB/s at 1.33 GHz).
+  double linkBytesPerCycle = 30;
 };
 CostParameters costParameters(const Target &target);
 
@@ -57,6 +59,11 @@ struct TransferCost {
 };
 /// An on-device Copy program: one exchange phase and a sync.
 TransferCost estimateCopy(const compiler::TensorCopyPlan &copy, const CostParameters &p);
+/// A collective among `replicas` replicas as a ring over IPU-Links: each replica sends
+/// 2(R-1)/R of the data for an all-reduce, (R-1)/R for a reduce-scatter, (R-1)× its part for
+/// an all-gather, plus a sync per ring step.
+TransferCost estimateCollective(const compiler::CollectivePlan &collective, unsigned replicas,
+                                const CostParameters &p);
 /// A stream copy to or from the host.
 TransferCost estimateStreamCopy(const compiler::TensorImage &tensor, const CostParameters &p);
 

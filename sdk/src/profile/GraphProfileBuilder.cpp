@@ -19,10 +19,10 @@ namespace {
 constexpr std::size_t kMaxVariables = 1000;
 
 const char *stepKindName(StepKind k) {
-  static const char *const kNames[] = {"Execute",  "Copy",       "StreamIn",      "StreamOut",
-                                       "Jump",     "JumpIfZero", "JumpIfNonZero", "LoopInit",
-                                       "LoopNext", "Switch",     "Call",          "Return",
-                                       "Print",    "Abort",      "AbortIf",       "End"};
+  static const char *const kNames[] = {
+      "Execute",       "Copy",     "StreamIn", "StreamOut",    "Jump", "JumpIfZero",
+      "JumpIfNonZero", "LoopInit", "LoopNext", "Switch",       "Call", "Return",
+      "Print",         "Abort",    "AbortIf",  "CrossReplica", "End"};
   static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<std::size_t>(StepKind::End) + 1);
   return kNames[static_cast<int>(k)];
 }
@@ -109,6 +109,9 @@ tp::GraphProfile describeGraph(const core::GraphData &graph, const compiler::Com
     case StepKind::Print:
       out.name = plan.prints[s.index].title;
       break;
+    case StepKind::CrossReplica:
+      out.name = plan.collectives[s.index].name;
+      break;
     default:
       break;
     }
@@ -148,6 +151,11 @@ void priceGraph(tp::GraphProfile &profile, const compiler::CompiledGraph &plan,
     case StepKind::StreamIn:
     case StepKind::StreamOut:
       t = estimateStreamCopy(plan.streamCopies[s.index].tensor, params);
+      out.estimatedCycles = t.cycles;
+      out.exchangeBytes = t.bytes;
+      break;
+    case StepKind::CrossReplica:
+      t = estimateCollective(plan.collectives[s.index], plan.replicationFactor, params);
       out.estimatedCycles = t.cycles;
       out.exchangeBytes = t.bytes;
       break;
