@@ -5,9 +5,11 @@
 #include <optional>
 
 #include <poplar/exceptions.hpp>
+#include <tessera/Distributed.hpp>
 
 #include "compiler/Compiler.hpp"
 #include "engine/Collectives.hpp"
+#include "engine/CrossInstance.hpp"
 #include "engine/EngineOptions.hpp"
 #include "engine/HostIo.hpp"
 #include "engine/StepInterpreter.hpp"
@@ -49,6 +51,10 @@ struct Engine::Impl {
   // first.
   std::vector<std::unique_ptr<Replica>> replicas;
   engine::TileMemory &memory() const { return replicas.front()->memory; }
+  /// Global index of replicas[0] and replicas in the whole run (other processes run the rest
+  /// under tessera-run; `across` reaches them when the programs have collectives).
+  unsigned replicaOffset = 0, totalReplicas = 1;
+  engine::CrossInstance *across = nullptr;
 
   /// Replica `index`, or an index_error naming `what` and the replicas there are.
   Replica &replica(unsigned index, const std::string &what) const {
@@ -73,6 +79,28 @@ struct Engine::Impl {
     replicas.clear();
     for (unsigned r = 0; r < std::max(1u, plan.replicationFactor); ++r)
       replicas.push_back(std::make_unique<Replica>(plan, *pool, options));
+    joinInstances();
+  }
+
+  /// Under tessera-run, a replicated graph's replicas are this instance's share of the run's.
+  void joinInstances() {
+    const unsigned local = static_cast<unsigned>(replicas.size());
+    replicaOffset = 0;
+    totalReplicas = local;
+    across = nullptr;
+    if (!tessera::distributed::isDistributed() || (local == 1 && plan().collectives.empty()))
+      return;
+    if (local != tessera::distributed::numLocalReplicas())
+      throw runtime_error(
+          "Engine: this graph has replication factor " + std::to_string(local) +
+          " but tessera-run gives each instance " +
+          std::to_string(tessera::distributed::numLocalReplicas()) + " of the run's " +
+          std::to_string(tessera::distributed::numTotalReplicas()) +
+          " replicas; build it with replication_factor(tessera::distributed::numLocalReplicas())");
+    replicaOffset = tessera::distributed::replicaIndexOffset();
+    totalReplicas = tessera::distributed::numTotalReplicas();
+    if (!plan().collectives.empty())
+      across = &engine::crossInstance();
   }
 };
 
@@ -83,9 +111,12 @@ void Engine::Impl::runReplicas(std::size_t start, profile::ExecutionRecorder *re
   std::vector<std::optional<std::size_t>> at(R);
   for (std::size_t r = 0; r < R; ++r)
     at[r] = replicas[r]->interpreter.run(start, r == 0 ? recorder : nullptr);
-  std::vector<const engine::TileMemory *> memories;
+  engine::ReplicaGroup group;
   for (const auto &rep : replicas)
-    memories.push_back(&rep->memory);
+    group.local.push_back(&rep->memory);
+  group.offset = replicaOffset;
+  group.total = totalReplicas;
+  group.across = across;
   while (at[0]) {
     for (std::size_t r = 1; r < R; ++r)
       if (at[r] != at[0]) {
@@ -99,7 +130,9 @@ void Engine::Impl::runReplicas(std::size_t start, profile::ExecutionRecorder *re
                             " (control flow that depends on per-replica data must not skip a "
                             "collective)");
       }
-    engine::runCollective(plan().collectives[plan().steps[*at[0]].index], memories);
+    if (across)
+      engine::agreeAcrossInstances(*across, plan(), at[0]);
+    engine::runCollective(plan().collectives[plan().steps[*at[0]].index], group);
     for (std::size_t r = 0; r < R; ++r)
       at[r] = replicas[r]->interpreter.resume(*at[r] + 1, r == 0 ? recorder : nullptr);
   }
@@ -109,6 +142,8 @@ void Engine::Impl::runReplicas(std::size_t start, profile::ExecutionRecorder *re
                           "of the program while replica " +
                           std::to_string(r) + " reached collective '" +
                           plan().collectives[plan().steps[*at[r]].index].name + "'");
+  if (across) // the others must not wait at a collective this instance will never reach
+    engine::agreeAcrossInstances(*across, plan(), std::nullopt);
 }
 
 Engine::Engine(const Graph &graph, const program::Program &program, const OptionFlags &options,
@@ -176,7 +211,7 @@ void Engine::load(const Device &device) {
     auto &memory = im.replicas[r]->memory;
     memory.load();
     for (const auto &index : plan.replicationIndex) {
-      const std::uint32_t value = r;
+      const std::uint32_t value = im.replicaOffset + r;
       memory.scatter(index, reinterpret_cast<const unsigned char *>(&value));
     }
   }

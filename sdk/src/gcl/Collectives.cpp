@@ -9,6 +9,7 @@
 #include <poputil/OptionParsing.hpp>
 #include <poputil/TileMapping.hpp>
 #include <poputil/exceptions.hpp>
+#include <tessera/Distributed.hpp>
 
 #include "core/CrossReplica.hpp"
 #include "core/ProgramNode.hpp"
@@ -33,7 +34,8 @@ void parseOptions(const poplar::OptionFlags &options) {
 }
 
 void requireReplicated(const poplar::Graph &graph, const char *fn) {
-  if (graph.getReplicationFactor() < 2)
+  // Under tessera-run the replicas of other instances count too.
+  if (graph.getReplicationFactor() * tessera::distributed::numInstances() < 2)
     throw poputil::poplibs_error(
         std::string("gcl::") + fn +
         ": the graph is not replicated (replication factor 1); build it with "
@@ -49,8 +51,13 @@ void requireDestination(const char *fn, const Tensor &data, const Tensor &destin
                                  " elements for data " + poputil::describe(data));
 }
 
+/// Replicas the collectives combine: this graph's, times the instances under tessera-run.
+std::size_t totalReplicas(const poplar::Graph &graph) {
+  return std::size_t(graph.getReplicationFactor()) * tessera::distributed::numInstances();
+}
+
 std::size_t scatteredElements(const poplar::Graph &graph, const Tensor &data) {
-  const std::size_t R = graph.getReplicationFactor();
+  const std::size_t R = totalReplicas(graph);
   return (data.numElements() + R - 1) / R;
 }
 
@@ -127,7 +134,7 @@ Tensor allGatherCrossReplica(poplar::Graph &graph, const Tensor &data,
                              const poplar::OptionFlags &options) {
   requireReplicated(graph, "allGatherCrossReplica");
   std::vector<Tensor> parts;
-  for (unsigned r = 0; r < graph.getReplicationFactor(); ++r)
+  for (std::size_t r = 0; r < totalReplicas(graph); ++r)
     parts.push_back(graph.clone(data, {dc, "allGather/result"}).expand({0}));
   Tensor result = poplar::concat(parts, 0);
   allGatherToDestinationCrossReplica(graph, data, result, prog, dc, options);
@@ -141,7 +148,7 @@ void allGatherToDestinationCrossReplica(poplar::Graph &graph, const Tensor &data
   parseOptions(options);
   requireReplicated(graph, "allGatherCrossReplica");
   requireDestination("allGatherCrossReplica", data, destination,
-                     data.numElements() * graph.getReplicationFactor());
+                     data.numElements() * totalReplicas(graph));
   append(prog, CrossReplicaKind::AllGather, CollectiveOperator::LOCAL, data.flatten(),
          destination.flatten(), dc, "allGather");
 }

@@ -1,0 +1,31 @@
+// How an Engine's collectives reach the replicas other processes run (tessera-run, MPI). The
+// engine only needs two exchanges; Tessera::gcl registers an implementation over OpenMPI when it
+// is loaded, so libpoplar itself does not depend on MPI.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+
+namespace poplar::engine {
+
+class CrossInstance {
+public:
+  virtual ~CrossInstance() = default;
+  virtual unsigned numInstances() const = 0;
+  virtual unsigned instanceIndex() const = 0;
+  /// Every instance's `bytes` at `send`, in instance order, into `recv` (numInstances × bytes).
+  virtual void allGather(const void *send, std::size_t bytes, void *recv) = 0;
+  /// Block k of `send` (numInstances blocks of `bytes`) goes to instance k; block j of `recv`
+  /// comes from instance j.
+  virtual void allToAll(const void *send, std::size_t bytes, void *recv) = 0;
+};
+
+using CrossInstanceFactory = std::unique_ptr<CrossInstance> (*)();
+
+/// Called by the library that provides the transport (libgcl) when it is loaded.
+void registerCrossInstance(CrossInstanceFactory factory);
+
+/// The process's transport, made on first use; throws runtime_error when none is registered.
+CrossInstance &crossInstance();
+
+} // namespace poplar::engine
