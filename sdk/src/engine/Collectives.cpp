@@ -4,7 +4,9 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <string>
+#include <type_traits>
 
 #include <poplar/exceptions.hpp>
 
@@ -16,101 +18,118 @@ namespace {
 using core::CrossReplicaKind;
 using core::CrossReplicaOperator;
 
-/// The reduction of `values[0..R)` for one element, in replica order. Acc is the accumulation
-/// type (float for FLOAT and HALF, the integer type for integers, bool for BOOL).
-template <class Acc> Acc reduce(CrossReplicaOperator op, const std::vector<Acc> &values) {
-  Acc acc = values[0];
-  if (op == CrossReplicaOperator::SQUARE_ADD)
-    acc = values[0] * values[0];
-  for (std::size_t r = 1; r < values.size(); ++r) {
-    const Acc v = values[r];
+/// Elements as the accumulation type Acc (float for FLOAT and HALF, a 32-bit integer for the
+/// integer types and BOOL); HalfStored tags IEEE half bits.
+struct HalfStored {};
+template <class Stored, class Acc> Acc loadOne(const unsigned char *bytes, std::size_t i) {
+  if constexpr (std::is_same_v<Stored, HalfStored>) {
+    std::uint16_t h;
+    std::memcpy(&h, bytes + 2 * i, 2);
+    return core::halfToFloat(h);
+  } else {
+    Stored v;
+    std::memcpy(&v, bytes + i * sizeof(Stored), sizeof(Stored));
+    return static_cast<Acc>(v);
+  }
+}
+template <class Stored, class Acc> void storeOne(unsigned char *bytes, std::size_t i, Acc v) {
+  if constexpr (std::is_same_v<Stored, HalfStored>) {
+    const std::uint16_t h = core::floatToHalf(v);
+    std::memcpy(bytes + 2 * i, &h, 2);
+  } else {
+    const Stored s = static_cast<Stored>(v);
+    std::memcpy(bytes + i * sizeof(Stored), &s, sizeof(Stored));
+  }
+}
+
+/// out = the reduction over in[0], in[1], … (replica order) of `n` elements each, a tile of
+/// elements at a time: every element combines its replicas in order, the tile stays in L1 and
+/// the inner loops vectorise.
+template <class Stored> constexpr std::size_t storedBytes() {
+  if constexpr (std::is_same_v<Stored, HalfStored>)
+    return 2;
+  else
+    return sizeof(Stored);
+}
+
+template <class Stored, class Acc>
+void reduceTyped(CrossReplicaOperator op, const std::vector<const unsigned char *> &in,
+                 std::size_t n, unsigned char *out) {
+  constexpr std::size_t kTile = 1024;
+  Acc acc[kTile], next[kTile];
+  for (std::size_t begin = 0; begin < n; begin += kTile) {
+    const std::size_t len = std::min(kTile, n - begin);
+    std::vector<const unsigned char *> tileIn(in.size());
+    for (std::size_t r = 0; r < in.size(); ++r)
+      tileIn[r] = in[r] + begin * storedBytes<Stored>();
+    for (std::size_t i = 0; i < len; ++i)
+      acc[i] = loadOne<Stored, Acc>(tileIn[0], i);
+    if (op == CrossReplicaOperator::SQUARE_ADD)
+      for (std::size_t i = 0; i < len; ++i)
+        acc[i] = static_cast<Acc>(acc[i] * acc[i]);
+    const auto run = [&](auto f) {
+      for (std::size_t r = 1; r < tileIn.size(); ++r) {
+        for (std::size_t i = 0; i < len; ++i)
+          next[i] = loadOne<Stored, Acc>(tileIn[r], i);
+        for (std::size_t i = 0; i < len; ++i)
+          acc[i] = f(acc[i], next[i]);
+      }
+    };
     switch (op) {
     case CrossReplicaOperator::ADD:
     case CrossReplicaOperator::MEAN:
-      acc = acc + v;
+      run([](Acc a, Acc b) { return static_cast<Acc>(a + b); });
       break;
     case CrossReplicaOperator::SQUARE_ADD:
-      acc = acc + v * v;
+      run([](Acc a, Acc b) { return static_cast<Acc>(a + b * b); });
       break;
     case CrossReplicaOperator::MUL:
-      acc = acc * v;
+      run([](Acc a, Acc b) { return static_cast<Acc>(a * b); });
       break;
     case CrossReplicaOperator::MIN:
-      acc = std::min(acc, v);
+      run([](Acc a, Acc b) { return std::min(a, b); });
       break;
     case CrossReplicaOperator::MAX:
-      acc = std::max(acc, v);
+      run([](Acc a, Acc b) { return std::max(a, b); });
       break;
     case CrossReplicaOperator::LOGICAL_AND:
-      acc = static_cast<Acc>(acc != Acc(0) && v != Acc(0));
+      run([](Acc a, Acc b) { return static_cast<Acc>(a != Acc(0) && b != Acc(0)); });
       break;
     case CrossReplicaOperator::LOGICAL_OR:
-      acc = static_cast<Acc>(acc != Acc(0) || v != Acc(0));
+      run([](Acc a, Acc b) { return static_cast<Acc>(a != Acc(0) || b != Acc(0)); });
       break;
     case CrossReplicaOperator::LOCAL:
       break;
     }
-  }
-  if (op == CrossReplicaOperator::MEAN)
-    acc = static_cast<Acc>(acc / static_cast<Acc>(values.size()));
-  return acc;
-}
-
-/// Element i of every replica's data, as Acc.
-template <class Stored, class Acc> struct Access {
-  static Acc load(const unsigned char *p, std::size_t i) {
-    Stored s;
-    std::memcpy(&s, p + i * sizeof(Stored), sizeof(Stored));
-    return static_cast<Acc>(s);
-  }
-  static void store(unsigned char *p, std::size_t i, Acc v) {
-    const Stored s = static_cast<Stored>(v);
-    std::memcpy(p + i * sizeof(Stored), &s, sizeof(Stored));
-  }
-};
-struct HalfAccess {
-  static float load(const unsigned char *p, std::size_t i) {
-    std::uint16_t h;
-    std::memcpy(&h, p + i * 2, 2);
-    return core::halfToFloat(h);
-  }
-  static void store(unsigned char *p, std::size_t i, float v) {
-    const std::uint16_t h = core::floatToHalf(v);
-    std::memcpy(p + i * 2, &h, 2);
-  }
-};
-
-/// out[i] = reduce over replicas of in[r][i], i < n.
-template <class Acc, class A>
-void reduceAll(CrossReplicaOperator op, const std::vector<std::vector<unsigned char>> &in,
-               std::size_t n, unsigned char *out) {
-  std::vector<Acc> values(in.size());
-  for (std::size_t i = 0; i < n; ++i) {
-    for (std::size_t r = 0; r < in.size(); ++r)
-      values[r] = A::load(in[r].data(), i);
-    A::store(out, i, reduce(op, values));
+    if (op == CrossReplicaOperator::MEAN) {
+      const Acc count = static_cast<Acc>(in.size());
+      for (std::size_t i = 0; i < len; ++i)
+        acc[i] = static_cast<Acc>(acc[i] / count);
+    }
+    for (std::size_t i = 0; i < len; ++i)
+      storeOne<Stored, Acc>(out + begin * storedBytes<Stored>(), i, acc[i]);
   }
 }
 
 void reduceElements(Type type, CrossReplicaOperator op,
-                    const std::vector<std::vector<unsigned char>> &in, std::size_t n,
+                    const std::vector<const unsigned char *> &in, std::size_t n,
                     unsigned char *out) {
   if (type == FLOAT)
-    reduceAll<float, Access<float, float>>(op, in, n, out);
+    reduceTyped<float, float>(op, in, n, out);
   else if (type == HALF)
-    reduceAll<float, HalfAccess>(op, in, n, out);
+    reduceTyped<HalfStored, float>(op, in, n, out);
   else if (type == INT)
-    reduceAll<std::int32_t, Access<std::int32_t, std::int32_t>>(op, in, n, out);
+    reduceTyped<std::int32_t, std::int32_t>(op, in, n, out);
   else if (type == UNSIGNED_INT)
-    reduceAll<std::uint32_t, Access<std::uint32_t, std::uint32_t>>(op, in, n, out);
+    reduceTyped<std::uint32_t, std::uint32_t>(op, in, n, out);
   else if (type == SHORT)
-    reduceAll<std::int32_t, Access<std::int16_t, std::int32_t>>(op, in, n, out);
+    reduceTyped<std::int16_t, std::int32_t>(op, in, n, out);
   else if (type == UNSIGNED_SHORT)
-    reduceAll<std::uint32_t, Access<std::uint16_t, std::uint32_t>>(op, in, n, out);
+    reduceTyped<std::uint16_t, std::uint32_t>(op, in, n, out);
   else if (type == BOOL || type == UNSIGNED_CHAR)
-    reduceAll<std::uint32_t, Access<std::uint8_t, std::uint32_t>>(op, in, n, out);
+    reduceTyped<std::uint8_t, std::uint32_t>(op, in, n, out);
   else if (type == CHAR || type == SIGNED_CHAR)
-    reduceAll<std::int32_t, Access<std::int8_t, std::int32_t>>(op, in, n, out);
+    reduceTyped<std::int8_t, std::int32_t>(op, in, n, out);
   else
     throw runtime_error("cross-replica reduction of " + type.toString() + " elements");
 }
@@ -119,40 +138,87 @@ void reduceElements(Type type, CrossReplicaOperator op,
 
 namespace {
 
-/// Every replica's source, in global replica order, reduced element by element into `out`
-/// (`count` elements) — or, across instances, each instance reduces its share of the elements
-/// over every replica and the shares are then gathered, which gives the same bits.
-void reduceAcross(const compiler::CollectivePlan &c, const ReplicaGroup &g,
-                  const std::vector<std::vector<unsigned char>> &local, std::size_t n,
-                  std::vector<unsigned char> &full) {
-  const std::size_t e = c.src.type.size();
+/// A buffer that grows and is never zeroed or freed between collectives: fresh large
+/// allocations page-fault on every touch (measured: most of an all-reduce's time).
+class Scratch {
+public:
+  unsigned char *get(std::size_t bytes) {
+    if (bytes > size_) {
+      data_.reset(new unsigned char[bytes]);
+      size_ = bytes;
+    }
+    return data_.get();
+  }
+
+private:
+  std::unique_ptr<unsigned char[]> data_;
+  std::size_t size_ = 0;
+};
+struct Buffers {
+  Scratch in, send, recv, mine, full;
+};
+Buffers &buffers() { // per thread: engines on different threads never share one
+  thread_local Buffers b;
+  return b;
+}
+
+/// Every replica's source in global replica order, reduced element by element into `full`
+/// (n elements, then zeros up to `fullBytes`) — across instances, each instance reduces its
+/// share of the elements over every replica and the shares are gathered: the same bits.
+void reduceAcross(const compiler::CollectivePlan &c, const ReplicaGroup &g, std::size_t n,
+                  unsigned char *full, std::size_t fullBytes) {
+  const std::size_t e = c.src.type.size(), L = g.local.size();
+  Buffers &buf = buffers();
   if (!g.across) {
-    reduceElements(c.src.type, c.op.op, local, n, full.data());
+    unsigned char *in = buf.in.get(L * c.src.bytes);
+    std::vector<const unsigned char *> parts;
+    for (std::size_t r = 0; r < L; ++r) {
+      g.local[r]->gather(c.src, in + r * c.src.bytes);
+      parts.push_back(in + r * c.src.bytes);
+    }
+    reduceElements(c.src.type, c.op.op, parts, n, full);
+    std::memset(full + n * e, 0, fullBytes - n * e);
     return;
   }
-  const std::size_t I = g.across->numInstances(), L = local.size();
+  const std::size_t I = g.across->numInstances();
   const std::size_t chunk = (n + I - 1) / I; // elements each instance reduces
   const std::size_t block = L * chunk * e;   // what one instance sends another
-  std::vector<unsigned char> send(I * block, 0), recv(I * block);
-  for (std::size_t k = 0; k < I; ++k)
+  unsigned char *send = buf.send.get(I * block);
+  if (L == 1) { // the tensor itself is the send buffer: block k is chunk k
+    g.local[0]->gather(c.src, send);
+    std::memset(send + n * e, 0, I * block - n * e);
+  } else {
+    unsigned char *in = buf.in.get(c.src.bytes);
     for (std::size_t l = 0; l < L; ++l) {
-      const std::size_t from = std::min(n, k * chunk), to = std::min(n, (k + 1) * chunk);
-      std::memcpy(send.data() + k * block + l * chunk * e, local[l].data() + from * e,
-                  (to - from) * e);
+      g.local[l]->gather(c.src, in);
+      for (std::size_t k = 0; k < I; ++k) {
+        const std::size_t from = std::min(n, k * chunk), to = std::min(n, (k + 1) * chunk);
+        unsigned char *at = send + k * block + l * chunk * e;
+        std::memcpy(at, in + from * e, (to - from) * e);
+        std::memset(at + (to - from) * e, 0, (chunk - (to - from)) * e);
+      }
     }
-  g.across->allToAll(send.data(), block, recv.data());
+  }
+  unsigned char *recv = buf.recv.get(I * block);
+  g.across->allToAll(send, block, recv);
   // recv block j holds instance j's replicas' parts of this instance's chunk: global order.
-  std::vector<std::vector<unsigned char>> parts(I * L, std::vector<unsigned char>(chunk * e));
+  std::vector<const unsigned char *> parts;
   for (std::size_t j = 0; j < I; ++j)
     for (std::size_t l = 0; l < L; ++l)
-      std::memcpy(parts[j * L + l].data(), recv.data() + j * block + l * chunk * e, chunk * e);
+      parts.push_back(recv + j * block + l * chunk * e);
   const std::size_t me = g.across->instanceIndex();
   const std::size_t valid = std::min(n, (me + 1) * chunk) - std::min(n, me * chunk);
-  std::vector<unsigned char> mine(chunk * e, 0);
-  reduceElements(c.src.type, c.op.op, parts, valid, mine.data());
-  std::vector<unsigned char> all(I * chunk * e);
-  g.across->allGather(mine.data(), chunk * e, all.data());
-  std::memcpy(full.data(), all.data(), std::min(full.size(), all.size()));
+  unsigned char *mine = buf.mine.get(chunk * e);
+  reduceElements(c.src.type, c.op.op, parts, valid, mine);
+  std::memset(mine + valid * e, 0, (chunk - valid) * e);
+  if (fullBytes >= I * chunk * e) {
+    g.across->allGather(mine, chunk * e, full);
+    std::memset(full + I * chunk * e, 0, fullBytes - I * chunk * e);
+  } else {
+    unsigned char *all = buf.send.get(I * chunk * e); // send is free again
+    g.across->allGather(mine, chunk * e, all);
+    std::memcpy(full, all, fullBytes);
+  }
 }
 
 } // namespace
@@ -162,51 +228,52 @@ void runCollective(const compiler::CollectivePlan &c, const ReplicaGroup &g) {
   const std::size_t L = replicas.size();
   const std::size_t elemBytes = c.src.type.size();
   const std::size_t n = elemBytes ? c.src.bytes / elemBytes : 0;
-  std::vector<std::vector<unsigned char>> in(L, std::vector<unsigned char>(c.src.bytes));
-  for (std::size_t r = 0; r < L; ++r)
-    replicas[r]->gather(c.src, in[r].data());
   const bool local = c.op.op == CrossReplicaOperator::LOCAL;
+  Buffers &buf = buffers();
   switch (c.op.kind) {
   case CrossReplicaKind::AllReduce: {
     if (local) { // each replica keeps its own
-      for (std::size_t r = 0; r < L; ++r)
-        replicas[r]->scatter(c.dst, in[r].data());
+      unsigned char *own = buf.in.get(c.src.bytes);
+      for (std::size_t r = 0; r < L; ++r) {
+        replicas[r]->gather(c.src, own);
+        replicas[r]->scatter(c.dst, own);
+      }
       return;
     }
-    std::vector<unsigned char> full(c.src.bytes);
-    reduceAcross(c, g, in, n, full);
+    unsigned char *full = buf.full.get(c.src.bytes);
+    reduceAcross(c, g, n, full, c.src.bytes);
     for (std::size_t r = 0; r < L; ++r)
-      replicas[r]->scatter(c.dst, full.data());
+      replicas[r]->scatter(c.dst, full);
     return;
   }
   case CrossReplicaKind::ReduceScatter: {
     // Global replica k gets elements [k·slice, (k+1)·slice) of the reduction, zero past the end
     // (LOCAL: of its own data).
     const std::size_t slice = c.dst.bytes;
-    std::vector<unsigned char> full(std::max<std::size_t>(c.src.bytes, g.total * slice), 0);
+    const std::size_t fullBytes = std::max<std::size_t>(c.src.bytes, g.total * slice);
+    unsigned char *full = buf.full.get(fullBytes);
     if (!local)
-      reduceAcross(c, g, in, n, full);
+      reduceAcross(c, g, n, full, fullBytes);
     for (std::size_t r = 0; r < L; ++r) {
-      const std::size_t k = g.offset + r;
-      std::vector<unsigned char> mine(slice, 0);
-      const unsigned char *from = local ? in[r].data() : full.data();
-      const std::size_t begin = std::min(c.src.bytes, k * slice);
-      std::memcpy(mine.data(), from + begin, std::min(slice, c.src.bytes - begin));
-      replicas[r]->scatter(c.dst, mine.data());
+      if (local) {
+        replicas[r]->gather(c.src, full);
+        std::memset(full + c.src.bytes, 0, fullBytes - c.src.bytes);
+      }
+      replicas[r]->scatter(c.dst, full + (g.offset + r) * slice);
     }
     return;
   }
   case CrossReplicaKind::AllGather: {
-    std::vector<unsigned char> mine(L * c.src.bytes);
+    unsigned char *mine = buf.in.get(L * c.src.bytes);
     for (std::size_t r = 0; r < L; ++r)
-      std::memcpy(mine.data() + r * c.src.bytes, in[r].data(), c.src.bytes);
-    std::vector<unsigned char> all = mine;
+      replicas[r]->gather(c.src, mine + r * c.src.bytes);
+    unsigned char *all = mine;
     if (g.across) {
-      all.resize(g.across->numInstances() * mine.size());
-      g.across->allGather(mine.data(), mine.size(), all.data());
+      all = buf.full.get(g.across->numInstances() * L * c.src.bytes);
+      g.across->allGather(mine, L * c.src.bytes, all);
     }
     for (std::size_t r = 0; r < L; ++r)
-      replicas[r]->scatter(c.dst, all.data());
+      replicas[r]->scatter(c.dst, all);
     return;
   }
   }
