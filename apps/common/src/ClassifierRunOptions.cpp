@@ -2,6 +2,8 @@
 
 #include <tessera/apps/Errors.hpp>
 
+#include <tessera/Distributed.hpp>
+
 namespace po = boost::program_options;
 
 namespace tessera::apps {
@@ -18,7 +20,9 @@ void addClassifierRunOptions(po::options_description &d, ClassifierRunOptions &o
      "Also checkpoint every N steps (0: at the end of each epoch only)")
     ("tiles", po::value(&o.tiles)->default_value(o.tiles), "Tiles per simulated IPU (0: 1472)")
     ("ipus", po::value(&o.ipus)->default_value(o.ipus),
-     "Simulated Mk2 IPUs (900 MB of tile memory each); a model bigger than one spreads its layers over all of them");
+     "Simulated Mk2 IPUs (900 MB of tile memory each); a model bigger than one spreads its layers over all of them")
+    ("replicas", po::value(&o.replicas)->default_value(o.replicas),
+     "Data-parallel replicas, each on --ipus IPUs with --batch-size images per step, gradients averaged across them (0: tessera-run's --num-replicas, else 1)");
   // clang-format on
 }
 
@@ -28,6 +32,8 @@ void validateClassifierRunOptions(const ClassifierRunOptions &o) {
                     " is below the 28 pixels of Fashion-MNIST images");
   if (o.ipus == 0 || o.ipus > 16)
     throw cli_error("--ipus " + std::to_string(o.ipus) + " must be 1 to 16");
+  if (o.replicas > 64)
+    throw cli_error("--replicas " + std::to_string(o.replicas) + " must be 64 or fewer");
 }
 
 ClassifierSpec classifierSpecOf(const std::string &modelName,
@@ -44,6 +50,11 @@ ClassifierSpec classifierSpecOf(const std::string &modelName,
   spec.checkpointEverySteps = o.checkpointEverySteps;
   spec.tiles = o.tiles;
   spec.ipus = o.ipus;
+  spec.replicas = o.replicas ? o.replicas : tessera::distributed::numTotalReplicas();
+  // Replicas change what a step trains on (replicas × batch images): part of the configuration
+  // a checkpoint must match. Left out for one replica, as every earlier run had.
+  if (spec.replicas > 1)
+    spec.modelConfig["replicas"] = std::to_string(spec.replicas);
   // The trainers' model configurations (resnet::describe, efficientnet::describe) name every
   // setting their model is built from.
   spec.reuseCompiledGraph = true;

@@ -9,6 +9,7 @@
 #include <ostream>
 #include <set>
 
+#include <gcl/Collectives.hpp>
 #include <poplar/Engine.hpp>
 #include <poplar/Half.hpp>
 #include <poplar/IPUModel.hpp>
@@ -20,6 +21,7 @@
 #include <popops/ElementWise.hpp>
 #include <popops/codelets.hpp>
 #include <poprand/codelets.hpp>
+#include <tessera/Distributed.hpp>
 #include <tessera/ExecutableCache.hpp>
 
 #include <tessera/apps/Errors.hpp>
@@ -91,15 +93,25 @@ struct ClassifierTrainer::Impl {
   /// The host tensors of the graph (built now, or remembered by an earlier run).
   TrainerManifest manifest;
   double compileSeconds = 0;
-  // Host buffers the input streams read.
-  std::vector<float> images;
-  std::vector<std::uint32_t> labels;
+  // Host buffers the input streams read, one per replica of this instance.
+  std::vector<std::vector<float>> images;
+  std::vector<std::vector<std::uint32_t>> labels;
+  /// This instance's replicas (of spec.replicas in the run) and the global index of its first.
+  unsigned localReplicas = 1, replicaOffset = 0;
 
   Impl(LayerPtr m, ClassifierSpec s, TrainingOptions o, std::ostream &l)
       : spec(std::move(s)), options(std::move(o)), log(l), model(std::move(m)) {}
 
+  /// Images per replica (the graph's batch) and per step (every replica's together).
   std::size_t batch() const { return options.batchSize; }
+  std::size_t globalBatch() const { return batch() * std::max(1u, spec.replicas); }
   std::size_t imageElements() const { return batch() * spec.imageSize * spec.imageSize; }
+  bool replicated() const { return spec.replicas > 1; }
+  /// Where this instance stands among the replicas; throws cli_error when tessera-run's layout
+  /// and spec.replicas disagree.
+  void placeReplicas();
+  /// Gradients averaged across replicas, and the step's loss and count made global.
+  void combineReplicas(poplar::program::Sequence &prog);
 
   void build();
   std::map<std::string, std::string> graphConfig() const;
@@ -116,12 +128,27 @@ struct ClassifierTrainer::Impl {
                  const std::vector<float> &values);
 };
 
+void ClassifierTrainer::Impl::placeReplicas() {
+  const unsigned replicas = std::max(1u, spec.replicas);
+  const unsigned instances = tessera::distributed::numInstances();
+  if (instances > 1 && tessera::distributed::numTotalReplicas() != replicas)
+    throw cli_error("--replicas " + std::to_string(replicas) + " but tessera-run started " +
+                    std::to_string(tessera::distributed::numTotalReplicas()) +
+                    " replicas; give both the same number");
+  if (replicas % instances != 0)
+    throw cli_error("--replicas " + std::to_string(replicas) + " cannot be shared by " +
+                    std::to_string(instances) + " instances");
+  localReplicas = replicas / instances;
+  replicaOffset = instances > 1 ? tessera::distributed::replicaIndexOffset() : 0;
+}
+
 void ClassifierTrainer::Impl::build() {
   const auto start = Clock::now();
+  placeReplicas();
   poplar::IPUModel ipu;
   if (spec.tiles)
     ipu.tilesPerIPU = spec.tiles;
-  ipu.numIPUs = std::max(1u, spec.ipus);
+  ipu.numIPUs = std::max(1u, spec.ipus) * localReplicas;
   device = ipu.createDevice();
   poplar::OptionFlags engineOptions;
   if (options.hostThreads)
@@ -129,8 +156,8 @@ void ClassifierTrainer::Impl::build() {
   const std::string identity = trainerIdentity(graphConfig());
   if (!startFromManifest(identity, engineOptions))
     buildGraph(identity, engineOptions);
-  images.assign(imageElements(), 0.0f);
-  labels.assign(batch(), 0);
+  images.assign(localReplicas, std::vector<float>(imageElements(), 0.0f));
+  labels.assign(localReplicas, std::vector<std::uint32_t>(batch(), 0));
   connectStreams();
   compileSeconds = secondsSince(start);
 }
@@ -143,6 +170,7 @@ std::map<std::string, std::string> ClassifierTrainer::Impl::graphConfig() const 
   config["model"] = spec.modelName;
   config["classes"] = std::to_string(spec.numClasses);
   config["device"] = std::to_string(std::max(1u, spec.ipus)) + " x " + std::to_string(spec.tiles);
+  config["replicas"] = std::to_string(localReplicas) + " of " + std::to_string(spec.replicas);
   // Options from the environment can change compilation (debug.allowOutOfMemory, say).
   const char *env = std::getenv("POPLAR_ENGINE_OPTIONS");
   config["POPLAR_ENGINE_OPTIONS"] = env ? env : "";
@@ -179,14 +207,24 @@ bool ClassifierTrainer::Impl::startFromManifest(const std::string &identity,
 }
 
 void ClassifierTrainer::Impl::connectStreams() {
-  engine->connectStream("images", images.data(), images.data() + images.size());
-  engine->connectStream("labels", labels.data(), labels.data() + labels.size());
+  for (unsigned r = 0; r < localReplicas; ++r) {
+    engine->connectStream("images", r, images[r].data(), images[r].data() + images[r].size());
+    engine->connectStream("labels", r, labels[r].data(), labels[r].data() + labels[r].size());
+  }
+}
+
+void ClassifierTrainer::Impl::combineReplicas(poplar::program::Sequence &prog) {
+  poplar::Graph &g = *graph;
+  for (const auto &p : ctx->parameters())
+    gcl::allReduceInPlaceCrossReplica(g, p->gradient, gcl::CollectiveOperator::MEAN, prog,
+                                      p->name + "/gradientMean");
 }
 
 void ClassifierTrainer::Impl::buildGraph(const std::string &identity,
                                          const poplar::OptionFlags &engineOptions) {
   const auto start = Clock::now();
-  graph = std::make_unique<poplar::Graph>(device.getTarget());
+  graph = std::make_unique<poplar::Graph>(device.getTarget(),
+                                          poplar::replication_factor(localReplicas));
   popops::addCodelets(*graph);
   poprand::addCodelets(*graph);
   poplin::addCodelets(*graph);
@@ -219,11 +257,26 @@ void ClassifierTrainer::Impl::buildGraph(const std::string &identity,
   LossOutputs trainLoss =
       softmaxCrossEntropy(g, logits, labelsT, true, fwdBwd, float(options.labelSmoothing));
   model->backward(*ctx, trainLoss.gradient, false, fwdBwd);
+  if (replicated()) {
+    combineReplicas(fwdBwd);
+    // The step's loss and count over every replica's images.
+    gcl::allReduceInPlaceCrossReplica(g, trainLoss.loss, gcl::CollectiveOperator::MEAN, fwdBwd,
+                                      "trainLoss/mean");
+    gcl::allReduceInPlaceCrossReplica(g, trainLoss.numCorrect, gcl::CollectiveOperator::ADD, fwdBwd,
+                                      "trainCorrect/sum");
+  }
   g.createHostRead("trainLoss", trainLoss.loss);
   g.createHostRead("trainCorrect", trainLoss.numCorrect);
 
   poplar::program::Sequence update, useAverage, restoreWeights;
   buildOptimiser(update);
+  if (replicated()) // each replica's batch statistics moved its running statistics
+    for (const auto &s : ctx->states())
+      if (s.perReplicaStatistic) {
+        poplar::Tensor statistic = s.value;
+        gcl::allReduceInPlaceCrossReplica(g, statistic, gcl::CollectiveOperator::MEAN, update,
+                                          s.name + "/replicaMean");
+      }
   if (options.emaDecay > 0)
     buildMovingAverage(update, useAverage, restoreWeights);
 
@@ -234,6 +287,12 @@ void ClassifierTrainer::Impl::buildGraph(const std::string &identity,
   poplar::Tensor inferLogits = model->forward(*ctx, x, Mode::Inference, evaluate);
   LossOutputs evalLoss = softmaxCrossEntropy(g, inferLogits, labelsT, false, evaluate);
   evaluate.add(restoreWeights);
+  if (replicated()) {
+    gcl::allReduceInPlaceCrossReplica(g, evalLoss.loss, gcl::CollectiveOperator::MEAN, evaluate,
+                                      "evalLoss/mean");
+    gcl::allReduceInPlaceCrossReplica(g, evalLoss.numCorrect, gcl::CollectiveOperator::ADD,
+                                      evaluate, "evalCorrect/sum");
+  }
   g.createHostRead("evalLoss", evalLoss.loss);
   g.createHostRead("evalCorrect", evalLoss.numCorrect);
 
@@ -318,13 +377,19 @@ void ClassifierTrainer::Impl::buildMovingAverage(poplar::program::Sequence &upda
 }
 
 void ClassifierTrainer::Impl::feed(const Batch &b, bool maskPadding) {
-  if (b.size != batch() || b.images.size() != imageElements())
+  if (b.size != globalBatch() || b.images.size() != imageElements() * std::max(1u, spec.replicas))
     throw app_error("batch of " + std::to_string(b.size) + " images of side " +
-                    std::to_string(b.imageSize) + " does not match the graph's batch " +
-                    std::to_string(batch()) + " of side " + std::to_string(spec.imageSize));
-  std::memcpy(images.data(), b.images.data(), images.size() * sizeof(float));
-  for (std::size_t i = 0; i < batch(); ++i)
-    labels[i] = maskPadding && i >= b.validImages ? MASKED_LABEL_CODE : b.labels[i];
+                    std::to_string(b.imageSize) + " does not match the step's batch " +
+                    std::to_string(globalBatch()) + " of side " + std::to_string(spec.imageSize));
+  // Global replica k trains on images [k·batch, (k+1)·batch) of the step's batch.
+  for (unsigned r = 0; r < localReplicas; ++r) {
+    const std::size_t first = std::size_t(replicaOffset + r) * batch();
+    std::memcpy(images[r].data(), b.images.data() + first * spec.imageSize * spec.imageSize,
+                images[r].size() * sizeof(float));
+    for (std::size_t i = 0; i < batch(); ++i)
+      labels[r][i] =
+          maskPadding && first + i >= b.validImages ? MASKED_LABEL_CODE : b.labels[first + i];
+  }
 }
 
 const ParameterInfo &ClassifierTrainer::Impl::parameter(const std::string &name) const {
@@ -371,7 +436,7 @@ ClassifierTrainer::ClassifierTrainer(LayerPtr model, ClassifierSpec spec, Traini
 
 ClassifierTrainer::~ClassifierTrainer() = default;
 
-std::size_t ClassifierTrainer::batchSize() const { return impl_->batch(); }
+std::size_t ClassifierTrainer::batchSize() const { return impl_->globalBatch(); }
 
 void ClassifierTrainer::initialise() { impl_->engine->run(kInitialise); }
 
@@ -484,14 +549,17 @@ TrainingResult ClassifierTrainer::run() {
   Impl &im = *impl_;
   const TrainingOptions &o = im.options;
   DataLoaderOptions trainOpts = trainingLoaderOptions(o, im.spec.imageSize);
+  trainOpts.batchSize = im.globalBatch();
   trainOpts.randomCrop = im.spec.augment;
   trainOpts.horizontalFlip = im.spec.augment;
   trainOpts.cropPadding = 2;
   DataLoader train(loadTrainingImages(o), trainOpts);
   std::unique_ptr<DataLoader> valid;
-  if (o.validation)
-    valid = std::make_unique<DataLoader>(loadValidationImages(o),
-                                         validationLoaderOptions(o, im.spec.imageSize));
+  if (o.validation) {
+    DataLoaderOptions validOpts = validationLoaderOptions(o, im.spec.imageSize);
+    validOpts.batchSize = im.globalBatch();
+    valid = std::make_unique<DataLoader>(loadValidationImages(o), validOpts);
+  }
   const std::uint64_t perEpoch = train.batchesPerEpoch();
   const std::uint64_t totalSteps = perEpoch * o.epochs;
 
@@ -518,7 +586,8 @@ TrainingResult ClassifierTrainer::run() {
   }
 
   auto saveCheckpoint = [&] {
-    if (o.checkpointDir.empty())
+    // Every instance holds the same model; one file is written, by instance 0.
+    if (o.checkpointDir.empty() || tessera::distributed::instanceIndex() != 0)
       return;
     auto path = writeCheckpoint(o.checkpointDir, snapshot(step, train.position()));
     im.log << "\ncheckpoint " << path.string() << "\n";
@@ -526,7 +595,11 @@ TrainingResult ClassifierTrainer::run() {
 
   TrainingResult result;
   result.compileSeconds = im.compileSeconds;
-  ProgressPrinter progress = ProgressPrinter::forStdout();
+  // Under tessera-run every instance trains the same model: instance 0 shows the progress.
+  std::ostream silent(nullptr);
+  ProgressPrinter progress = tessera::distributed::instanceIndex() == 0
+                                 ? ProgressPrinter::forStdout()
+                                 : ProgressPrinter(silent, false);
   const auto start = Clock::now();
   double stepSeconds = 0;
   std::uint64_t imagesTrained = 0;

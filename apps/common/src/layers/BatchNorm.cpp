@@ -25,8 +25,8 @@ void BatchNorm::createParameters(BuildContext &ctx, const poplar::Tensor &x) {
   beta_ = &ctx.addParameter(name_ + "/beta", perChannel("beta", 0.0f), false);
   runningMean_ = perChannel("runningMean", 0.0f);
   runningVar_ = perChannel("runningVar", 1.0f);
-  ctx.addState(name_ + "/runningMean", runningMean_);
-  ctx.addState(name_ + "/runningVar", runningVar_);
+  ctx.addState(name_ + "/runningMean", runningMean_, true);
+  ctx.addState(name_ + "/runningVar", runningVar_, true);
 }
 
 poplar::Tensor BatchNorm::forward(BuildContext &ctx, const poplar::Tensor &input, Mode mode,

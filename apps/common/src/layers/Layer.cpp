@@ -27,11 +27,12 @@ Parameter &BuildContext::addParameter(const std::string &name, const poplar::Ten
   return *parameters_.back();
 }
 
-void BuildContext::addState(const std::string &name, const poplar::Tensor &value) {
+void BuildContext::addState(const std::string &name, const poplar::Tensor &value,
+                            bool perReplicaStatistic) {
   for (const auto &s : states_)
     if (s.name == name)
       throw app_error("two state tensors are named '" + name + "'");
-  states_.push_back({name, value});
+  states_.push_back({name, value, perReplicaStatistic});
 }
 
 const poplar::Tensor &BuildContext::stepSeed() {

@@ -19,15 +19,17 @@ struct ClassifierRunOptions {
   std::uint64_t checkpointEverySteps = 0;
   unsigned tiles = 0; ///< per IPU; 0: a Mk2's 1472
   unsigned ipus = 1;
+  unsigned replicas = 0; ///< 0: tessera-run's --num-replicas, else 1
 };
 
-/// Adds --image-size, --augment, --stop-after-steps, --checkpoint-every, --tiles and --ipus, with
+/// Adds --image-size, --augment, --stop-after-steps, --checkpoint-every, --tiles, --ipus and
+/// --replicas, with
 /// the values `options` holds as defaults (a trainer sets its own before calling this).
 void addClassifierRunOptions(boost::program_options::options_description &description,
                              ClassifierRunOptions &options);
 
 /// Throws cli_error naming the flag: --image-size below Fashion-MNIST's 28 pixels, --ipus
-/// outside 1…16.
+/// outside 1…16, --replicas above 64.
 void validateClassifierRunOptions(const ClassifierRunOptions &options);
 
 /// The trainer's spec for model `modelName` (described by `modelConfig`, to which the image

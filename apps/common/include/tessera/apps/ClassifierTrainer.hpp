@@ -39,6 +39,13 @@ struct ClassifierSpec {
   /// one IPU's memory spreads its layers over all of them.
   unsigned tiles = 0;
   unsigned ipus = 1;
+  /// Data-parallel replicas in the whole run (each on `ipus` IPUs of its own; under tessera-run,
+  /// spread over the instances). TrainingOptions::batchSize is then each replica's micro-batch:
+  /// every step trains on replicas × batchSize images, each replica on its own slice, with the
+  /// gradients averaged across replicas (gcl MEAN, in replica order) before the optimiser; batch
+  /// norms use each replica's own statistics and average their running statistics. Checkpoints
+  /// are written by instance 0 and read by every instance.
+  unsigned replicas = 1;
   /// Set when `modelName` and `modelConfig` determine the model completely — every layer and
   /// hyperparameter — as a trainer's command line does. A later run with the same
   /// configuration (and the same builds of the program and the SDK) then loads the executable

@@ -33,6 +33,10 @@ struct Parameter {
 struct StateTensor {
   std::string name;
   poplar::Tensor value;
+  /// A statistic each replica estimates from its own micro-batch (batch-norm running
+  /// statistics): data-parallel trainers average it across replicas every step, so every
+  /// replica keeps the same model.
+  bool perReplicaStatistic = false;
 };
 
 /// What every layer builds with: the graph, the element type, the initialisation program
@@ -68,7 +72,8 @@ public:
   void advanceStepSeed(poplar::program::Sequence &prog);
   /// Registers a parameter or state tensor (names must be unique; checkpoints use them).
   Parameter &addParameter(const std::string &name, const poplar::Tensor &value, bool decay);
-  void addState(const std::string &name, const poplar::Tensor &value);
+  void addState(const std::string &name, const poplar::Tensor &value,
+                bool perReplicaStatistic = false);
   const std::vector<std::unique_ptr<Parameter>> &parameters() const { return parameters_; }
   const std::vector<StateTensor> &states() const { return states_; }
 
