@@ -27,6 +27,8 @@
 #include "training/BatchFile.hpp"
 #include "training/BatchLayout.hpp"
 #include "training/CommandLine.hpp"
+#include <tessera/Distributed.hpp>
+
 #include "training/PretrainingSession.hpp"
 
 using namespace tessera;
@@ -34,13 +36,18 @@ using namespace tessera::bert;
 
 namespace {
 
-/// Sums the session's evaluation over `count` batches from `batchAt`.
+/// Sums the session's evaluation over `count` batches from `batchAt` (with replicas, one batch
+/// per replica per call: `count` rounded up to a whole number of calls, wrapping round).
 StepStatistics evaluateBatches(PretrainingSession &session, std::size_t count,
                                const std::function<PretrainingBatch(std::size_t)> &batchAt) {
   StepStatistics total;
   const auto &o = session.options();
-  for (std::size_t i = 0; i < count; ++i) {
-    const StepStatistics s = session.evaluate(toDeviceLayout(batchAt(i), o.config, o.batchSize));
+  const std::size_t replicas = std::max(1u, o.replicas);
+  for (std::size_t i = 0; i < count; i += replicas) {
+    std::vector<HostBatch> perReplica;
+    for (std::size_t r = 0; r < replicas; ++r)
+      perReplica.push_back(toDeviceLayout(batchAt((i + r) % count), o.config, o.batchSize));
+    const StepStatistics s = session.evaluate(perReplica);
     total.steps += 1;
     total.mlmLoss += s.mlmLoss;
     total.nspLoss += s.nspLoss;
@@ -162,6 +169,9 @@ int run(int argc, char **argv) {
     std::cout << "resumed from " << resumedFile.string() << " at step " << firstStep << std::endl;
   }
   auto writeCheckpointAt = [&](std::uint64_t step) {
+    // Every instance holds the same model; instance 0 writes the file.
+    if (tessera::distributed::instanceIndex() != 0)
+      return;
     apps::CheckpointState state;
     state.modelName = "bert";
     state.config = runIdentity(o, config);
@@ -206,7 +216,8 @@ int run(int argc, char **argv) {
   double trainSeconds = 0;
   for (std::uint64_t step = firstStep; step < o.steps; step += o.stepsPerRun) {
     std::vector<HostBatch> batches;
-    for (unsigned i = 0; i < o.stepsPerRun * o.gradientAccumulation; ++i)
+    const unsigned replicas = std::max(1u, session.options().replicas);
+    for (unsigned i = 0; i < o.stepsPerRun * o.gradientAccumulation * replicas; ++i)
       batches.push_back(toDeviceLayout(nextBatch(), config, o.batchSize));
     std::vector<double> rates;
     for (unsigned i = 0; i < o.stepsPerRun; ++i)
@@ -220,7 +231,7 @@ int run(int argc, char **argv) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - runStart).count();
     const std::uint64_t done = step + o.stepsPerRun;
     const double seqPerSecond =
-        double((done - firstStep) * o.batchSize * o.gradientAccumulation) / trainSeconds;
+        double((done - firstStep) * o.batchSize * o.gradientAccumulation * replicas) / trainSeconds;
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - *trainStart).count();
     // With loss scaling, the scale and the steps skipped for inf/NaN gradients so far: a run
@@ -244,7 +255,8 @@ int run(int argc, char **argv) {
   }
   report(o.steps);
   const double trainedSequences =
-      double((o.steps - firstStep) * o.batchSize * o.gradientAccumulation);
+      double((o.steps - firstStep) * o.batchSize * o.gradientAccumulation *
+             std::max(1u, session.options().replicas));
   std::printf("trained %llu steps in %.1f s on the device (%.2f seq/s); %.1f s in all\n",
               (unsigned long long)(o.steps - firstStep), trainSeconds,
               trainSeconds > 0 ? trainedSequences / trainSeconds : 0.0,

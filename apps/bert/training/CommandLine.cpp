@@ -1,4 +1,5 @@
 #include "training/CommandLine.hpp"
+#include <tessera/Distributed.hpp>
 
 #include <ostream>
 #include <sstream>
@@ -98,6 +99,7 @@ std::optional<BertCommandLine> parseBertCommandLine(int argc, const char *const 
     ("seed", po::value(&o.seed)->default_value(o.seed), "Seed of weights, data and dropout")
     ("host-threads", po::value(&o.hostThreads)->default_value(0), "Host threads running tiles (0: all cores)")
     ("ipus", po::value(&o.ipus)->default_value(o.ipus), "Simulated IPUs")
+    ("replicas", po::value(&o.replicas)->default_value(o.replicas), "Data-parallel replicas, each on --ipus IPUs with --batch-size rows per micro-batch, gradients averaged across them (0: tessera-run's --num-replicas, else 1)")
     ("tiles", po::value(&o.tiles)->default_value(o.tiles), "Tiles per IPU (0: a Mk2's 1472)")
     ("tile-memory", po::value(&o.tileMemoryMiB)->default_value(o.tileMemoryMiB), "Memory per tile in MiB (0: a Mk2 tile's 624 KiB)")
     ("evaluate-every", po::value(&o.evaluateEvery)->default_value(o.evaluateEvery), "Held-out evaluation every N steps (0: at the end only)")
@@ -173,6 +175,7 @@ SessionOptions sessionOptionsOf(const BertCommandLine &o) {
   s.seed = o.seed;
   s.hostThreads = o.hostThreads;
   s.ipus = o.ipus;
+  s.replicas = o.replicas ? o.replicas : tessera::distributed::numTotalReplicas();
   s.tilesPerIpu = o.tiles;
   s.bytesPerTile = static_cast<unsigned>(o.tileMemoryMiB * 1024 * 1024);
   s.stepsPerRun = o.stepsPerRun;
@@ -190,30 +193,36 @@ std::map<std::string, std::string> describeRun(const BertCommandLine &o, const B
     s << v;
     return s.str();
   };
-  return {{"config", o.config},
-          {"layers", text(config.layers)},
-          {"hidden", text(config.hidden)},
-          {"heads", text(config.heads)},
-          {"ffn", text(config.ffn)},
-          {"vocab_size", text(config.vocabSize)},
-          {"sequence_length", text(config.sequenceLength)},
-          {"max_predictions", text(config.maxPredictions)},
-          {"packing", o.packing ? "true" : "false"},
-          {"batch_size", text(o.batchSize)},
-          {"gradient_accumulation", text(o.gradientAccumulation)},
-          {"steps", text(o.steps)},
-          {"steps_per_run", text(o.stepsPerRun)},
-          {"optimiser", o.optimiser},
-          {"learning_rate", text(o.learningRate)},
-          {"warmup", text(o.warmupFraction)},
-          {"weight_decay", text(o.weightDecay)},
-          {"hidden_dropout", text(config.hiddenDropout)},
-          {"attention_dropout", text(config.attentionDropout)},
-          {"seed", text(o.seed)},
-          {"host_threads", text(o.hostThreads)},
-          {"precision", apps::toString(o.precision)},
-          {"loss_scaling", o.lossScaling.empty() ? "default" : o.lossScaling},
-          {"loss_scale", text(o.lossScale)}};
+  std::map<std::string, std::string> run = {
+      {"config", o.config},
+      {"layers", text(config.layers)},
+      {"hidden", text(config.hidden)},
+      {"heads", text(config.heads)},
+      {"ffn", text(config.ffn)},
+      {"vocab_size", text(config.vocabSize)},
+      {"sequence_length", text(config.sequenceLength)},
+      {"max_predictions", text(config.maxPredictions)},
+      {"packing", o.packing ? "true" : "false"},
+      {"batch_size", text(o.batchSize)},
+      {"gradient_accumulation", text(o.gradientAccumulation)},
+      {"steps", text(o.steps)},
+      {"steps_per_run", text(o.stepsPerRun)},
+      {"optimiser", o.optimiser},
+      {"learning_rate", text(o.learningRate)},
+      {"warmup", text(o.warmupFraction)},
+      {"weight_decay", text(o.weightDecay)},
+      {"hidden_dropout", text(config.hiddenDropout)},
+      {"attention_dropout", text(config.attentionDropout)},
+      {"seed", text(o.seed)},
+      {"host_threads", text(o.hostThreads)},
+      {"precision", apps::toString(o.precision)},
+      {"loss_scaling", o.lossScaling.empty() ? "default" : o.lossScaling},
+      {"loss_scale", text(o.lossScale)}};
+  // Replicas change what a step trains on; left out for one replica, as earlier runs had.
+  const unsigned replicas = o.replicas ? o.replicas : tessera::distributed::numTotalReplicas();
+  if (replicas > 1)
+    run["replicas"] = text(replicas);
+  return run;
 }
 
 std::map<std::string, std::string> runIdentity(const BertCommandLine &o, const BertConfig &config) {

@@ -34,6 +34,8 @@ struct BertCommandLine {
   // the few tiles that run it fastest on the host, so the model's activations gather on
   // those tiles; 64 tiles of 32 MiB hold mini with room to spare.
   unsigned hostThreads = 0, ipus = 1, tiles = 64;
+  /// Data-parallel replicas (0: tessera-run's --num-replicas, else 1).
+  unsigned replicas = 0;
   double tileMemoryMiB = 32;
   std::uint64_t evaluateEvery = 50;
   std::size_t evaluationBatches = 8;

@@ -15,6 +15,8 @@
 #include <poprand/codelets.hpp>
 #include <tessera/apps/EngineStart.hpp>
 
+#include <gcl/Collectives.hpp>
+#include <tessera/Distributed.hpp>
 #include <tessera/apps/AdaptiveOptimisers.hpp>
 #include <tessera/apps/Errors.hpp>
 #include <tessera/apps/GradientAccumulator.hpp>
@@ -56,12 +58,15 @@ struct PretrainingSession::Impl {
   poplar::Tensor gradientScale; ///< 1 / gradientAccumulation, when accumulating
   std::unique_ptr<poplar::Engine> engine;
   double buildSeconds = 0, compileSeconds = 0;
-  // The batches the input callbacks hand out, and each stream's next one.
+  // The batches the input callbacks hand out, and each local replica's next one per stream.
   const std::vector<HostBatch> *pending = nullptr;
-  std::array<std::size_t, 8> cursor{};
-  // The learning rate of each step of the current run, handed out one per step.
+  std::vector<std::array<std::size_t, 8>> cursor;
+  // The learning rate of each step of the current run, handed out one per step and replica.
   std::vector<float> pendingRates;
-  std::size_t rateCursor = 0;
+  std::vector<std::size_t> rateCursor;
+  /// This instance's replicas of options.replicas, and the global index of its first.
+  unsigned localReplicas = 1, replicaOffset = 0;
+  unsigned replicas() const { return std::max(1u, options.replicas); }
 
   Impl(SessionOptions o, std::ostream &l) : options(std::move(o)), log(l) {}
   void build();
@@ -131,9 +136,20 @@ void PretrainingSession::Impl::build() {
     ipu.tilesPerIPU = options.tilesPerIpu;
   if (options.bytesPerTile)
     ipu.memoryBytesPerTile = options.bytesPerTile;
-  ipu.numIPUs = std::max(1u, options.ipus);
+  const unsigned instances = tessera::distributed::numInstances();
+  if (instances > 1 && tessera::distributed::numTotalReplicas() != replicas())
+    throw apps::cli_error("--replicas " + std::to_string(replicas()) + " but tessera-run started " +
+                          std::to_string(tessera::distributed::numTotalReplicas()) +
+                          " replicas; give both the same number");
+  if (replicas() % instances != 0)
+    throw apps::cli_error("--replicas " + std::to_string(replicas()) + " cannot be shared by " +
+                          std::to_string(instances) + " instances");
+  localReplicas = replicas() / instances;
+  replicaOffset = instances > 1 ? tessera::distributed::replicaIndexOffset() : 0;
+  ipu.numIPUs = std::max(1u, options.ipus) * localReplicas;
   device = ipu.createDevice();
-  graph = std::make_unique<poplar::Graph>(device.getTarget());
+  graph = std::make_unique<poplar::Graph>(device.getTarget(),
+                                          poplar::replication_factor(localReplicas));
   poplar::Graph &g = *graph;
   popops::addCodelets(g);
   poprand::addCodelets(g);
@@ -187,6 +203,10 @@ void PretrainingSession::Impl::build() {
   } else {
     step.add(microBatch);
   }
+  if (replicas() > 1) // every replica's gradients, averaged, before the update
+    for (const auto &p : ctx->parameters())
+      gcl::allReduceInPlaceCrossReplica(g, p->gradient, gcl::CollectiveOperator::MEAN, step,
+                                        p->name + "/gradientMean");
   if (lossScaler) // 1 / (scale · micro-batches), recomputed by guardedUpdate every step
     gradientScale = lossScaler->gradientScale();
   addOptimiserUpdate(update);
@@ -201,12 +221,18 @@ void PretrainingSession::Impl::build() {
   poplar::program::Sequence train;
   popops::zero(g, trainStatistics, train, "trainStatistics/zero");
   train.add(poplar::program::Repeat(options.stepsPerRun, step));
+  if (replicas() > 1)
+    gcl::allReduceInPlaceCrossReplica(g, trainStatistics, gcl::CollectiveOperator::ADD, train,
+                                      "trainStatistics/replicaSum");
   g.createHostRead("trainStatistics", trainStatistics);
 
   poplar::program::Sequence evaluate;
   evaluate.add(model->readInputs());
   PretrainingLosses evalLosses = model->evaluationPass(evaluate);
   poplar::Tensor evalStatistics = statistics(evalLosses, evaluate, "evalStatistics");
+  if (replicas() > 1)
+    gcl::allReduceInPlaceCrossReplica(g, evalStatistics, gcl::CollectiveOperator::ADD, evaluate,
+                                      "evalStatistics/replicaSum");
   g.createHostRead("evalStatistics", evalStatistics);
 
   for (const auto &p : ctx->parameters()) {
@@ -231,14 +257,23 @@ void PretrainingSession::Impl::build() {
   if (options.hostThreads)
     engineOptions.set("target.hostThreads", std::to_string(options.hostThreads));
   engine = tessera::apps::startEngine(g, programs, engineOptions, device, log);
-  for (std::size_t i = 0; i < kInputStreams.size(); ++i)
-    engine->connectStreamToCallback(kInputStreams[i], [this, i](void *buffer) {
-      const std::vector<std::uint32_t> &field = (*pending)[cursor[i]++].*kBatchFields[i];
-      std::memcpy(buffer, field.data(), field.size() * sizeof(std::uint32_t));
-    });
-  engine->connectStreamToCallback("learningRates", [this](void *buffer) {
-    std::memcpy(buffer, &pendingRates.at(rateCursor++), sizeof(float));
-  });
+  // Replica k of the run reads the k-th of every `replicas` consecutive batches.
+  cursor.assign(localReplicas, {});
+  rateCursor.assign(localReplicas, 0);
+  for (unsigned r = 0; r < localReplicas; ++r) {
+    const std::size_t global = replicaOffset + r;
+    for (std::size_t i = 0; i < kInputStreams.size(); ++i)
+      engine->connectStreamToCallback(
+          kInputStreams[i], r, std::function<void(void *)>([this, i, r, global](void *buffer) {
+            const std::size_t at = cursor[r][i]++ * replicas() + global;
+            const std::vector<std::uint32_t> &field = pending->at(at).*kBatchFields[i];
+            std::memcpy(buffer, field.data(), field.size() * sizeof(std::uint32_t));
+          }));
+    engine->connectStreamToCallback(
+        "learningRates", r, std::function<void(void *)>([this, r](void *buffer) {
+          std::memcpy(buffer, &pendingRates.at(rateCursor[r]++), sizeof(float));
+        }));
+  }
   compileSeconds = secondsSince(start) - buildSeconds;
 }
 
@@ -247,8 +282,9 @@ StepStatistics PretrainingSession::Impl::readStatistics(const std::string &handl
   engine->readTensor(handle, v.data(), v.data() + v.size());
   StepStatistics s;
   s.steps = steps;
-  s.mlmLoss = v[kMlmLoss];
-  s.nspLoss = v[kNspLoss];
+  // Each replica's mean losses were summed with its counts: their mean is the run's.
+  s.mlmLoss = v[kMlmLoss] / replicas();
+  s.nspLoss = v[kNspLoss] / replicas();
   s.mlmCorrect = v[kMlmCorrect];
   s.mlmCount = v[kMlmCount];
   s.nspCorrect = v[kNspCorrect];
@@ -260,7 +296,8 @@ void PretrainingSession::Impl::run(unsigned program, const std::vector<HostBatch
   for (const HostBatch &b : batches)
     model->checkBatch(b);
   pending = &batches;
-  cursor.fill(0);
+  for (auto &c : cursor)
+    c.fill(0);
   engine->run(program);
   pending = nullptr;
 }
@@ -284,16 +321,17 @@ StepStatistics PretrainingSession::train(const std::vector<HostBatch> &batches,
 StepStatistics PretrainingSession::train(const std::vector<HostBatch> &batches,
                                          const std::vector<double> &learningRates) {
   const unsigned steps = impl_->options.stepsPerRun, micro = impl_->options.gradientAccumulation;
-  if (batches.size() != std::size_t(steps) * micro)
-    throw apps::app_error("train() takes " + std::to_string(steps * micro) +
+  const unsigned replicas = impl_->replicas();
+  if (batches.size() != std::size_t(steps) * micro * replicas)
+    throw apps::app_error("train() takes " + std::to_string(steps * micro * replicas) +
                           " batches (stepsPerRun " + std::to_string(steps) + " × " +
-                          std::to_string(micro) + " micro-batches), got " +
-                          std::to_string(batches.size()));
+                          std::to_string(micro) + " micro-batches × " + std::to_string(replicas) +
+                          " replicas), got " + std::to_string(batches.size()));
   if (learningRates.size() != steps)
     throw apps::app_error("train() takes one learning rate per step: " + std::to_string(steps) +
                           " steps, " + std::to_string(learningRates.size()) + " rates");
   impl_->pendingRates.assign(learningRates.begin(), learningRates.end());
-  impl_->rateCursor = 0;
+  std::fill(impl_->rateCursor.begin(), impl_->rateCursor.end(), 0);
   impl_->run(kTrain, batches);
   StepStatistics stats = impl_->readStatistics("trainStatistics", steps * micro);
   if (impl_->lossScaler) {
@@ -307,8 +345,15 @@ StepStatistics PretrainingSession::train(const std::vector<HostBatch> &batches,
 }
 
 StepStatistics PretrainingSession::evaluate(const HostBatch &batch) {
-  const std::vector<HostBatch> one{batch};
-  impl_->run(kEvaluate, one);
+  return evaluate(std::vector<HostBatch>{batch});
+}
+
+StepStatistics PretrainingSession::evaluate(const std::vector<HostBatch> &perReplica) {
+  if (perReplica.size() != impl_->replicas())
+    throw apps::app_error(
+        "evaluate() takes one batch per replica: " + std::to_string(impl_->replicas()) +
+        " replicas, " + std::to_string(perReplica.size()) + " batches");
+  impl_->run(kEvaluate, perReplica);
   return impl_->readStatistics("evalStatistics", 1);
 }
 

@@ -37,6 +37,10 @@ struct SessionOptions {
   /// Loss scaling (apps/common LossScaler): with 16.32 precision dynamic by default; off (a
   /// constant scale of 1) in 32.32 unless set.
   std::optional<apps::LossScalingOptions> lossScaling;
+  /// Data-parallel replicas in the whole run (under tessera-run spread over the instances), each
+  /// on `ipus` IPUs training on its own batches of batchSize; gradients are averaged across
+  /// replicas (gcl MEAN) before every optimiser step. Every replica draws the same dropout masks.
+  unsigned replicas = 1;
   OptimiserKind optimiser = OptimiserKind::Lamb;
   float momentum = 0.9f;     ///< SGD only
   float weightDecay = 0.01f; ///< applied to weight matrices and tables only
@@ -65,14 +69,17 @@ public:
   /// Gives every parameter its initial value and zeroes the optimiser state.
   void initialise();
   /// stepsPerRun training steps of gradientAccumulation micro-batches each (batches in that
-  /// order), step i at learning rate learningRates[i] (the rates travel with the batches, so a
+  /// order; with replicas, each micro-batch is `replicas` consecutive batches, replica 0's
+  /// first), step i at learning rate learningRates[i] (the rates travel with the batches, so a
   /// schedule changes every step however many steps a run holds).
   StepStatistics train(const std::vector<HostBatch> &batches,
                        const std::vector<double> &learningRates);
   /// As above, every step at `learningRate`.
   StepStatistics train(const std::vector<HostBatch> &batches, double learningRate);
-  /// Losses and accuracies of one batch without dropout and without updating anything.
+  /// Losses and accuracies of one batch without dropout and without updating anything (with
+  /// replicas, one batch per replica: their statistics summed, losses averaged).
   StepStatistics evaluate(const HostBatch &batch);
+  StepStatistics evaluate(const std::vector<HostBatch> &perReplica);
 
   /// Every parameter, optimiser state and the dropout seed, for checkpoints.
   void saveState(apps::CheckpointState &state);

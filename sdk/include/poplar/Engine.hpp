@@ -109,6 +109,8 @@ public:
   /// call it in replica order).
   void connectStreamToCallback(StringRef handle, unsigned replicaId,
                                std::unique_ptr<StreamCallback> callback);
+  void connectStreamToCallback(StringRef handle, unsigned replicaId,
+                               std::function<void(void *)> callback);
   /// Replicas this engine runs (the graph's replication factor).
   unsigned getNumReplicas() const;
 

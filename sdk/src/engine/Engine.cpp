@@ -312,6 +312,12 @@ void Engine::connectStreamToCallback(StringRef handle, unsigned replicaId,
       .hostIo.connectCallback(handle, std::move(callback));
 }
 
+void Engine::connectStreamToCallback(StringRef handle, unsigned replicaId,
+                                     std::function<void(void *)> callback) {
+  impl_->replica(replicaId, "connectStreamToCallback '" + handle.str() + "'")
+      .hostIo.connectCallback(handle, std::move(callback));
+}
+
 unsigned Engine::getNumReplicas() const { return static_cast<unsigned>(impl_->replicas.size()); }
 
 std::uint64_t Engine::estimateProgramCycles(unsigned prog) const {
