@@ -17,6 +17,12 @@
 namespace gcl {
 namespace {
 
+// The public operator is handed to the engine by value: the two enumerations keep one order.
+static_assert(int(CollectiveOperator::ADD) == int(poplar::core::CrossReplicaOperator::ADD) &&
+              int(CollectiveOperator::SQUARE_ADD) ==
+                  int(poplar::core::CrossReplicaOperator::SQUARE_ADD) &&
+              int(CollectiveOperator::LOCAL) == int(poplar::core::CrossReplicaOperator::LOCAL));
+
 using poplar::Tensor;
 using poplar::core::CrossReplicaKind;
 
