@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <functional>
 #include <sstream>
 
@@ -75,6 +76,25 @@ TEST(ClassifierTrainer, MlpLearnsFashionMnistSubset) {
   EXPECT_GT(r.finalAccuracy, 0.7) << log.str();
   EXPECT_TRUE(r.timeToTargetSeconds.has_value());
   EXPECT_GT(r.imagesPerSecond, 0.0);
+}
+
+TEST(ClassifierTrainer, ProfileStepsPrintsWhereTheTimeWentAndWritesATrace) {
+  testing::TempDir dir;
+  TrainingOptions o = quickOptions();
+  o.syntheticData = true;
+  o.trainSubset = 128; // 4 steps
+  o.validation = false;
+  o.profileSteps = 2;
+  o.profileTrace = (dir.path() / "trace.json").string();
+  std::ostringstream log;
+  ClassifierTrainer(mlp(32, true), smallSpec(), o, log).run();
+  EXPECT_NE(log.str().find("profile of the first 2 steps"), std::string::npos) << log.str();
+  EXPECT_NE(log.str().find("by kind:"), std::string::npos) << log.str();
+  EXPECT_NE(log.str().find("by layer:"), std::string::npos) << log.str();
+  std::ifstream trace(o.profileTrace);
+  std::string text((std::istreambuf_iterator<char>(trace)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text.rfind("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[", 0), 0u);
+  EXPECT_NE(text.find("\"ph\":\"X\""), std::string::npos);
 }
 
 TEST(ClassifierTrainer, StopAtTargetEndsAtTheFirstValidationThatReachesIt) {

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <ostream>
 #include <set>
+#include <sstream>
 
 #include <gcl/Collectives.hpp>
 #include <poplar/Engine.hpp>
@@ -23,8 +24,10 @@
 #include <poprand/codelets.hpp>
 #include <tessera/Distributed.hpp>
 #include <tessera/ExecutableCache.hpp>
+#include <tessera/profile/StepBreakdown.hpp>
 
 #include <tessera/apps/Errors.hpp>
+#include <tessera/apps/FileEnvelope.hpp>
 #include <tessera/apps/LearningRate.hpp>
 #include <tessera/apps/Optimiser.hpp>
 #include <tessera/apps/Progress.hpp>
@@ -112,6 +115,8 @@ struct ClassifierTrainer::Impl {
   void placeReplicas();
   /// Gradients averaged across replicas, and the step's loss and count made global.
   void combineReplicas(poplar::program::Sequence &prog);
+  /// --profile-steps: where the instrumented runs' host time went, and the trace file.
+  void reportProfile();
 
   void build();
   std::map<std::string, std::string> graphConfig() const;
@@ -153,6 +158,8 @@ void ClassifierTrainer::Impl::build() {
   poplar::OptionFlags engineOptions;
   if (options.hostThreads)
     engineOptions.set("target.hostThreads", std::to_string(options.hostThreads));
+  if (options.profileSteps) // reporting only: the executable is the same
+    engineOptions.set("debug.instrument", "true");
   const std::string identity = trainerIdentity(graphConfig());
   if (!startFromManifest(identity, engineOptions))
     buildGraph(identity, engineOptions);
@@ -211,6 +218,20 @@ void ClassifierTrainer::Impl::connectStreams() {
     engine->connectStream("images", r, images[r].data(), images[r].data() + images[r].size());
     engine->connectStream("labels", r, labels[r].data(), labels[r].data() + labels[r].size());
   }
+}
+
+void ClassifierTrainer::Impl::reportProfile() {
+  const auto exec = engine->getExecutionProfile();
+  if (!exec)
+    return;
+  const tessera::profile::GraphProfile graphProfile = engine->getGraphProfile();
+  log << "\nprofile of the first " << options.profileSteps << " steps (and initialisation):\n";
+  tessera::profile::printStepBreakdown(log, graphProfile, *exec);
+  std::ostringstream trace;
+  tessera::profile::writeChromeTrace(trace, graphProfile, *exec);
+  writeFileAtomically(options.profileTrace, trace.str());
+  log << "trace written to " << options.profileTrace
+      << " (open it in chrome://tracing or ui.perfetto.dev)" << std::endl;
 }
 
 void ClassifierTrainer::Impl::combineReplicas(poplar::program::Sequence &prog) {
@@ -659,6 +680,8 @@ TrainingResult ClassifierTrainer::run() {
       result.stoppedAtTarget = true;
       break; // the epoch's checkpoint is written
     }
+    if (o.profileSteps && step == o.profileSteps && tessera::distributed::instanceIndex() == 0)
+      im.reportProfile();
     if (im.spec.stopAfterSteps && step >= im.spec.stopAfterSteps && step < totalSteps) {
       result.stoppedEarly = true;
       if (!(epochEnd || (im.spec.checkpointEverySteps && step % im.spec.checkpointEverySteps == 0)))

@@ -169,6 +169,10 @@ void addTrainingOptions(po::options_description &description, TrainingOptions &o
      "Write a benchmark record here (.json for JSON, else binary protobuf)")
     ("price-per-hour", optionalDouble(o.pricePerHour),
      "Machine price in dollars per hour, for performance per dollar")
+    ("profile-steps", po::value(&o.profileSteps)->default_value(o.profileSteps),
+     "Time every compute set; after N training steps print the host time by kind and by layer and write --profile-trace (0: off)")
+    ("profile-trace", po::value(&o.profileTrace)->default_value(o.profileTrace),
+     "Where --profile-steps writes its Chrome/Perfetto trace (JSON; open in chrome://tracing or ui.perfetto.dev)")
     ("host-threads", po::value(&o.hostThreads)->default_value(o.hostThreads),
      "Host threads for the tile engine (0: one per CPU)");
   // clang-format on

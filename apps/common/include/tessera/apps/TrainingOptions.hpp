@@ -65,6 +65,11 @@ struct TrainingOptions {
   std::string recordFile;
   /// Dollars per hour of the machine, for performance-per-dollar figures.
   std::optional<double> pricePerHour;
+  /// Measure host time per compute set (debug.instrument) and, after this many training steps,
+  /// print where it went by kind and layer and write `profileTrace` (0: off).
+  unsigned profileSteps = 0;
+  /// The Chrome/Perfetto trace of those steps (JSON).
+  std::string profileTrace = "profile_trace.json";
   /// Engine option target.hostThreads; 0 lets the SDK choose.
   unsigned hostThreads = 0;
   bool help = false;
