@@ -247,6 +247,12 @@ int run(int argc, char **argv) {
                 r.mlmAccuracy(), r.nspAccuracy(), rate, scaling.c_str(), seqPerSecond,
                 elapsed / double(done - firstStep) * double(o.steps - done));
     std::fflush(stdout);
+    if (o.profileSteps && done >= o.profileSteps && done - o.stepsPerRun < o.profileSteps &&
+        tessera::distributed::instanceIndex() == 0) {
+      std::cout << "\nprofile of the first " << done
+                << " steps (and initialisation, evaluation):\n";
+      session.profileReport(std::cout, o.profileTrace);
+    }
     if (!o.checkpointDir.empty() &&
         ((o.checkpointEvery && done % o.checkpointEvery == 0) || done == o.steps))
       writeCheckpointAt(done);

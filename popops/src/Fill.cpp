@@ -1,5 +1,8 @@
 #include <popops/Fill.hpp>
 
+#include <algorithm>
+#include <vector>
+
 #include <poplar/exceptions.hpp>
 #include <poputil/VertexTemplates.hpp>
 
@@ -9,19 +12,41 @@ namespace popops {
 
 namespace {
 
+/// Regions one Fill2d vertex takes at most: its vertex state grows with them (a pointer and a
+/// size each), so a tile mapped element by element gets a few vertices, not one huge one.
+constexpr std::size_t kRegionsPerFill2d = 1024;
+/// Up to this many regions on a tile, plain Fill vertices (one per region) are as cheap.
+constexpr std::size_t kMaxSingleFills = 4;
+
 template <class T>
 void addFillVertices(poplar::Graph &graph, const poplar::Tensor &t, poplar::ComputeSet cs,
                      T value) {
   const auto type = t.elementType();
   const std::string vertexType = poputil::templateVertex("popops::Fill", type);
+  const std::string vertexType2d = poputil::templateVertex("popops::Fill2d", type);
   const poplar::Tensor flat = t.flatten();
   const auto runs = detail::contiguousRunsPerTile(graph, t);
-  for (unsigned tile = 0; tile < runs.size(); ++tile)
-    for (const auto &run : runs[tile]) {
-      auto v = graph.addVertex(cs, vertexType, {{"out", flat.slice(run)}});
+  for (unsigned tile = 0; tile < runs.size(); ++tile) {
+    const auto &tileRuns = runs[tile];
+    if (tileRuns.size() <= kMaxSingleFills) {
+      for (const auto &run : tileRuns) {
+        auto v = graph.addVertex(cs, vertexType, {{"out", flat.slice(run)}});
+        graph.setInitialValue(v["value"], value);
+        graph.setTileMapping(v, tile);
+      }
+      continue;
+    }
+    for (std::size_t first = 0; first < tileRuns.size(); first += kRegionsPerFill2d) {
+      const std::size_t last = std::min(tileRuns.size(), first + kRegionsPerFill2d);
+      std::vector<poplar::Tensor> regions;
+      for (std::size_t i = first; i < last; ++i)
+        regions.push_back(flat.slice(tileRuns[i]));
+      auto v = graph.addVertex(cs, vertexType2d);
+      graph.connect(v["out"], regions);
       graph.setInitialValue(v["value"], value);
       graph.setTileMapping(v, tile);
     }
+  }
 }
 
 } // namespace

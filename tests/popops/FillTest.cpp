@@ -123,3 +123,37 @@ TEST(Fill, HalfTensorsHoldTheRoundedValue) {
   EXPECT_EQ(bits, std::vector<std::uint16_t>(21, floatToHalfBits(0.1f)));
   EXPECT_EQ(floatToHalfBits(0.1f), 0x2E66);
 }
+
+TEST(Fill, ATableMappedElementByElementTakesFewVertices) {
+  // Column c of a [2500][4] table on tile c: 2500 one-element regions per tile. Fill2d vertices
+  // take up to 1024 regions each, so 3 per tile, not 2500; every element is filled, and the
+  // HALF variant rounds as a Fill would.
+  Device d = device(4);
+  Graph graph(d.getTarget());
+  popops::addCodelets(graph);
+  Tensor t = graph.addVariable(FLOAT, {2500, 4}, "t");
+  Tensor h = graph.addVariable(HALF, {2500, 4}, "h");
+  for (unsigned c = 0; c < 4; ++c) {
+    graph.setTileMapping(t.slice(c, c + 1, 1), c);
+    graph.setTileMapping(h.slice(c, c + 1, 1), c);
+  }
+  graph.createHostRead("t", t);
+  graph.createHostRead("h", h);
+  Sequence prog;
+  popops::fill(graph, t, prog, -1.5f);
+  popops::fill(graph, h, prog, 0.1f);
+  Engine engine(graph, prog);
+  engine.load(d);
+  engine.run();
+  std::vector<float> host(t.numElements(), 0.0f);
+  engine.readTensor("t", host.data(), host.data() + host.size());
+  EXPECT_EQ(host, std::vector<float>(t.numElements(), -1.5f));
+  std::vector<poplar::half> halves(h.numElements());
+  engine.readTensor("h", halves.data(), halves.data() + halves.size());
+  for (const auto &x : halves)
+    ASSERT_EQ(static_cast<float>(x), static_cast<float>(poplar::half(0.1f)));
+  std::size_t vertices = 0;
+  for (const auto &cs : engine.getGraphProfile().computeSets)
+    vertices += cs.vertices;
+  EXPECT_EQ(vertices, 2u * 4 * 3) << "two tensors, four tiles, ceil(2500 / 1024) vertices each";
+}

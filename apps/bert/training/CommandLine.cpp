@@ -117,6 +117,8 @@ std::optional<BertCommandLine> parseBertCommandLine(int argc, const char *const 
     ("resume", po::bool_switch(&o.resume), "Continue bit-exactly from the latest checkpoint in --checkpoint-dir")
     ("train-subset", po::value(&o.trainSubset)->default_value(0), "Train on the first N sequences only, over and over (an overfitting check; a multiple of --batch-size; 0: the whole corpus)")
     ("record-file", po::value(&o.recordFile), "Write a benchmark record (JSON) of the run here")
+    ("profile-steps", po::value(&o.profileSteps)->default_value(o.profileSteps), "Time every compute set; after N steps print the host time by kind and layer and write --profile-trace (0: off)")
+    ("profile-trace", po::value(&o.profileTrace)->default_value(o.profileTrace), "Where --profile-steps writes its Chrome/Perfetto trace (JSON)")
     ("export-run", po::value(&o.exportRun), "Before training, write DIR/initial.ckpt (the initial weights) and DIR/batches.pb (the run's training and held-out batches) for bench/bert_torch.py");
   // clang-format on
   apps::parseCommandLine(argc, argv, d);
@@ -176,6 +178,7 @@ SessionOptions sessionOptionsOf(const BertCommandLine &o) {
   s.hostThreads = o.hostThreads;
   s.ipus = o.ipus;
   s.replicas = o.replicas ? o.replicas : tessera::distributed::numTotalReplicas();
+  s.instrument = o.profileSteps > 0;
   s.tilesPerIpu = o.tiles;
   s.bytesPerTile = static_cast<unsigned>(o.tileMemoryMiB * 1024 * 1024);
   s.stepsPerRun = o.stepsPerRun;

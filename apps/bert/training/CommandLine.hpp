@@ -36,6 +36,9 @@ struct BertCommandLine {
   unsigned hostThreads = 0, ipus = 1, tiles = 64;
   /// Data-parallel replicas (0: tessera-run's --num-replicas, else 1).
   unsigned replicas = 0;
+  /// --profile-steps: report where the host time of the first N steps went (0: off).
+  std::uint64_t profileSteps = 0;
+  std::string profileTrace = "profile_trace.json";
   double tileMemoryMiB = 32;
   std::uint64_t evaluateEvery = 50;
   std::size_t evaluationBatches = 8;

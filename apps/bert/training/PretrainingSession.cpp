@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstring>
 #include <ostream>
+#include <sstream>
 
 #include <poplar/Engine.hpp>
 #include <poplar/IPUModel.hpp>
@@ -19,8 +20,10 @@
 #include <tessera/Distributed.hpp>
 #include <tessera/apps/AdaptiveOptimisers.hpp>
 #include <tessera/apps/Errors.hpp>
+#include <tessera/apps/FileEnvelope.hpp>
 #include <tessera/apps/GradientAccumulator.hpp>
 #include <tessera/apps/Optimiser.hpp>
+#include <tessera/profile/StepBreakdown.hpp>
 
 namespace tessera::bert {
 namespace {
@@ -256,6 +259,8 @@ void PretrainingSession::Impl::build() {
   poplar::OptionFlags engineOptions;
   if (options.hostThreads)
     engineOptions.set("target.hostThreads", std::to_string(options.hostThreads));
+  if (options.instrument) // reporting only: the executable is the same
+    engineOptions.set("debug.instrument", "true");
   engine = tessera::apps::startEngine(g, programs, engineOptions, device, log);
   // Replica k of the run reads the k-th of every `replicas` consecutive batches.
   cursor.assign(localReplicas, {});
@@ -408,6 +413,19 @@ void PretrainingSession::restoreState(const apps::CheckpointState &state) {
       word += n;
     }
   }
+}
+
+void PretrainingSession::profileReport(std::ostream &out, const std::string &traceFile) {
+  const auto exec = impl_->engine->getExecutionProfile();
+  if (!exec)
+    return;
+  const tessera::profile::GraphProfile graph = impl_->engine->getGraphProfile();
+  tessera::profile::printStepBreakdown(out, graph, *exec, 15, 3);
+  std::ostringstream trace;
+  tessera::profile::writeChromeTrace(trace, graph, *exec);
+  apps::writeFileAtomically(traceFile, trace.str());
+  out << "trace written to " << traceFile << " (open it in chrome://tracing or ui.perfetto.dev)"
+      << std::endl;
 }
 
 double PretrainingSession::buildSeconds() const { return impl_->buildSeconds; }

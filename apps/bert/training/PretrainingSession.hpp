@@ -41,6 +41,8 @@ struct SessionOptions {
   /// on `ipus` IPUs training on its own batches of batchSize; gradients are averaged across
   /// replicas (gcl MEAN) before every optimiser step. Every replica draws the same dropout masks.
   unsigned replicas = 1;
+  /// Time every compute set (engine option debug.instrument), for profileReport().
+  bool instrument = false;
   OptimiserKind optimiser = OptimiserKind::Lamb;
   float momentum = 0.9f;     ///< SGD only
   float weightDecay = 0.01f; ///< applied to weight matrices and tables only
@@ -86,6 +88,10 @@ public:
   /// Restores what saveState wrote. Throws checkpoint_error naming a missing or mis-shaped
   /// tensor (e.g. a checkpoint of another configuration).
   void restoreState(const apps::CheckpointState &state);
+
+  /// With `instrument`: the host time of the runs so far by kind and by layer, and their Chrome
+  /// trace written to `traceFile` (<tessera/profile/StepBreakdown.hpp>).
+  void profileReport(std::ostream &out, const std::string &traceFile);
 
   double buildSeconds() const;
   double compileSeconds() const;
