@@ -1,5 +1,7 @@
 #include <poplar/OptionFlags.hpp>
 
+#include "core/JsonQuote.hpp"
+
 #include <cctype>
 #include <ostream>
 
@@ -16,32 +18,7 @@ StringRef OptionFlags::at(StringRef key) const {
 
 namespace {
 /// `s` as a JSON string literal, so printed flags read back with readJSON.
-std::string quoted(const std::string &s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-    case '"':
-      out += "\\\"";
-      break;
-    case '\\':
-      out += "\\\\";
-      break;
-    case '\n':
-      out += "\\n";
-      break;
-    case '\t':
-      out += "\\t";
-      break;
-    case '\r':
-      out += "\\r";
-      break;
-    default:
-      out += c;
-    }
-  }
-  out += '"';
-  return out;
-}
+std::string quoted(const std::string &s) { return core::jsonQuoted(s); }
 } // namespace
 
 std::ostream &operator<<(std::ostream &os, const OptionFlags &flags) {

@@ -9,6 +9,7 @@
 
 #include <poplar/exceptions.hpp>
 
+#include "core/JsonQuote.hpp"
 #include "profile/ProfileFileWriter.hpp"
 
 namespace tessera::profile {
@@ -18,34 +19,8 @@ namespace {
 /// Timeline events drawn (the first ones).
 constexpr std::size_t kMaxDrawnEvents = 5000;
 
-std::string jsonString(const std::string &s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-    case '"':
-      out += "\\\"";
-      break;
-    case '\\':
-      out += "\\\\";
-      break;
-    case '<':
-      out += "\\u003c"; // never close the <script> element
-      break;
-    case '\n':
-      out += "\\n";
-      break;
-    default:
-      if (static_cast<unsigned char>(c) < 0x20) {
-        char buf[8];
-        std::snprintf(buf, sizeof buf, "\\u%04x", c);
-        out += buf;
-      } else {
-        out += c;
-      }
-    }
-  }
-  return out + "\"";
-}
+/// A JSON string safe inside the report's <script> element.
+std::string jsonString(const std::string &s) { return poplar::core::jsonQuoted(s, true); }
 
 std::string reportData(const GraphProfile &g, const ExecutionProfile *e) {
   std::ostringstream o;

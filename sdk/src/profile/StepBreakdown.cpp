@@ -5,35 +5,12 @@
 #include <iomanip>
 #include <map>
 
+#include "core/JsonQuote.hpp"
+
 namespace tessera::profile {
 namespace {
 
-/// `s` as a JSON string literal.
-std::string jsonString(const std::string &s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-    case '"':
-      out += "\\\"";
-      break;
-    case '\\':
-      out += "\\\\";
-      break;
-    case '\n':
-      out += "\\n";
-      break;
-    default:
-      if (c < 0x20) {
-        char esc[8];
-        std::snprintf(esc, sizeof(esc), "\\u%04x", c);
-        out += esc;
-      } else {
-        out += static_cast<char>(c);
-      }
-    }
-  }
-  return out + "\"";
-}
+std::string jsonString(const std::string &s) { return poplar::core::jsonQuoted(s); }
 
 bool contains(const std::string &s, const char *part) { return s.find(part) != std::string::npos; }
 
