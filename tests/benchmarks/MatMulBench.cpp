@@ -6,8 +6,9 @@
 //  - OpenBlasSgemm/N:n/threads:T: cblas_sgemm on the same sizes, openblas_set_num_threads(T).
 //
 // The CPU column is process CPU time (all threads). After the table, main() prints per size:
-// GFLOP/s of both, the ratio Tessera / OpenBLAS and each against the machine's peak FP32
-// (--peak_gflops_per_core, default 93, times T).
+// GFLOP/s of both, the ratio Tessera / OpenBLAS and each against the machine's peak FP32 on T
+// threads, measured at start-up by an FMA loop on the widest vectors (PeakFlops.hpp;
+// --peak_gflops_per_core=X overrides it with X × T).
 //
 // OpenBLAS picks its kernels from the CPU it detects; under some VMs it falls back to a generic
 // SSE3 core ("Prescott") and is 5x slower. The core in use is printed first: set
@@ -32,6 +33,8 @@
 #include <poplar/Program.hpp>
 #include <poplin/MatMul.hpp>
 #include <poplin/codelets.hpp>
+
+#include "PeakFlops.hpp"
 
 extern "C" void openblas_set_num_threads(int);
 extern "C" char *openblas_get_corename(void);
@@ -150,7 +153,7 @@ public:
 } // namespace
 
 int main(int argc, char **argv) {
-  double peakPerCore = 93.0;
+  double peakPerCore = 0; // 0: measured
   std::vector<char *> args;
   for (int i = 0; i < argc; ++i) {
     if (std::strncmp(argv[i], "--peak_gflops_per_core=", 23) == 0)
@@ -160,9 +163,13 @@ int main(int argc, char **argv) {
   }
   int n = static_cast<int>(args.size());
   benchmark::Initialize(&n, args.data());
-  std::printf("matmul_bench: up to %u host threads, peak FP32 %.0f GFLOP/s per core, "
-              "OpenBLAS core '%s'\n",
-              hostThreads(), peakPerCore, openblas_get_corename());
+  const bench::PeakFlops measured = bench::measurePeakFlops(hostThreads());
+  std::printf("matmul_bench: up to %u host threads; peak FP32 measured by an FMA loop (%s): "
+              "%.0f GFLOP/s on 1 thread, %.0f on %u%s; OpenBLAS core '%s'\n",
+              hostThreads(), measured.target.c_str(), measured.gflopsOneThread,
+              measured.gflopsAllThreads, measured.threads,
+              peakPerCore > 0 ? " (overridden by --peak_gflops_per_core)" : "",
+              openblas_get_corename());
   Recorder recorder;
   benchmark::RunSpecifiedBenchmarks(&recorder);
   std::printf("\n%6s %8s %14s %14s %10s %12s %12s\n", "N", "threads", "Tessera GF/s",
@@ -173,7 +180,9 @@ int main(int argc, char **argv) {
       const auto o = recorder.gflops.find({"BM_OpenBlasSgemm", size, threads});
       if (t == recorder.gflops.end() || o == recorder.gflops.end())
         continue;
-      const double peak = peakPerCore * double(threads);
+      const double peak = peakPerCore > 0 ? peakPerCore * double(threads)
+                          : threads == 1  ? measured.gflopsOneThread
+                                          : measured.gflopsAllThreads;
       std::printf("%6ld %8ld %14.1f %14.1f %9.2fx %11.2f %12.2f\n", size, threads, t->second,
                   o->second, t->second / o->second, t->second / peak, o->second / peak);
     }
