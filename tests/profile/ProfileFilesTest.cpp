@@ -288,6 +288,21 @@ TEST(ProfileCli, SummaryTopMemoryDiffAndHelp) {
   EXPECT_EQ(status, 0) << out;
   EXPECT_NE(out.find("dotProducts exchange bytes"), std::string::npos) << out;
   EXPECT_NE(out.find("(+384)"), std::string::npos) << out; // 6 more rows off tile 0 × 64 B
+  // autoReport.all measures host time too: the breakdown and the trace have the step.
+  out = runCommand(cli + " breakdown " + a, status);
+  EXPECT_EQ(status, 0) << out;
+  EXPECT_NE(out.find("by kind:"), std::string::npos) << out;
+  EXPECT_NE(out.find("dotProducts"), std::string::npos) << out;
+  const std::string trace = freshDirectory("cli-trace") + "/trace.json";
+  out = runCommand(cli + " trace " + a + " -o " + trace, status);
+  EXPECT_EQ(status, 0) << out;
+  std::ifstream traceFile(trace);
+  std::string traceText((std::istreambuf_iterator<char>(traceFile)),
+                        std::istreambuf_iterator<char>());
+  EXPECT_NE(traceText.find("\"name\":\"dotProducts\""), std::string::npos) << traceText;
+  out = runCommand(cli + " trace " + a, status);
+  EXPECT_NE(status, 0);
+  EXPECT_NE(out.find("give the trace file with -o"), std::string::npos) << out;
   const std::string bad = freshDirectory("cli-bad") + "/graph_profile.pb";
   std::ofstream(bad) << "garbage";
   out = runCommand(cli + " summary " + bad, status);

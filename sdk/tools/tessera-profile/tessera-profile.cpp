@@ -6,9 +6,12 @@
 //   tessera-profile diff      <a> <b>
 //   tessera-profile html      <dir|graph_profile.pb> -o report.html
 //   tessera-profile json      <dir|graph_profile.pb>
+//   tessera-profile breakdown <dir|graph_profile.pb>       (host time by kind and layer)
+//   tessera-profile trace     <dir|graph_profile.pb> -o trace.json (Chrome/Perfetto)
 // A directory means the autoReport.directory an Engine wrote (its execution profile is used
 // when present).
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -17,6 +20,7 @@
 #include <boost/program_options.hpp>
 #include <poplar/exceptions.hpp>
 #include <tessera/profile/ProfileReader.hpp>
+#include <tessera/profile/StepBreakdown.hpp>
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
@@ -45,7 +49,8 @@ Loaded load(const std::string &where) {
 }
 
 void usage(std::ostream &out, const po::options_description &opts) {
-  out << "Usage: tessera-profile <summary|top|memory|diff|html|json> <profile> [<profile>] "
+  out << "Usage: tessera-profile <summary|top|memory|diff|html|json|breakdown|trace> <profile> "
+         "[<profile>] "
          "[options]\n"
          "  <profile> is an autoReport.directory or a graph_profile.pb file.\n"
       << opts;
@@ -57,7 +62,7 @@ int main(int argc, char **argv) {
   po::options_description opts("Options");
   opts.add_options()("help,h", "show this help")("steps", "summary: list the execution steps")(
       "n,n", po::value<std::size_t>()->default_value(10), "top: how many compute sets")(
-      "output,o", po::value<std::string>(), "html: the report file to write");
+      "output,o", po::value<std::string>(), "html, trace: the file to write");
   po::options_description hidden;
   hidden.add_options()("command", po::value<std::string>())(
       "profiles", po::value<std::vector<std::string>>()->default_value({}, ""));
@@ -106,6 +111,25 @@ int main(int argc, char **argv) {
       }
       const Loaded l = load(profiles[0]);
       writeHtmlReport(vm["output"].as<std::string>(), l.graph, l.exec ? &*l.exec : nullptr);
+    } else if (command == "breakdown" || command == "trace") {
+      const Loaded l = load(profiles[0]);
+      if (!l.exec) {
+        std::cerr << "tessera-profile " << command << ": " << profiles[0]
+                  << " has no execution profile (run the engine with debug.instrument)\n";
+        return 1;
+      }
+      if (command == "breakdown") {
+        printStepBreakdown(std::cout, l.graph, *l.exec);
+      } else {
+        if (!vm.count("output")) {
+          std::cerr << "tessera-profile trace: give the trace file with -o\n";
+          return 2;
+        }
+        std::ofstream out(vm["output"].as<std::string>());
+        writeChromeTrace(out, l.graph, *l.exec);
+        if (!out)
+          throw poplar::runtime_error("cannot write '" + vm["output"].as<std::string>() + "'");
+      }
     } else if (command == "json") {
       const Loaded l = load(profiles[0]);
       std::cout << toJson(l.graph) << '\n';
@@ -113,7 +137,7 @@ int main(int argc, char **argv) {
         std::cout << toJson(*l.exec) << '\n';
     } else {
       std::cerr << "tessera-profile: unknown command '" << command
-                << "' (expected summary, top, memory, diff, html or json)\n";
+                << "' (expected summary, top, memory, diff, html, json, breakdown or trace)\n";
       return 2;
     }
   } catch (const poplar::poplar_error &e) {
