@@ -60,6 +60,11 @@ poplar::Tensor batchNormalise(poplar::Graph &graph, const poplar::Tensor &acts,
   detail::requireShape(l.fn, "addend", addend, {acts.dim(1)});
   if (acts.elementType() == poplar::FLOAT && combinedMultiplicand.elementType() == poplar::FLOAT &&
       addend.elementType() == poplar::FLOAT) {
+    if (detail::storedChannelMajor(acts))
+      return detail::fromChannelMajorRows(
+          detail::rowAffine(graph, detail::channelMajorRows(acts), {}, combinedMultiplicand, {},
+                            addend, prog, {debugContext, "batchNormaliseInference"}),
+          acts);
     const std::size_t b = acts.dim(0), c = acts.dim(1);
     auto perRow = [&](const poplar::Tensor &perChannel, const char *name) {
       poplar::Tensor out = graph.addVariable(poplar::FLOAT, {b, c}, {debugContext, name});

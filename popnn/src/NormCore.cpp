@@ -101,14 +101,48 @@ poplar::Tensor statCoefficients(poplar::Graph &graph, const NormLayout &layout, 
   return rowCoefficients(graph, e, rows, acts, prog, dc);
 }
 
+/// Whether batch norm over `acts` takes channelMajorRows: FLOAT acts stored channel by channel.
+bool useChannelMajorRows(const NormLayout &layout, const poplar::Tensor &acts) {
+  return layout.kind == NormLayout::Kind::BATCH && useRowVertices(acts) && storedChannelMajor(acts);
+}
+
+/// One statistic per row (channelMajorRows).
+RowStats perRowStats(std::size_t rows) {
+  return {rows, [](std::size_t row) { return row; }};
+}
+
 /// Σx and Σx·y per channel (the parameter gradients' sums, whatever the norm's statistics).
 StatSums channelSums(poplar::Graph &graph, const poplar::Tensor &x, const poplar::Tensor &y,
                      poplar::program::Sequence &prog, const poplar::DebugContext &dc) {
   const std::size_t c = x.dim(1);
+  if (storedChannelMajor(x))
+    return rowSums(graph, channelMajorRows(x), channelMajorRows(y), perRowStats(c), prog, dc);
   return rowSums(graph, rowsView(x), rowsView(y), {c, [c](std::size_t row) { return row % c; }},
                  prog, dc);
 }
 } // namespace
+
+/// acts ([B][C][F…]) as one row per channel, [C][B * F]: the rows the batch-norm vertices take
+/// when acts are stored channel by channel (as convolutions leave them), so each tile's share is
+/// one run per tile rather than one per sample — a vertex per tile, not per (tile, sample).
+poplar::Tensor channelMajorRows(const poplar::Tensor &acts) {
+  const std::size_t b = acts.dim(0), c = acts.dim(1), f = acts.numElements() / (b * c);
+  return acts.reshape({b, c, f}).dimShuffle({1, 0, 2}).reshape({c, b * f});
+}
+
+/// [C][B * F] rows back to acts' [B][C][F…] shape.
+poplar::Tensor fromChannelMajorRows(const poplar::Tensor &rows, const poplar::Tensor &acts) {
+  const std::size_t b = acts.dim(0), c = acts.dim(1), f = acts.numElements() / (b * c);
+  return rows.reshape({c, b, f}).dimShuffle({1, 0, 2}).reshape(acts.shape());
+}
+
+bool storedChannelMajor(const poplar::Tensor &acts) {
+  if (acts.rank() < 3 || acts.numElements() == acts.dim(0) * acts.dim(1))
+    return false;
+  const std::size_t rows = acts.dim(0) * acts.dim(1);
+  return channelMajorRows(acts).getContiguousRegions().size() <
+         acts.reshape({rows, acts.numElements() / rows}).getContiguousRegions().size();
+}
 
 poplar::Tensor channelView(const poplar::Tensor &acts) {
   const std::size_t b = acts.dim(0), c = acts.dim(1);
@@ -209,6 +243,10 @@ normStatistics(poplar::Graph &graph, const NormLayout &layout, const poplar::Ten
     const StatSums sq = statSums(graph, layout, centred, {}, prog, {dc, "sumSquares"});
     invStdDev = popops::map(graph, Rsqrt(_1 * (invN * correction) + eps), {sq.sumXY}, prog,
                             {dc, "invStdDev"});
+  } else if (useChannelMajorRows(layout, acts)) {
+    // As below, over one row per channel.
+    std::tie(mean, invStdDev) = rowMoments(graph, channelMajorRows(acts), perRowStats(acts.dim(1)),
+                                           invN, eps, correction, prog, {dc, "moments"});
   } else if (useRowVertices(acts)) {
     // Σx and Σx² in one read, finished into mean and invStdDev by the reducing vertices (the
     // variance E[x^2] - E[x]^2 clamped at 0 against rounding).
@@ -287,6 +325,11 @@ normalise(poplar::Graph &graph, const NormLayout &layout, const poplar::Tensor &
     requireSameType(layout.fn, "mean", mean, acts.elementType());
     requireSameType(layout.fn, "invStdDev", invStdDev, acts.elementType());
     const std::size_t b = acts.dim(0);
+    if (useChannelMajorRows(layout, acts)) {
+      auto [y, w] = rowNormalise(graph, channelMajorRows(acts), mean.flatten(), invStdDev.flatten(),
+                                 gamma, beta, prog, {dc, "normalise"});
+      return {fromChannelMajorRows(y, acts), fromChannelMajorRows(w, acts)};
+    }
     if (contiguousStats(layout) && channelsAlongRows(acts)) {
       // [B][C]: γ and β go along the rows, each group's statistic covers C/G of a row.
       auto [y, w] = columnNormalise(graph, acts, mean, invStdDev, gamma, beta,
@@ -349,6 +392,12 @@ poplar::Tensor normGradients(poplar::Graph &graph, const NormLayout &layout,
     // dx = s * gradsIn - (s * Σ gradsIn·whitened / n) * whitened - s * Σ gradsIn / n. One fused
     // reading pass for both sums, one pass for dx, no full-size temporaries.
     const StatSums sums = channelSums(graph, gradsIn, whitened, prog, {dc, "gradientSums"});
+    if (useChannelMajorRows(layout, gradsIn))
+      return fromChannelMajorRows(rowNormGradient(graph, channelMajorRows(gradsIn),
+                                                  channelMajorRows(whitened), gamma,
+                                                  invStdDev.flatten(), sums.sumX, sums.sumXY, invN,
+                                                  prog, {dc, "inputGradient"}),
+                                  whitened);
     return rowNormGradient(
                graph, rowsView(gradsIn), rowsView(whitened), channelRows(gamma, batch).flatten(),
                layout.statRows(invStdDev, whitened).flatten(),

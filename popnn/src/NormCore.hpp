@@ -40,6 +40,14 @@ struct NormLayout {
   std::size_t statOfRow(std::size_t row, const poplar::Tensor &acts) const;
 };
 
+/// acts ([B][C][F…]) as one row per channel, [C][B * F], and back: the rows batch norm's
+/// vertices take when acts are stored channel by channel (storedChannelMajor), as convolutions
+/// leave them — one run per tile instead of one per (tile, sample).
+poplar::Tensor channelMajorRows(const poplar::Tensor &acts);
+poplar::Tensor fromChannelMajorRows(const poplar::Tensor &rows, const poplar::Tensor &acts);
+/// Rank ≥ 3 acts whose per-channel rows are fewer pieces than their per-(sample, channel) rows.
+bool storedChannelMajor(const poplar::Tensor &acts);
+
 std::pair<poplar::Tensor, poplar::Tensor>
 normStatistics(poplar::Graph &graph, const NormLayout &layout, const poplar::Tensor &acts,
                float eps, bool unbiasedVarEstimate, bool stableAlgo,

@@ -5,6 +5,8 @@
 // cold start.
 #include <gtest/gtest.h>
 
+#include <popnn/codelets.hpp>
+
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -96,6 +98,10 @@ TEST(TrainerIdentity, NamesTheProgramAndSdkBuildsAndEverySetting) {
   EXPECT_NE(id.find(programBuildId()), std::string::npos);
   EXPECT_NE(id.find(tessera::sdkBuildId()), std::string::npos);
   EXPECT_NE(programBuildId(), tessera::sdkBuildId()) << "the test program is not libpoplar";
+  // The graph-building libraries too: a rebuilt popnn builds another graph from one config.
+  EXPECT_NE(id.find(tessera::buildIdOf(reinterpret_cast<const void *>(&popnn::addCodelets))),
+            std::string::npos)
+      << id;
   EXPECT_NE(id.find("width=0.5"), std::string::npos);
   EXPECT_NE(trainerIdentity({{"width", "0.25"}}), trainerIdentity({{"width", "0.5"}}));
 }

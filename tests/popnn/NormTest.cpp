@@ -265,3 +265,52 @@ TEST(BatchNorm, ParamUpdateAndHalfForward) {
 }
 
 } // namespace
+
+TEST(BatchNorm, ChannelMajorActivationsMatchReference) {
+  // Activations stored channel by channel ([C][B][H][W] underneath, as convolutions leave them)
+  // take one row per channel: statistics, normalisation, inference form and gradients match the
+  // same references as the [B][C] row form, with a vertex per tile instead of per (tile, sample).
+  const auto x = roundTo(poplar::FLOAT, randomValues(B * C * F, 51, -1, 3));
+  const auto gamma = roundTo(poplar::FLOAT, randomValues(C, 52, 0.5, 1.5));
+  const auto beta = roundTo(poplar::FLOAT, randomValues(C, 53));
+  const auto w = roundTo(poplar::FLOAT, randomValues(B * C * F, 54, -1, 1));
+  Harness h(Layout::MULTI_TILE);
+  auto channelMajor = [&](const std::vector<double> &values, const std::string &name) {
+    poplar::Tensor storage = h.graph().addVariable(poplar::FLOAT, {C, B, H, W}, name);
+    poputil::mapTensorLinearly(h.graph(), storage, 1, 1);
+    poplar::Tensor t = storage.dimShuffle({1, 0, 2, 3}); // [B][C][H][W]
+    h.input(t, values, name);
+    return t;
+  };
+  auto tx = channelMajor(x, "acts");
+  auto tw = channelMajor(w, "gradsIn");
+  auto tg = h.input(poplar::FLOAT, {C}, gamma, "gamma");
+  auto tb = h.input(poplar::FLOAT, {C}, beta, "beta");
+  auto [mean, inv] = popnn::bn::batchNormStatistics(h.graph(), tx, kEps, h.prog(), false);
+  auto [y, whitened] = popnn::bn::batchNormalise(h.graph(), tx, tg, tb, mean, inv, h.prog());
+  h.output("mean", mean);
+  h.output("inv", inv);
+  h.output("y", y);
+  h.output("dx", popnn::bn::batchNormGradients(h.graph(), tx, tw, mean, inv, tg, h.prog()));
+  auto [dGamma, dBeta] = popnn::bn::batchNormParamGradients(h.graph(), tx, tw, mean, inv, h.prog());
+  h.output("dGamma", dGamma);
+  h.output("dBeta", dBeta);
+  auto r = h.run();
+  const auto stat = [](std::size_t, std::size_t c) { return c; };
+  const auto ref = normRef(x, B, C, F, C, stat, gamma, beta);
+  expectClose(r["mean"], ref.mean, 1e-4, 1e-4, "channel-major mean");
+  expectClose(r["inv"], ref.invStd, 1e-4, 1e-4, "channel-major invStdDev");
+  expectClose(r["y"], ref.y, 1e-4, 1e-4, "channel-major normalised");
+  auto lossOf = [&](const std::vector<double> &xv, const std::vector<double> &gv,
+                    const std::vector<double> &bv) {
+    return dot(w, normRef(xv, B, C, F, C, stat, gv, bv).y);
+  };
+  expectClose(r["dx"], finiteDifference([&](const auto &v) { return lossOf(v, gamma, beta); }, x),
+              2e-3, 2e-3, "channel-major input gradient");
+  expectClose(r["dGamma"],
+              finiteDifference([&](const auto &v) { return lossOf(x, v, beta); }, gamma), 2e-3,
+              2e-3, "channel-major gamma gradient");
+  expectClose(r["dBeta"],
+              finiteDifference([&](const auto &v) { return lossOf(x, gamma, v); }, beta), 2e-3,
+              2e-3, "channel-major beta gradient");
+}

@@ -8,6 +8,10 @@
 #include <mutex>
 #include <sstream>
 
+#include <poplin/codelets.hpp>
+#include <popnn/codelets.hpp>
+#include <popops/codelets.hpp>
+#include <poprand/codelets.hpp>
 #include <tessera/BuildId.hpp>
 
 #include "tessera/apps/FileEnvelope.hpp"
@@ -88,8 +92,25 @@ const std::string &programBuildId() {
   return id;
 }
 
+/// The build ids of the libraries that build the graph: a rebuilt popnn (say) builds another
+/// graph from the same configuration, so a manifest must not outlive it. (The SDK's own id is
+/// libpoplar's, and the program's does not change when a shared library does.)
+const std::string &libraryBuildIds() {
+  static const std::string ids = [] {
+    std::string text;
+    for (const void *address : {reinterpret_cast<const void *>(&popops::addCodelets),
+                                reinterpret_cast<const void *>(&poprand::addCodelets),
+                                reinterpret_cast<const void *>(&poplin::addCodelets),
+                                reinterpret_cast<const void *>(&popnn::addCodelets)})
+      text.append(" ").append(tessera::buildIdOf(address)); // not operator+: GCC 12 -Wrestrict
+    return text;
+  }();
+  return ids;
+}
+
 std::string trainerIdentity(const std::map<std::string, std::string> &config) {
-  std::string text = "program " + programBuildId() + "\nsdk " + tessera::sdkBuildId() + "\n";
+  std::string text = "program " + programBuildId() + "\nsdk " + tessera::sdkBuildId() +
+                     "\nlibraries" + libraryBuildIds() + "\n";
   for (const auto &[key, value] : config)
     text += key + "=" + value + "\n";
   return text;
