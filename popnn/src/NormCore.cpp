@@ -139,9 +139,8 @@ poplar::Tensor fromChannelMajorRows(const poplar::Tensor &rows, const poplar::Te
 bool storedChannelMajor(const poplar::Tensor &acts) {
   if (acts.rank() < 3 || acts.numElements() == acts.dim(0) * acts.dim(1))
     return false;
-  const std::size_t rows = acts.dim(0) * acts.dim(1);
   return channelMajorRows(acts).getContiguousRegions().size() <
-         acts.reshape({rows, acts.numElements() / rows}).getContiguousRegions().size();
+         rowsView(acts).getContiguousRegions().size();
 }
 
 poplar::Tensor channelView(const poplar::Tensor &acts) {

@@ -56,7 +56,8 @@ TEST(ClassifierRunOptions, BadValuesNameTheFlag) {
   for (const auto &[args, flag] : std::vector<std::pair<std::vector<std::string>, std::string>>{
            {{"--image-size=27"}, "--image-size 27"},
            {{"--ipus=0"}, "--ipus 0"},
-           {{"--ipus=17"}, "--ipus 17"}}) {
+           {{"--ipus=17"}, "--ipus 17"},
+           {{"--replicas=65"}, "--replicas 65"}}) {
     try {
       validateClassifierRunOptions(parse(args));
       ADD_FAILURE() << args.front() << " accepted";
@@ -64,7 +65,8 @@ TEST(ClassifierRunOptions, BadValuesNameTheFlag) {
       EXPECT_NE(std::string(e.what()).find(flag), std::string::npos) << e.what();
     }
   }
-  EXPECT_NO_THROW(validateClassifierRunOptions(parse({"--image-size=28", "--ipus=16"})));
+  EXPECT_NO_THROW(
+      validateClassifierRunOptions(parse({"--image-size=28", "--ipus=16", "--replicas=64"})));
 }
 
 } // namespace

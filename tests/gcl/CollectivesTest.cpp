@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <random>
 #include <sstream>
 #include <string>
@@ -420,6 +421,31 @@ TEST(CollectivesErrors, ReplicaThatDoesNotExistAndTheWrongDevice) {
   }
   std::vector<float> ring(4);
   EXPECT_THROW(engine.connectStream("data", 5, ring.data(), ring.data() + 4), index_error);
+}
+
+TEST(CollectivesErrors, GraphThatIsNotThisInstancesShareOfATesseraRunIsNamed) {
+  // As tessera-run sets it: 2 instances, 4 replicas, this is instance 0 — its graph must hold 2.
+  ::setenv("TESSERA_NUM_INSTANCES", "2", 1);
+  ::setenv("TESSERA_NUM_REPLICAS", "4", 1);
+  ::setenv("TESSERA_INSTANCE_INDEX", "0", 1);
+  Device d = device();
+  Graph graph(d.getTarget()); // one replica: 1 × 2 instances makes the collective legal
+  Tensor data = graph.addVariable(FLOAT, {4}, "data");
+  poputil::mapTensorLinearly(graph, data);
+  Sequence prog;
+  gcl::allReduceInPlaceCrossReplica(graph, data, CollectiveOperator::ADD, prog);
+  std::string message;
+  try {
+    Engine engine(graph, prog);
+  } catch (const poplar::runtime_error &e) {
+    message = e.what();
+  }
+  for (const char *name :
+       {"TESSERA_NUM_INSTANCES", "TESSERA_NUM_REPLICAS", "TESSERA_INSTANCE_INDEX"})
+    ::unsetenv(name);
+  EXPECT_NE(message.find("replication factor 1 but tessera-run gives each instance 2"),
+            std::string::npos)
+      << message;
 }
 
 TEST(CollectivesErrors, ReplicasThatSkipACollectiveAreNamedNotHung) {

@@ -1,5 +1,5 @@
 #include "training/CommandLine.hpp"
-#include <tessera/Distributed.hpp>
+#include <tessera/apps/ReplicaPlacement.hpp>
 
 #include <ostream>
 #include <sstream>
@@ -177,7 +177,7 @@ SessionOptions sessionOptionsOf(const BertCommandLine &o) {
   s.seed = o.seed;
   s.hostThreads = o.hostThreads;
   s.ipus = o.ipus;
-  s.replicas = o.replicas ? o.replicas : tessera::distributed::numTotalReplicas();
+  s.replicas = apps::requestedReplicas(o.replicas);
   s.instrument = o.profileSteps > 0;
   s.tilesPerIpu = o.tiles;
   s.bytesPerTile = static_cast<unsigned>(o.tileMemoryMiB * 1024 * 1024);
@@ -222,7 +222,7 @@ std::map<std::string, std::string> describeRun(const BertCommandLine &o, const B
       {"loss_scaling", o.lossScaling.empty() ? "default" : o.lossScaling},
       {"loss_scale", text(o.lossScale)}};
   // Replicas change what a step trains on; left out for one replica, as earlier runs had.
-  const unsigned replicas = o.replicas ? o.replicas : tessera::distributed::numTotalReplicas();
+  const unsigned replicas = apps::requestedReplicas(o.replicas);
   if (replicas > 1)
     run["replicas"] = text(replicas);
   return run;

@@ -17,12 +17,12 @@
 #include <tessera/apps/EngineStart.hpp>
 
 #include <gcl/Collectives.hpp>
-#include <tessera/Distributed.hpp>
 #include <tessera/apps/AdaptiveOptimisers.hpp>
 #include <tessera/apps/Errors.hpp>
 #include <tessera/apps/FileEnvelope.hpp>
 #include <tessera/apps/GradientAccumulator.hpp>
 #include <tessera/apps/Optimiser.hpp>
+#include <tessera/apps/ReplicaPlacement.hpp>
 #include <tessera/profile/StepBreakdown.hpp>
 
 namespace tessera::bert {
@@ -139,16 +139,9 @@ void PretrainingSession::Impl::build() {
     ipu.tilesPerIPU = options.tilesPerIpu;
   if (options.bytesPerTile)
     ipu.memoryBytesPerTile = options.bytesPerTile;
-  const unsigned instances = tessera::distributed::numInstances();
-  if (instances > 1 && tessera::distributed::numTotalReplicas() != replicas())
-    throw apps::cli_error("--replicas " + std::to_string(replicas()) + " but tessera-run started " +
-                          std::to_string(tessera::distributed::numTotalReplicas()) +
-                          " replicas; give both the same number");
-  if (replicas() % instances != 0)
-    throw apps::cli_error("--replicas " + std::to_string(replicas()) + " cannot be shared by " +
-                          std::to_string(instances) + " instances");
-  localReplicas = replicas() / instances;
-  replicaOffset = instances > 1 ? tessera::distributed::replicaIndexOffset() : 0;
+  const apps::ReplicaPlacement placement = apps::placeReplicas(replicas());
+  localReplicas = placement.local;
+  replicaOffset = placement.offset;
   ipu.numIPUs = std::max(1u, options.ipus) * localReplicas;
   device = ipu.createDevice();
   graph = std::make_unique<poplar::Graph>(device.getTarget(),

@@ -2,7 +2,7 @@
 
 #include <tessera/apps/Errors.hpp>
 
-#include <tessera/Distributed.hpp>
+#include <tessera/apps/ReplicaPlacement.hpp>
 
 namespace po = boost::program_options;
 
@@ -50,7 +50,7 @@ ClassifierSpec classifierSpecOf(const std::string &modelName,
   spec.checkpointEverySteps = o.checkpointEverySteps;
   spec.tiles = o.tiles;
   spec.ipus = o.ipus;
-  spec.replicas = o.replicas ? o.replicas : tessera::distributed::numTotalReplicas();
+  spec.replicas = requestedReplicas(o.replicas);
   // Replicas change what a step trains on (replicas × batch images): part of the configuration
   // a checkpoint must match. Left out for one replica, as every earlier run had.
   if (spec.replicas > 1)

@@ -31,6 +31,7 @@
 #include <tessera/apps/LearningRate.hpp>
 #include <tessera/apps/Optimiser.hpp>
 #include <tessera/apps/Progress.hpp>
+#include <tessera/apps/ReplicaPlacement.hpp>
 #include <tessera/apps/TrainingData.hpp>
 #include <tessera/apps/layers/SoftmaxCrossEntropy.hpp>
 
@@ -110,9 +111,6 @@ struct ClassifierTrainer::Impl {
   std::size_t globalBatch() const { return batch() * std::max(1u, spec.replicas); }
   std::size_t imageElements() const { return batch() * spec.imageSize * spec.imageSize; }
   bool replicated() const { return spec.replicas > 1; }
-  /// Where this instance stands among the replicas; throws cli_error when tessera-run's layout
-  /// and spec.replicas disagree.
-  void placeReplicas();
   /// Gradients averaged across replicas, and the step's loss and count made global.
   void combineReplicas(poplar::program::Sequence &prog);
   /// --profile-steps: where the instrumented runs' host time went, and the trace file.
@@ -133,23 +131,11 @@ struct ClassifierTrainer::Impl {
                  const std::vector<float> &values);
 };
 
-void ClassifierTrainer::Impl::placeReplicas() {
-  const unsigned replicas = std::max(1u, spec.replicas);
-  const unsigned instances = tessera::distributed::numInstances();
-  if (instances > 1 && tessera::distributed::numTotalReplicas() != replicas)
-    throw cli_error("--replicas " + std::to_string(replicas) + " but tessera-run started " +
-                    std::to_string(tessera::distributed::numTotalReplicas()) +
-                    " replicas; give both the same number");
-  if (replicas % instances != 0)
-    throw cli_error("--replicas " + std::to_string(replicas) + " cannot be shared by " +
-                    std::to_string(instances) + " instances");
-  localReplicas = replicas / instances;
-  replicaOffset = instances > 1 ? tessera::distributed::replicaIndexOffset() : 0;
-}
-
 void ClassifierTrainer::Impl::build() {
   const auto start = Clock::now();
-  placeReplicas();
+  const ReplicaPlacement placement = placeReplicas(std::max(1u, spec.replicas));
+  localReplicas = placement.local;
+  replicaOffset = placement.offset;
   poplar::IPUModel ipu;
   if (spec.tiles)
     ipu.tilesPerIPU = spec.tiles;

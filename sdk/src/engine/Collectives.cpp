@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <limits>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -42,9 +41,6 @@ template <class Stored, class Acc> void storeOne(unsigned char *bytes, std::size
   }
 }
 
-/// out = the reduction over in[0], in[1], … (replica order) of `n` elements each, a tile of
-/// elements at a time: every element combines its replicas in order, the tile stays in L1 and
-/// the inner loops vectorise.
 template <class Stored> constexpr std::size_t storedBytes() {
   if constexpr (std::is_same_v<Stored, HalfStored>)
     return 2;
@@ -52,14 +48,17 @@ template <class Stored> constexpr std::size_t storedBytes() {
     return sizeof(Stored);
 }
 
+/// out = the reduction over in[0], in[1], … (replica order) of `n` elements each, a tile of
+/// elements at a time: every element combines its replicas in order, the tile stays in L1 and
+/// the inner loops vectorise.
 template <class Stored, class Acc>
 void reduceTyped(CrossReplicaOperator op, const std::vector<const unsigned char *> &in,
                  std::size_t n, unsigned char *out) {
   constexpr std::size_t kTile = 1024;
   Acc acc[kTile], next[kTile];
+  std::vector<const unsigned char *> tileIn(in.size());
   for (std::size_t begin = 0; begin < n; begin += kTile) {
     const std::size_t len = std::min(kTile, n - begin);
-    std::vector<const unsigned char *> tileIn(in.size());
     for (std::size_t r = 0; r < in.size(); ++r)
       tileIn[r] = in[r] + begin * storedBytes<Stored>();
     for (std::size_t i = 0; i < len; ++i)
@@ -133,10 +132,6 @@ void reduceElements(Type type, CrossReplicaOperator op,
   else
     throw runtime_error("cross-replica reduction of " + type.toString() + " elements");
 }
-
-} // namespace
-
-namespace {
 
 /// A buffer that grows and is never zeroed or freed between collectives: fresh large
 /// allocations page-fault on every touch (measured: most of an all-reduce's time).
