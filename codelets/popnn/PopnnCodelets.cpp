@@ -9,6 +9,7 @@ void registerPopnnCodelets() {
   std::call_once(once, [] {
     registerColumnVertices();
     registerLossVertices();
+    registerPoolingVertices();
     registerRowAffineVertices();
     registerRowSumsVertices();
     registerSoftmaxVertices();

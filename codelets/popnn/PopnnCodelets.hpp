@@ -9,6 +9,7 @@ void registerPopnnCodelets();
 // One function per vertex family (each defined in its own file).
 void registerColumnVertices();
 void registerLossVertices();
+void registerPoolingVertices();
 void registerRowAffineVertices();
 void registerRowSumsVertices();
 void registerSoftmaxVertices();

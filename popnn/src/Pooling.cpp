@@ -1,6 +1,7 @@
-// popnn::pooling: non-overlapping windows as one reduction over a reshaped view; other windows as
-// one in-place map per kernel offset over strided views (padding handled by clipping each
-// offset's range of outputs, so no padded copy is ever made).
+// popnn::pooling: non-overlapping windows as one reduction over a reshaped view; other 1-D and
+// 2-D windows as one popnn::PoolPlanes / PoolGradPlanes vertex per tile over whole (sample,
+// channel) planes; 3-D windows as one in-place map per kernel offset over strided views. Padding
+// is handled by clipping each offset's range of outputs, so no padded copy is ever made.
 #include <popnn/Pooling.hpp>
 
 #include <limits>
@@ -9,6 +10,7 @@
 #include <popops/ElementWise.hpp>
 #include <popops/Reduce.hpp>
 #include <poputil/TileMapping.hpp>
+#include <poputil/VertexTemplates.hpp>
 
 #include "NnChecks.hpp"
 
@@ -205,6 +207,151 @@ Tensor newLike(poplar::Graph &graph, const PoolParams &p, const std::vector<std:
   return t;
 }
 
+// ---- Plane vertices (1-D and 2-D windows) --------------------------------------------------
+
+/// Strided views cost one region per element (one vertex per element once a map splits them),
+/// so 1-D and 2-D windows that overlap use vertices that walk whole planes instead.
+bool usesPlaneVertices(const PoolParams &p) { return p.getNumFieldDims() <= 2; }
+
+/// A [B][C][F…] tensor as [B·C][∏F]: one row per (sample, channel) plane.
+Tensor planeRows(const Tensor &t) {
+  const std::size_t planes = t.dim(0) * t.dim(1);
+  return t.reshape({planes, planes ? t.numElements() / planes : 0});
+}
+
+/// For every plane of `t`, the tile holding most of its elements (the vertex goes where its
+/// data is; a plane split over tiles is gathered by exchange).
+std::vector<unsigned> planeTiles(const poplar::Graph &graph, const Tensor &t) {
+  const Tensor rows = planeRows(t);
+  const std::size_t planes = rows.dim(0), planeSize = rows.dim(1);
+  std::vector<unsigned> tile(planes, 0);
+  if (planes == 0 || planeSize == 0)
+    return tile;
+  std::vector<std::size_t> best(planes, 0), here(planes, 0);
+  std::vector<std::size_t> touched;
+  const auto mapping = graph.getTileMapping(rows);
+  for (unsigned tl = 0; tl < mapping.size(); ++tl) {
+    touched.clear();
+    for (const auto &iv : mapping[tl])
+      for (std::size_t e = iv.begin(); e < iv.end();) {
+        const std::size_t plane = e / planeSize;
+        const std::size_t end = std::min<std::size_t>(iv.end(), (plane + 1) * planeSize);
+        if (here[plane] == 0)
+          touched.push_back(plane);
+        here[plane] += end - e;
+        e = end;
+      }
+    for (std::size_t plane : touched) {
+      if (here[plane] > best[plane]) {
+        best[plane] = here[plane];
+        tile[plane] = tl;
+      }
+      here[plane] = 0;
+    }
+  }
+  return tile;
+}
+
+/// A new [B][C][field…] variable whose planes live on `tiles`.
+Tensor planeVariable(poplar::Graph &graph, const PoolParams &p,
+                     const std::vector<std::size_t> &field, const std::vector<unsigned> &tiles,
+                     const poplar::DebugContext &dc) {
+  const std::size_t planes = tiles.size();
+  Tensor t = graph.addVariable(p.dType, {planes, product(field)}, dc);
+  for (std::size_t a = 0; a < planes;) {
+    std::size_t b = a + 1;
+    while (b < planes && tiles[b] == tiles[a])
+      ++b;
+    graph.setTileMapping(t.slice(a, b), tiles[a]);
+    a = b;
+  }
+  return t.reshape(fullShape(p, field));
+}
+
+/// One vertex of `type` per tile over that tile's planes; `fields` are the vertex's plane-list
+/// fields and the [B][C][…] tensors they take a row of each (an invalid tensor: no rows).
+void addPlaneVertices(poplar::Graph &graph, const PoolParams &p, const std::string &type,
+                      unsigned mode, const std::vector<unsigned> &tiles,
+                      const std::vector<std::pair<const char *, Tensor>> &fields,
+                      poplar::program::Sequence &prog, const poplar::DebugContext &dc) {
+  const auto outField = p.getOutputFieldShape();
+  const bool twoD = p.getNumFieldDims() == 2;
+  // A 1-D field is a 2-D one of height 1.
+  const std::size_t h = twoD ? 0 : 1, w = twoD ? 1 : 0;
+  const unsigned inH = twoD ? static_cast<unsigned>(p.inputFieldShape[h]) : 1;
+  const unsigned outH = twoD ? static_cast<unsigned>(outField[h]) : 1;
+  const unsigned kernelH = twoD ? static_cast<unsigned>(p.kernelShape[h]) : 1;
+  const unsigned strideH = twoD ? static_cast<unsigned>(p.stride[h]) : 1;
+  const int padH = twoD ? p.inputTruncationOrPaddingLower[h] : 0;
+
+  std::vector<std::vector<std::size_t>> planesOn(graph.getTarget().getNumTiles());
+  for (std::size_t plane = 0; plane < tiles.size(); ++plane)
+    planesOn[tiles[plane]].push_back(plane);
+  std::vector<Tensor> rows;
+  for (const auto &[name, t] : fields)
+    rows.push_back(t.valid() ? planeRows(t) : Tensor());
+
+  poplar::ComputeSet cs = graph.addComputeSet(dc);
+  for (unsigned tile = 0; tile < planesOn.size(); ++tile) {
+    if (planesOn[tile].empty())
+      continue;
+    poplar::VertexRef v = graph.addVertex(cs, poputil::templateVertex(type, p.dType));
+    for (std::size_t f = 0; f < fields.size(); ++f) {
+      std::vector<Tensor> list;
+      if (rows[f].valid())
+        for (std::size_t plane : planesOn[tile])
+          list.push_back(rows[f][plane]);
+      graph.connect(v[fields[f].first], list);
+    }
+    graph.setInitialValue(v["inH"], inH);
+    graph.setInitialValue(v["inW"], static_cast<unsigned>(p.inputFieldShape[w]));
+    graph.setInitialValue(v["outH"], outH);
+    graph.setInitialValue(v["outW"], static_cast<unsigned>(outField[w]));
+    graph.setInitialValue(v["kernelH"], kernelH);
+    graph.setInitialValue(v["kernelW"], static_cast<unsigned>(p.kernelShape[w]));
+    graph.setInitialValue(v["strideH"], strideH);
+    graph.setInitialValue(v["strideW"], static_cast<unsigned>(p.stride[w]));
+    graph.setInitialValue(v["padH"], padH);
+    graph.setInitialValue(v["padW"], static_cast<int>(p.inputTruncationOrPaddingLower[w]));
+    graph.setInitialValue(v["mode"], mode);
+    graph.setTileMapping(v, tile);
+  }
+  prog.add(poplar::program::Execute(cs, dc));
+}
+
+/// Forward pooling with PoolPlanes: the output's planes sit with the input's.
+Tensor poolWithPlanes(poplar::Graph &graph, const PoolParams &p, const Tensor &in,
+                      poplar::program::Sequence &prog, const poplar::DebugContext &dc) {
+  const std::vector<unsigned> tiles = planeTiles(graph, in);
+  Tensor out = planeVariable(graph, p, p.getOutputFieldShape(), tiles, {dc, "out"});
+  const unsigned mode = p.poolingType == PoolingType::MAX   ? 0u
+                        : p.poolingType == PoolingType::SUM ? 1u
+                                                            : 2u;
+  addPlaneVertices(graph, p, "popnn::PoolPlanes", mode, tiles, {{"in", in}, {"out", out}}, prog,
+                   {dc, "window"});
+  return out;
+}
+
+/// Input gradient with PoolGradPlanes: its planes sit with the forward input's (MAX) or the
+/// pooled gradient's (AVG, SUM).
+Tensor inputGradientWithPlanes(poplar::Graph &graph, const PoolParams &p, const Tensor *in,
+                               const Tensor *pooled, const Tensor &pooledGradient, bool scaled,
+                               poplar::program::Sequence &prog, const poplar::DebugContext &dc) {
+  const bool isMax = p.poolingType == PoolingType::MAX;
+  const std::vector<unsigned> tiles = planeTiles(graph, isMax ? *in : pooledGradient);
+  Tensor grad = planeVariable(graph, p, p.inputFieldShape, tiles, {dc, "inGrad"});
+  const unsigned mode = isMax ? (scaled ? 1u : 0u) : p.poolingType == PoolingType::SUM ? 2u : 3u;
+  addPlaneVertices(graph, p, "popnn::PoolGradPlanes", mode, tiles,
+                   {{"in", isMax ? *in : Tensor()},
+                    {"pooled", isMax ? *pooled : Tensor()},
+                    {"pooledGradient", pooledGradient},
+                    {"inGradient", grad}},
+                   prog, {dc, isMax ? "maxGrad" : "accumulate"});
+  return grad;
+}
+
+// ---- Per-offset maps (3-D windows) ----------------------------------------------------------
+
 /// Input gradient for AVG/SUM (in unused) or MAX (in, pooled used).
 Tensor inputGradient(poplar::Graph &graph, const PoolParams &p, const Tensor *in,
                      const Tensor *pooled, const Tensor &pooledGradient, bool scaled,
@@ -232,6 +379,8 @@ Tensor inputGradient(poplar::Graph &graph, const PoolParams &p, const Tensor *in
     }
     return r.reshape(fullShape(p, p.inputFieldShape));
   }
+  if (usesPlaneVertices(p))
+    return inputGradientWithPlanes(graph, p, in, pooled, pooledGradient, scaled, prog, dc);
   Tensor grad = newLike(graph, p, p.inputFieldShape, {dc, "inGrad"});
   setAll(graph, grad, 0.0, prog, {dc, "zero"});
   Tensor g = pooledGradient;
@@ -328,6 +477,8 @@ Tensor pool(poplar::Graph &graph, const PoolParams &params, const Tensor &in,
                          prog, {dc, "average"});
     return r;
   }
+  if (usesPlaneVertices(params))
+    return poolWithPlanes(graph, params, in, prog, dc);
   Tensor out = newLike(graph, params, outField, {dc, "out"});
   if (isMax)
     setAll(graph, out, -std::numeric_limits<double>::infinity(), prog, {dc, "init"});

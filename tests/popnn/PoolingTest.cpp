@@ -140,6 +140,25 @@ TEST_P(Pooling, InputGradientMatchesFiniteDifference) {
     expectClose(r["dx2"], want, 1e-4, 1e-3, "input gradient (no forward tensors)");
 }
 
+TEST_P(Pooling, HalfInputGradientMatchesFiniteDifference) {
+  // HALF rounds after every accumulation; values in [0, 1) and at most 8 windows per element
+  // keep the error near 8 half ulps of 1.
+  auto [c, layout] = GetParam();
+  c.params.dType = poplar::HALF;
+  const auto x = roundTo(poplar::HALF, randomValues(numElements(inShape(c.params)), 25));
+  const auto y = roundTo(poplar::HALF, poolRef(c.params, x));
+  const auto w = roundTo(poplar::HALF, randomValues(y.size(), 26, -1, 1));
+  Harness h(layout);
+  auto in = h.input(poplar::HALF, inShape(c.params), x, "in");
+  auto pooled = h.input(poplar::HALF, outShape(c.params), y, "pooled");
+  auto g = h.input(poplar::HALF, outShape(c.params), w, "pooledGrad");
+  h.output("dx",
+           popnn::pooling::poolInputGradient(h.graph(), c.params, in, pooled, g, false, h.prog()));
+  const auto want = finiteDifference(
+      [&](const std::vector<double> &v) { return dot(w, poolRef(c.params, v)); }, x, 1e-5);
+  expectClose(h.run()["dx"], want, 1e-2, 1e-2, "half input gradient");
+}
+
 INSTANTIATE_TEST_SUITE_P(Windows, Pooling,
                          testing::Combine(testing::ValuesIn(cases()),
                                           testing::Values(Layout::SINGLE_TILE, Layout::MULTI_TILE)),
