@@ -57,7 +57,9 @@ TEST(ClassifierRunOptions, BadValuesNameTheFlag) {
            {{"--image-size=27"}, "--image-size 27"},
            {{"--ipus=0"}, "--ipus 0"},
            {{"--ipus=17"}, "--ipus 17"},
-           {{"--replicas=65"}, "--replicas 65"}}) {
+           {{"--replicas=65"}, "--replicas 65"},
+           {{"--pod-replicas=0"}, "--pod-replicas"},
+           {{"--pod-accumulation=0"}, "--pod-accumulation"}}) {
     try {
       validateClassifierRunOptions(parse(args));
       ADD_FAILURE() << args.front() << " accepted";

@@ -22,7 +22,13 @@ void addClassifierRunOptions(po::options_description &d, ClassifierRunOptions &o
     ("ipus", po::value(&o.ipus)->default_value(o.ipus),
      "Simulated Mk2 IPUs (900 MB of tile memory each); a model bigger than one spreads its layers over all of them")
     ("replicas", po::value(&o.replicas)->default_value(o.replicas),
-     "Data-parallel replicas, each on --ipus IPUs with --batch-size images per step, gradients averaged across them (0: tessera-run's --num-replicas, else 1)");
+     "Data-parallel replicas, each on --ipus IPUs with --batch-size images per step, gradients averaged across them (0: tessera-run's --num-replicas, else 1)")
+    ("estimate-ipu", po::bool_switch(&o.estimateIpu),
+     "Train nothing: compile the model (1000 classes, as on ImageNet) planned for a real IPU and print the IPU cost model's step time and what --pod-replicas replicas would train at")
+    ("pod-replicas", po::value(&o.podReplicas)->default_value(o.podReplicas),
+     "--estimate-ipu: data-parallel replicas of the simulated POD (one IPU each)")
+    ("pod-accumulation", po::value(&o.podAccumulation)->default_value(o.podAccumulation),
+     "--estimate-ipu: micro-batches of --batch-size accumulated per weight update");
   // clang-format on
 }
 
@@ -34,6 +40,10 @@ void validateClassifierRunOptions(const ClassifierRunOptions &o) {
     throw cli_error("--ipus " + std::to_string(o.ipus) + " must be 1 to 16");
   if (o.replicas > 64)
     throw cli_error("--replicas " + std::to_string(o.replicas) + " must be 64 or fewer");
+  if (o.podReplicas == 0)
+    throw cli_error("--pod-replicas must be at least 1");
+  if (o.podAccumulation == 0)
+    throw cli_error("--pod-accumulation must be at least 1");
 }
 
 ClassifierSpec classifierSpecOf(const std::string &modelName,
@@ -58,6 +68,7 @@ ClassifierSpec classifierSpecOf(const std::string &modelName,
   // The trainers' model configurations (resnet::describe, efficientnet::describe) name every
   // setting their model is built from.
   spec.reuseCompiledGraph = true;
+  spec.planForIpu = o.estimateIpu;
   return spec;
 }
 

@@ -146,6 +146,8 @@ void ClassifierTrainer::Impl::build() {
     engineOptions.set("target.hostThreads", std::to_string(options.hostThreads));
   if (options.profileSteps) // reporting only: the executable is the same
     engineOptions.set("debug.instrument", "true");
+  if (spec.planForIpu) // priced, not necessarily run: a full-size model may overflow tiles
+    engineOptions.set("debug.allowOutOfMemory", "true");
   const std::string identity = trainerIdentity(graphConfig());
   if (!startFromManifest(identity, engineOptions))
     buildGraph(identity, engineOptions);
@@ -164,6 +166,8 @@ std::map<std::string, std::string> ClassifierTrainer::Impl::graphConfig() const 
   config["classes"] = std::to_string(spec.numClasses);
   config["device"] = std::to_string(std::max(1u, spec.ipus)) + " x " + std::to_string(spec.tiles);
   config["replicas"] = std::to_string(localReplicas) + " of " + std::to_string(spec.replicas);
+  if (spec.planForIpu)
+    config["plans"] = "ipuCycles";
   // Options from the environment can change compilation (debug.allowOutOfMemory, say).
   const char *env = std::getenv("POPLAR_ENGINE_OPTIONS");
   config["POPLAR_ENGINE_OPTIONS"] = env ? env : "";
@@ -239,6 +243,10 @@ void ClassifierTrainer::Impl::buildGraph(const std::string &identity,
   poplar::Graph &g = *graph;
   const poplar::Type type = dataTypeOf(options.precision);
   ctx = std::make_unique<BuildContext>(g, type, options.seed);
+  if (spec.planForIpu) {
+    ctx->planObjective = "ipuCycles";
+    ctx->matMulOptions.set("planObjective", "ipuCycles");
+  }
 
   const std::size_t S = spec.imageSize;
   poplar::Tensor hostImages = g.addVariable(poplar::FLOAT, {batch(), 1, S, S}, "images");
@@ -444,6 +452,16 @@ ClassifierTrainer::ClassifierTrainer(LayerPtr model, ClassifierSpec spec, Traini
 ClassifierTrainer::~ClassifierTrainer() = default;
 
 std::size_t ClassifierTrainer::batchSize() const { return impl_->globalBatch(); }
+
+IpuStepCycles ClassifierTrainer::estimateIpuStepCycles() const {
+  IpuStepCycles c;
+  c.forwardBackward = impl_->engine->estimateProgramCycles(kGradients);
+  const std::uint64_t step = impl_->engine->estimateProgramCycles(kTrainStep);
+  c.update = step > c.forwardBackward ? step - c.forwardBackward : 0;
+  for (const auto &p : impl_->manifest.parameters)
+    c.parameterElements += p.value.numElements();
+  return c;
+}
 
 void ClassifierTrainer::initialise() { impl_->engine->run(kInitialise); }
 

@@ -47,6 +47,17 @@ poplar::Tensor withChannelMajorRuns(poplar::Graph &graph, const poplar::Tensor &
   return view;
 }
 
+/// A pass's options: the host's plans keep each pass to a small share of tile memory; an IPU's
+/// plans get Poplar's default share and its cycle objective.
+poplar::OptionFlags passOptions(const BuildContext &ctx, const char *pass) {
+  poplar::OptionFlags o{{"pass", pass}};
+  if (ctx.plansForIpu())
+    o.set("planObjective", "ipuCycles");
+  else
+    o.set("availableMemoryProportion", kConvMemoryProportion);
+  return o;
+}
+
 } // namespace
 
 Conv2d::Conv2d(std::string name, Conv2dOptions options)
@@ -86,8 +97,10 @@ void Conv2d::createParameters(BuildContext &ctx, const poplin::ConvParams &param
       (params.getNumInputChans() * params.inputFieldShape[0] * params.inputFieldShape[1] +
        params.getNumOutputChans() * params.getOutputSize(0) * params.getOutputSize(1));
   graph_ = &ctx.placementGraph(elements * ctx.graph.getTarget().getTypeSize(params.inputType));
-  poplar::Tensor w =
-      poplin::createWeights(*graph_, params, name_ + "/weights", {}, &ctx.planningCache);
+  poplar::Tensor w = poplin::createWeights(*graph_, params, name_ + "/weights",
+                                           ctx.plansForIpu() ? passOptions(ctx, "TRAINING_FWD")
+                                                             : poplar::OptionFlags{},
+                                           &ctx.planningCache);
   weights_ = &ctx.addParameter(name_ + "/weights", w, true);
   // He (Kaiming) normal: keeps activation variance through ReLU layers. Each output sees only
   // its own group's input channels, so that is its fan-in.
@@ -114,8 +127,8 @@ poplar::Tensor Conv2d::forward(BuildContext &ctx, const poplar::Tensor &x, Mode 
   const poplin::ConvParams params = paramsFor(x, x.elementType());
   if (!weights_)
     createParameters(ctx, params);
-  poplar::OptionFlags options{{"pass", mode == Mode::Training ? "TRAINING_FWD" : "INFERENCE_FWD"},
-                              {"availableMemoryProportion", kConvMemoryProportion}};
+  const poplar::OptionFlags options =
+      passOptions(ctx, mode == Mode::Training ? "TRAINING_FWD" : "INFERENCE_FWD");
   poplar::Tensor y = poplin::convolution(*graph_, x, weights_->value, params, false, prog,
                                          name_ + "/fwd", options, &ctx.planningCache);
   y = withChannelMajorRuns(*graph_, y, prog, name_ + "/fwd/relayout");
@@ -136,15 +149,12 @@ poplar::Tensor Conv2d::backward(BuildContext &ctx, const poplar::Tensor &gradOut
   if (needInputGradient)
     gradIn = poplin::convolution(
         *graph_, gradOut, weights_->value, poplin::getGradientParams(*params_), true, prog,
-        name_ + "/inputGrad",
-        {{"pass", "TRAINING_BWD"}, {"availableMemoryProportion", kConvMemoryProportion}},
-        &ctx.planningCache);
+        name_ + "/inputGrad", passOptions(ctx, "TRAINING_BWD"), &ctx.planningCache);
   if (needInputGradient)
     gradIn = withChannelMajorRuns(*graph_, gradIn, prog, name_ + "/inputGrad/relayout");
-  weights_->gradient = poplin::calculateWeightDeltas(
-      *graph_, gradOut, input_, *params_, prog, name_ + "/weightGrad",
-      {{"pass", "TRAINING_WU"}, {"availableMemoryProportion", kConvMemoryProportion}},
-      &ctx.planningCache);
+  weights_->gradient =
+      poplin::calculateWeightDeltas(*graph_, gradOut, input_, *params_, prog, name_ + "/weightGrad",
+                                    passOptions(ctx, "TRAINING_WU"), &ctx.planningCache);
   if (bias_) // on the whole graph unless gradOut lies in a window: a later layer's may not
     bias_->gradient = popops::reduce(ctx.graphHolding(gradOut), gradOut, bias_->value.elementType(),
                                      {0, 2, 3}, popops::Operation::ADD, prog, name_ + "/biasGrad");

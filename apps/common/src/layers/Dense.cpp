@@ -39,8 +39,8 @@ poplar::Tensor Dense::forward(BuildContext &ctx, const poplar::Tensor &x, Mode m
     g.setTileMapping(zero, 0);
     ctx.initialise.add(poplar::program::Copy(zero, b));
   }
-  poplar::Tensor y =
-      poplin::matMul(g, x, weights_->value, prog, name_ + "/fwd", {}, &ctx.planningCache);
+  poplar::Tensor y = poplin::matMul(g, x, weights_->value, prog, name_ + "/fwd", ctx.matMulOptions,
+                                    &ctx.planningCache);
   popops::addInPlace(g, y, bias_->value, prog, name_ + "/bias");
   if (mode == Mode::Training)
     input_ = x;
@@ -51,13 +51,13 @@ poplar::Tensor Dense::backward(BuildContext &ctx, const poplar::Tensor &gradOut,
                                bool needInputGradient, poplar::program::Sequence &prog) {
   poplar::Graph &g = ctx.graph;
   weights_->gradient = poplin::matMul(g, input_.transpose(), gradOut, prog, name_ + "/weightGrad",
-                                      {}, &ctx.planningCache);
+                                      ctx.matMulOptions, &ctx.planningCache);
   bias_->gradient = popops::reduce(g, gradOut, gradOut.elementType(), {0}, popops::Operation::ADD,
                                    prog, name_ + "/biasGrad");
   if (!needInputGradient)
     return {};
-  return poplin::matMul(g, gradOut, weights_->value.transpose(), prog, name_ + "/inputGrad", {},
-                        &ctx.planningCache);
+  return poplin::matMul(g, gradOut, weights_->value.transpose(), prog, name_ + "/inputGrad",
+                        ctx.matMulOptions, &ctx.planningCache);
 }
 
 } // namespace tessera::apps

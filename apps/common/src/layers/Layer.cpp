@@ -55,6 +55,10 @@ void BuildContext::advanceStepSeed(poplar::program::Sequence &prog) {
 }
 
 poplar::Graph &BuildContext::placementGraph(std::size_t bytes) {
+  // An IPU's plans spread each layer over all of its tiles (and its cost model has no host
+  // threads to keep apart).
+  if (plansForIpu())
+    return graph;
   const unsigned tiles = graph.getTarget().getNumTiles();
   const std::size_t perTile = graph.getTarget().getBytesPerTile();
   unsigned window = static_cast<unsigned>(std::min<std::size_t>(

@@ -20,16 +20,22 @@ struct ClassifierRunOptions {
   unsigned tiles = 0; ///< per IPU; 0: a Mk2's 1472
   unsigned ipus = 1;
   unsigned replicas = 0; ///< 0: tessera-run's --num-replicas, else 1
+  /// --estimate-ipu: compile the model planned for an IPU and print what a POD of
+  /// `podReplicas` replicas would train at (IpuPodEstimate.hpp), accumulating `podAccumulation`
+  /// micro-batches of --batch-size per weight update; no training runs.
+  bool estimateIpu = false;
+  unsigned podReplicas = 16;
+  unsigned podAccumulation = 1;
 };
 
-/// Adds --image-size, --augment, --stop-after-steps, --checkpoint-every, --tiles, --ipus and
-/// --replicas, with
-/// the values `options` holds as defaults (a trainer sets its own before calling this).
+/// Adds --image-size, --augment, --stop-after-steps, --checkpoint-every, --tiles, --ipus,
+/// --replicas, --estimate-ipu, --pod-replicas and --pod-accumulation, with the values `options`
+/// holds as defaults (a trainer sets its own before calling this).
 void addClassifierRunOptions(boost::program_options::options_description &description,
                              ClassifierRunOptions &options);
 
 /// Throws cli_error naming the flag: --image-size below Fashion-MNIST's 28 pixels, --ipus
-/// outside 1…16, --replicas above 64.
+/// outside 1…16, --replicas above 64, --pod-replicas or --pod-accumulation 0.
 void validateClassifierRunOptions(const ClassifierRunOptions &options);
 
 /// The trainer's spec for model `modelName` (described by `modelConfig`, to which the image

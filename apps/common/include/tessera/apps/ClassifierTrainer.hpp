@@ -52,6 +52,18 @@ struct ClassifierSpec {
   /// compiled before and builds no graph (TrainerExecutable.hpp). Leave it false for models
   /// assembled in code that the configuration does not describe.
   bool reuseCompiledGraph = false;
+  /// Plan every convolution and matMul for a real IPU's cycles (poplin planObjective
+  /// "ipuCycles") and compile even when tiles overflow (debug.allowOutOfMemory): the graph
+  /// --estimate-ipu prices with the IPU cost model. Such a graph is for estimateIpuStepCycles;
+  /// training with it works but runs the host slower than the host's own plans.
+  bool planForIpu = false;
+};
+
+/// The IPU cost model's price of one training step, from the compiled programs.
+struct IpuStepCycles {
+  std::uint64_t forwardBackward = 0; ///< one micro-batch: forward, loss and backward
+  std::uint64_t update = 0;          ///< the optimiser's update of every parameter
+  std::size_t parameterElements = 0; ///< what a data-parallel all-reduce would carry
 };
 
 struct StepResult {
@@ -108,6 +120,9 @@ public:
   CheckpointState snapshot(std::uint64_t step, LoaderPosition position);
   void restore(const CheckpointState &state, const std::filesystem::path &file);
   std::size_t batchSize() const;
+  /// Engine::estimateProgramCycles of the training pass and of the update (the train step
+  /// less the training pass); nothing runs.
+  IpuStepCycles estimateIpuStepCycles() const;
 
 private:
   struct Impl;

@@ -52,6 +52,12 @@ public:
   /// partialsType "half").
   poplar::Type partialsType = poplar::FLOAT;
   poplar::OptionFlags matMulOptions;
+  /// The planners' objective (poplin option planObjective): "hostTime", the plans this host runs
+  /// fastest, laid out in per-layer tile windows (placementGraph); or "ipuCycles" — what
+  /// --estimate-ipu compiles — the plans a real IPU runs fastest, every layer on the whole IPU.
+  /// Set it (and matMulOptions' planObjective) before the first layer is built.
+  std::string planObjective = "hostTime";
+  bool plansForIpu() const { return planObjective == "ipuCycles"; }
   /// Runs once before training: fills every parameter and state tensor.
   poplar::program::Sequence initialise;
   /// Seed of the initialisers: two UNSIGNED_INT words written from `seed` at initialisation.
@@ -82,7 +88,7 @@ public:
   /// do not all pile onto the first tiles. The window has room for kFootprintFactor × `bytes` (a
   /// layer's norm, activation and gradient tensors all inherit its mapping) and at least
   /// kMinWindowTiles tiles (an eighth of a smaller IPU). Deterministic: the same network gets the
-  /// same placement.
+  /// same placement. When planning for an IPU, the whole graph.
   poplar::Graph &placementGraph(std::size_t bytes);
   static constexpr unsigned kMinWindowTiles = 64;
   static constexpr std::size_t kFootprintFactor = 16;
