@@ -4,8 +4,10 @@
 //   tessera-bench releases  regenerate the benchmark section of RELEASES.md from the records
 //   tessera-bench compare BASELINE  build BASELINE beside this tree and measure both, alternating
 //   tessera-bench list      the standard benchmarks and their fixed arguments
+//   tessera-bench ipu-estimate  ResNet-50 and BERT-Large priced on a simulated IPU-POD16
 #include "BenchSuite.hpp"
 #include "CompareCommand.hpp"
+#include "IpuEstimateCommand.hpp"
 
 #include <tessera/apps/BenchReport.hpp>
 #include <tessera/apps/Errors.hpp>
@@ -161,6 +163,10 @@ int run(const BenchOptions &o) {
           o.pricePerHour ? "--price-per-hour" : "--system-price over --amortisation-years";
     return bench::runCompare(c, std::cout);
   }
+  if (o.command == "ipu-estimate")
+    return bench::runIpuEstimates(TESSERA_BENCH_BUILD_DIR, o.benchmarks, o.trainerArgs,
+                                  std::filesystem::path(TESSERA_BENCH_BUILD_DIR) / "ipu-estimates",
+                                  std::cout);
   if (o.command == "releases") {
     std::string document;
     if (std::ifstream in(o.releasesFile); in)
@@ -179,7 +185,7 @@ int run(const BenchOptions &o) {
     return 0;
   }
   throw apps::cli_error("unknown command '" + o.command +
-                        "'; use run, table, compare, releases or list");
+                        "'; use run, table, compare, releases, list or ipu-estimate");
 }
 
 } // namespace
@@ -187,7 +193,7 @@ int run(const BenchOptions &o) {
 int main(int argc, char **argv) {
   BenchOptions o;
   po::options_description description(
-      "tessera-bench [run|table|releases|list] [options]\n"
+      "tessera-bench [run|table|releases|list|ipu-estimate] [options]\n"
       "tessera-bench compare BASELINE [--benchmarks a,b] [--rounds N] [--long] [options]\n"
       "Runs the standard benchmarks through the trainers, keeps one record per VERSION,\n"
       "benchmark and host class, and compares versions; compare builds BASELINE (a VERSION\n"
@@ -198,12 +204,12 @@ int main(int argc, char **argv) {
   // clang-format off
   description.add_options()
     ("help", po::bool_switch(&o.help), "Print this help and exit")
-    ("command", po::value(&o.command)->default_value(o.command), "run | table | compare | releases | list")
+    ("command", po::value(&o.command)->default_value(o.command), "run | table | compare | releases | list | ipu-estimate")
     ("baseline", po::value(&o.baseline), "compare: the VERSION (resolved through its records' gitCommit, else the first commit whose VERSION file holds it) or git revision to compare with")
     ("trainer", po::value(&o.trainer), "Trainer executable for every selected benchmark (default: each benchmark's own, apps/<app>/<app> in the build tree)")
     ("trainer-arg", po::value(&o.trainerArgs)->composing(),
      "Extra argument passed to every trainer run (repeatable), e.g. --trainer-arg=--host-threads=2")
-    ("benchmarks", po::value(&o.benchmarks), "Comma-separated benchmarks to run (default: all but the long ones)")
+    ("benchmarks", po::value(&o.benchmarks), "Comma-separated benchmarks to run (default: all but the long ones; ipu-estimate: resnet50, bert-large)")
     ("long", po::bool_switch(&o.includeLong), "Also run the long (time-to-accuracy) benchmarks")
     ("rounds", po::value(&o.rounds)->default_value(o.rounds), "compare: alternating rounds per benchmark")
     ("repo", po::value(&o.repo)->default_value(o.repo), "compare: git repository the baseline is resolved and checked out from")

@@ -29,6 +29,7 @@
 #include "training/CommandLine.hpp"
 #include <tessera/Distributed.hpp>
 
+#include "training/IpuEstimate.hpp"
 #include "training/PretrainingSession.hpp"
 
 using namespace tessera;
@@ -95,6 +96,10 @@ int run(int argc, char **argv) {
   if (!parsed)
     return 0; // --help
   BertCommandLine o = *parsed;
+  if (o.estimateIpu) {
+    runIpuEstimate(o, std::cout);
+    return 0;
+  }
   const BertConfig config = modelConfigOf(o);
 
   const auto start = std::chrono::steady_clock::now();

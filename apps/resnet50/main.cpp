@@ -9,7 +9,6 @@
 #include <tessera/apps/ClassifierRunOptions.hpp>
 #include <tessera/apps/ClassifierTrainer.hpp>
 #include <tessera/apps/Errors.hpp>
-#include <tessera/apps/IpuPodEstimate.hpp>
 #include <tessera/apps/TrainingOptions.hpp>
 
 #include "ResNet.hpp"
@@ -71,19 +70,12 @@ int runTrainer(int argc, char **argv) {
       apps::classifierSpecOf(name, resnet::describe(model.net), model.net.numClasses, run);
   apps::ClassifierTrainer trainer(resnet::buildResNet(model.net), spec, options, std::cout);
   if (run.estimateIpu) {
-    const apps::IpuStepCycles c = trainer.estimateIpuStepCycles();
-    apps::PodConfig pod;
-    pod.replicas = run.podReplicas;
-    pod.microBatch = options.batchSize;
-    pod.accumulation = run.podAccumulation;
-    pod.gradientElementBytes = options.precision == apps::Precision::Float32 ? 4 : 2;
-    const apps::ReplicaStepCycles cycles{{c.forwardBackward}, {c.update}, c.parameterElements};
     // Graphcore's performance-results table (Bow Pod platform, training): ResNet-50 v1.5 on
     // ImageNet, micro-batch 20 per IPU (config mk2_resnet50_mlperf_pod16_bs20).
     const apps::PublishedFigure published{
         42029, "img/s",
         "Graphcore, ResNet-50 v1.5 Bow-POD16, pre-SDK 2.5 TensorFlow 1, batch 1920, 16.16"};
-    apps::printPodEstimate(std::cout, name, pod, cycles, apps::estimatePod(cycles, pod), published);
+    apps::reportClassifierIpuEstimate(name, trainer, options, run, published, std::cout);
     return 0;
   }
   const apps::TrainingResult r = trainer.run();

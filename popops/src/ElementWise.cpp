@@ -1,6 +1,6 @@
 // popops::map, mapInPlace and mapWithOutput: check shapes and types, compile the expression
 // once, and add one compute set with one popops::MapExpr<T> vertex per contiguous run of the
-// output on each tile.
+// output on each tile (MapExpr2D<T> over many runs where a tile has many).
 // GCC 12 reports a false -Wrestrict inside std::string operator+ at -O3 (GCC bug 105329).
 #pragma GCC diagnostic ignored "-Wrestrict"
 
@@ -192,9 +192,20 @@ poplar::Tensor mapImpl(poplar::Graph &graph, const expr::Expr &e,
 
   poplar::ComputeSet cs = graph.addComputeSet({dc, "map"});
   const std::string vertexType = poputil::templateVertex("popops::MapExpr", compiled.outType);
+  const std::string vertexType2d = poputil::templateVertex("popops::MapExpr2D", compiled.outType);
   const poplar::Tensor outFlat = result.dimShuffle(order).flatten();
+  auto addMapVertex = [&](const std::string &type, unsigned tile) {
+    poplar::VertexRef v = graph.addVertex(cs, type);
+    graph.setInitialValue(v["code"], poplar::ArrayRef<std::uint32_t>(compiled.code));
+    graph.setInitialValue(v["consts"], poplar::ArrayRef<std::uint32_t>(compiled.consts));
+    graph.setTileMapping(v, tile);
+    return v;
+  };
   // One vertex per memory-contiguous group of the output on a tile; operands laid out like
-  // the output (clones of it, say) are then contiguous too and need no exchange.
+  // the output (clones of it, say) are then contiguous too and need no exchange. A tile with
+  // many groups (convolution weights, strided views) gets MapExpr2D vertices over up to
+  // kGroupsPer2dVertex groups each instead: the same work without a vertex per group.
+  constexpr std::size_t kMinGroupsFor2d = 4, kGroupsPer2dVertex = 1024;
   for (unsigned tile = 0; tile < runs.size(); ++tile) {
     if (runs[tile].empty())
       continue;
@@ -204,21 +215,31 @@ poplar::Tensor mapImpl(poplar::Graph &graph, const expr::Expr &e,
       if (!use.isScalar && pieces[use.tensorIndex].empty())
         pieces[use.tensorIndex] = inputs[use.tensorIndex].slices(runs[tile]);
     const std::vector<poplar::Tensor> outPieces = outFlat.slices(runs[tile]);
-    for (std::size_t g = 0; g < runs[tile].size(); ++g) {
-      std::vector<poplar::Tensor> lists[3];
+    // Group g's input pieces, appended to the per-field lists.
+    auto appendInputs = [&](std::size_t g, std::vector<poplar::Tensor>(&lists)[3]) {
       for (const auto &use : compiled.inputs) {
         const poplar::Tensor &piece =
             use.isScalar ? inputs[use.tensorIndex] : pieces[use.tensorIndex][g];
         lists[use.field].push_back(piece.reinterpret(fieldType(use.field)));
       }
-      poplar::VertexRef v = graph.addVertex(cs, vertexType);
+    };
+    const std::size_t groups = runs[tile].size();
+    const bool twoD = groups >= kMinGroupsFor2d;
+    const std::size_t step = twoD ? kGroupsPer2dVertex : 1;
+    for (std::size_t first = 0; first < groups; first += step) {
+      const std::size_t last = std::min(groups, first + step);
+      std::vector<poplar::Tensor> lists[3];
+      for (std::size_t g = first; g < last; ++g)
+        appendInputs(g, lists);
+      poplar::VertexRef v = addMapVertex(twoD ? vertexType2d : vertexType, tile);
       graph.connect(v["in4"], lists[0]);
       graph.connect(v["in2"], lists[1]);
       graph.connect(v["in1"], lists[2]);
-      graph.connect(v["out"], outPieces[g]);
-      graph.setInitialValue(v["code"], poplar::ArrayRef<std::uint32_t>(compiled.code));
-      graph.setInitialValue(v["consts"], poplar::ArrayRef<std::uint32_t>(compiled.consts));
-      graph.setTileMapping(v, tile);
+      if (twoD)
+        graph.connect(v["out"], std::vector<poplar::Tensor>(outPieces.begin() + first,
+                                                            outPieces.begin() + last));
+      else
+        graph.connect(v["out"], outPieces[first]);
     }
   }
   prog.add(poplar::program::Execute(cs, {dc, "map"}));

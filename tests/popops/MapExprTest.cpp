@@ -220,3 +220,44 @@ TEST(MapExpr, ExpressionsPrintAsPopLibsNamesThem) {
   EXPECT_FALSE((_1 * _2).deepEquals(Mul(_2, _1)));
   EXPECT_TRUE(Const(3).isA<Const>());
 }
+
+TEST(MapExpr, ManyRunsPerTileShareOneTwoDimensionalVertex) {
+  // Every other element on tile 0, the rest on tile 1: each tile holds 600 one-element runs.
+  // The map gives each tile one MapExpr2D vertex over all of them, with a HALF operand (in2)
+  // and a BOOL one (in1) beside the FLOAT ones (in4), each region reading its own pieces.
+  Fixture f(2);
+  const std::size_t n = 1200;
+  Tensor a = f.graph.addVariable(FLOAT, {n}, "a");
+  Tensor h = f.graph.addVariable(HALF, {n}, "h");
+  Tensor c = f.graph.addVariable(BOOL, {n}, "c");
+  for (std::size_t i = 0; i < n; ++i)
+    for (const Tensor &t : {a, h, c})
+      f.graph.setTileMapping(t.slice(i, i + 1), static_cast<unsigned>(i % 2));
+  for (const auto &[t, name] : {std::pair{a, "a"}, std::pair{h, "h"}, std::pair{c, "c"}})
+    f.graph.createHostWrite(name, t);
+  using namespace pe;
+  Tensor out = popops::map(f.graph, Select(_1 * 2.0f, Cast(_2, FLOAT) - _1, _3), {a, h, c}, f.prog,
+                           "select");
+  f.read("out", out);
+
+  Engine engine(f.graph, f.prog);
+  engine.load(f.dev);
+  const auto estimates = engine.getVertexCycleEstimates();
+  ASSERT_EQ(estimates.size(), 2u);
+  for (const auto &e : estimates)
+    EXPECT_EQ(e.vertexType, "popops::MapExpr2D<float>");
+
+  const auto av = ewtest::randomFloats(n, -3, 3, 5);
+  const auto hv = ewtest::randomFloats(n, -3, 3, 6);
+  std::vector<half> hh(hv.begin(), hv.end());
+  std::vector<char> cv(n);
+  for (std::size_t i = 0; i < n; ++i)
+    cv[i] = static_cast<char>(i % 3 == 0);
+  ewtest::write(engine, "a", av);
+  engine.writeTensor("h", hh.data(), hh.data() + hh.size());
+  engine.writeTensor("c", cv.data(), cv.data() + cv.size());
+  engine.run();
+  const auto got = ewtest::read<float>(engine, "out", n);
+  for (std::size_t i = 0; i < n; ++i)
+    ASSERT_EQ(got[i], cv[i] ? av[i] * 2.0f : static_cast<float>(hh[i]) - av[i]) << i;
+}

@@ -65,7 +65,40 @@ void check(const BertCommandLine &o) {
     throw apps::cli_error("--gradient-accumulation " + std::to_string(o.gradientAccumulation) +
                           " (or loss scaling) needs --optimiser lamb or adamw (they divide the "
                           "summed, scaled gradients back; sgd has no gradient scale)");
-  modelConfigOf(o);
+  const BertConfig config = modelConfigOf(o);
+  if (o.estimateIpu) {
+    std::size_t layers = 0;
+    for (unsigned l : o.pipelineLayers)
+      layers += l;
+    if (o.pipelineLayers.empty() || layers != config.layers)
+      throw apps::cli_error("--pipeline-layers: its stages hold " + std::to_string(layers) +
+                            " encoder layers but the model has " + std::to_string(config.layers));
+    if (o.podReplicas == 0)
+      throw apps::cli_error("--pod-replicas must be at least 1");
+    if (o.podAccumulation == 0)
+      throw apps::cli_error("--pod-accumulation must be at least 1");
+  }
+}
+
+/// "3,7,7,7" as {3, 7, 7, 7}; throws cli_error naming the flag for anything else.
+std::vector<unsigned> parseLayerList(const std::string &text) {
+  std::vector<unsigned> layers;
+  std::istringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    std::size_t used = 0;
+    unsigned long v = 0;
+    try {
+      v = std::stoul(item, &used);
+    } catch (const std::exception &) {
+      used = 0;
+    }
+    if (item.empty() || used != item.size() || item[0] == '-' || v > 1000)
+      throw apps::cli_error("--pipeline-layers '" + text +
+                            "' is not a comma-separated list of layer counts (e.g. 3,7,7,7)");
+    layers.push_back(static_cast<unsigned>(v));
+  }
+  return layers;
 }
 
 } // namespace
@@ -74,6 +107,7 @@ std::optional<BertCommandLine> parseBertCommandLine(int argc, const char *const 
                                                     std::ostream &help) {
   BertCommandLine o;
   bool wantsHelp = false;
+  std::string pipelineLayers = "3,7,7,7";
   po::options_description d("bert: BERT pre-training on the FOLDOC corpus (Tessera)");
   // clang-format off
   d.add_options()
@@ -119,6 +153,10 @@ std::optional<BertCommandLine> parseBertCommandLine(int argc, const char *const 
     ("record-file", po::value(&o.recordFile), "Write a benchmark record (JSON) of the run here")
     ("profile-steps", po::value(&o.profileSteps)->default_value(o.profileSteps), "Time every compute set; after N steps print the host time by kind and layer and write --profile-trace (0: off)")
     ("profile-trace", po::value(&o.profileTrace)->default_value(o.profileTrace), "Where --profile-steps writes its Chrome/Perfetto trace (JSON)")
+    ("estimate-ipu", po::bool_switch(&o.estimateIpu), "Train nothing: price the model on IPUs with the cost model (plans made for the IPU; one and two encoder layers compiled, the rest inferred per layer) and print what a pipelined, replicated POD would train at")
+    ("pipeline-layers", po::value(&pipelineLayers)->default_value(pipelineLayers), "--estimate-ipu: encoder layers on each pipeline stage (one IPU each; the first also holds the embeddings and heads)")
+    ("pod-replicas", po::value(&o.podReplicas)->default_value(o.podReplicas), "--estimate-ipu: replicas of the pipeline")
+    ("pod-accumulation", po::value(&o.podAccumulation)->default_value(o.podAccumulation), "--estimate-ipu: micro-batches of --batch-size per weight update")
     ("export-run", po::value(&o.exportRun), "Before training, write DIR/initial.ckpt (the initial weights) and DIR/batches.pb (the run's training and held-out batches) for bench/bert_torch.py");
   // clang-format on
   apps::parseCommandLine(argc, argv, d);
@@ -126,6 +164,7 @@ std::optional<BertCommandLine> parseBertCommandLine(int argc, const char *const 
     help << d << "\n";
     return std::nullopt;
   }
+  o.pipelineLayers = parseLayerList(pipelineLayers);
   check(o);
   return o;
 }

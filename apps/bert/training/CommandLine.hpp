@@ -56,6 +56,14 @@ struct BertCommandLine {
   unsigned gradientAccumulation = 1;
   std::string lossScaling; ///< dynamic | static | off; empty: dynamic with 16.x, else off
   float lossScale = 32768.0f;
+  /// --estimate-ipu: price BERT on IPUs with the cost model instead of training
+  /// (training/IpuEstimate.hpp): encoder layers per pipeline stage (one IPU each; stage 0 also
+  /// holds the embeddings and the heads), replicas of the pipeline and micro-batches
+  /// accumulated per weight update. The defaults are Graphcore's BERT-Large phase 1 on a POD16.
+  bool estimateIpu = false;
+  std::vector<unsigned> pipelineLayers{3, 7, 7, 7};
+  unsigned podReplicas = 4;
+  unsigned podAccumulation = 2048;
 };
 
 /// Parses and checks argv. With --help, prints the flags to `help` and returns nothing.

@@ -34,6 +34,8 @@ double secondsSince(Clock::time_point start) {
 }
 
 enum ProgramIndex : unsigned { kInitialise, kTrain, kEvaluate, kNumPrograms };
+// With planForIpu, two more programs for the cost model: one micro-batch and one update.
+enum EstimateProgramIndex : unsigned { kMicroBatchPass = kNumPrograms, kUpdate };
 
 // The device-side statistics vector: FLOAT [6] in this order.
 enum Statistic : std::size_t { kMlmLoss, kNspLoss, kMlmCorrect, kMlmCount, kNspCorrect, kNspCount };
@@ -155,6 +157,10 @@ void PretrainingSession::Impl::build() {
   // norm statistics, optimiser moments and matmul partials stay FLOAT.
   // 16.16: the matmuls' partials and the attention scores and probabilities in HALF too.
   ctx = std::make_unique<apps::BuildContext>(g, half ? poplar::HALF : poplar::FLOAT, options.seed);
+  if (options.planForIpu) {
+    ctx->planObjective = "ipuCycles";
+    ctx->matMulOptions.set("planObjective", "ipuCycles");
+  }
   if (options.precision == apps::Precision::Half16Partials16) {
     ctx->partialsType = poplar::HALF;
     ctx->matMulOptions.set("partialsType", "half");
@@ -244,6 +250,10 @@ void PretrainingSession::Impl::build() {
   programs[kInitialise] = ctx->initialise;
   programs[kTrain] = train;
   programs[kEvaluate] = evaluate;
+  if (options.planForIpu) {
+    programs.push_back(microBatch);
+    programs.push_back(update);
+  }
   buildSeconds = secondsSince(start);
   log << "built BERT " << options.config.name << " (" << options.config.layers << " layers, hidden "
       << options.config.hidden << ", " << options.config.heads << " heads, FFN "
@@ -254,6 +264,8 @@ void PretrainingSession::Impl::build() {
     engineOptions.set("target.hostThreads", std::to_string(options.hostThreads));
   if (options.instrument) // reporting only: the executable is the same
     engineOptions.set("debug.instrument", "true");
+  if (options.planForIpu) // priced, not run: a full-size model may overflow tiles
+    engineOptions.set("debug.allowOutOfMemory", "true");
   engine = tessera::apps::startEngine(g, programs, engineOptions, device, log);
   // Replica k of the run reads the k-th of every `replicas` consecutive batches.
   cursor.assign(localReplicas, {});
@@ -423,5 +435,17 @@ void PretrainingSession::profileReport(std::ostream &out, const std::string &tra
 
 double PretrainingSession::buildSeconds() const { return impl_->buildSeconds; }
 double PretrainingSession::compileSeconds() const { return impl_->compileSeconds; }
+
+apps::IpuStepCycles PretrainingSession::estimateIpuStepCycles() const {
+  if (!impl_->options.planForIpu)
+    throw apps::app_error("estimateIpuStepCycles: the session was not built with planForIpu "
+                          "(the host's plans say nothing about an IPU's cycles)");
+  apps::IpuStepCycles c;
+  c.forwardBackward = impl_->engine->estimateProgramCycles(kMicroBatchPass);
+  c.update = impl_->engine->estimateProgramCycles(kUpdate);
+  for (const auto &p : impl_->ctx->parameters())
+    c.parameterElements += p->value.numElements();
+  return c;
+}
 
 } // namespace tessera::bert

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include <tessera/apps/Checkpoint.hpp>
+#include <tessera/apps/ClassifierTrainer.hpp>
 #include <tessera/apps/LossScaling.hpp>
 #include <tessera/apps/TrainingOptions.hpp>
 
@@ -43,6 +44,9 @@ struct SessionOptions {
   unsigned replicas = 1;
   /// Time every compute set (engine option debug.instrument), for profileReport().
   bool instrument = false;
+  /// Plan every matMul for a real IPU's cycles and compile even when tiles overflow: the
+  /// session is then for estimateIpuStepCycles (--estimate-ipu), not for training.
+  bool planForIpu = false;
   OptimiserKind optimiser = OptimiserKind::Lamb;
   float momentum = 0.9f;     ///< SGD only
   float weightDecay = 0.01f; ///< applied to weight matrices and tables only
@@ -92,6 +96,11 @@ public:
   /// With `instrument`: the host time of the runs so far by kind and by layer, and their Chrome
   /// trace written to `traceFile` (<tessera/profile/StepBreakdown.hpp>).
   void profileReport(std::ostream &out, const std::string &traceFile);
+
+  /// planForIpu only: the IPU cost model's cycles for one micro-batch (inputs, forward,
+  /// backward, statistics) and for one optimiser update; nothing runs. Throws app_error for a
+  /// session built without planForIpu.
+  apps::IpuStepCycles estimateIpuStepCycles() const;
 
   double buildSeconds() const;
   double compileSeconds() const;

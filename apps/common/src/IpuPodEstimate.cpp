@@ -75,13 +75,20 @@ void printPodEstimate(std::ostream &out, const std::string &model, const PodConf
       << (stages > 1 ? " IPUs" : " IPU") << ", micro-batch " << config.microBatch << " x "
       << config.accumulation << " accumulated = " << estimate.globalBatch
       << " per weight update every " << ms(estimate.weightUpdateSeconds) << "\n";
-  const double ratio = estimate.samplesPerSecond / published.samplesPerSecond;
   out << "  estimated " << std::fixed << std::setprecision(0) << estimate.samplesPerSecond << " "
-      << published.unit << "; published " << published.samplesPerSecond << " " << published.unit
-      << " (" << published.source << "); ratio " << std::setprecision(2) << ratio << "\n";
-  out << "ipu-estimate: " << model << " " << config.system << " " << std::setprecision(0)
-      << estimate.samplesPerSecond << " " << published.unit << " published "
-      << published.samplesPerSecond << " ratio " << std::setprecision(3) << ratio << std::endl;
+      << published.unit;
+  if (published.samplesPerSecond <= 0) {
+    out << " (" << published.source << ")\n";
+    out << "ipu-estimate: " << model << " " << config.system << " " << estimate.samplesPerSecond
+        << " " << published.unit << " published - ratio -" << std::endl;
+  } else {
+    const double ratio = estimate.samplesPerSecond / published.samplesPerSecond;
+    out << "; published " << published.samplesPerSecond << " " << published.unit << " ("
+        << published.source << "); ratio " << std::setprecision(2) << ratio << "\n";
+    out << "ipu-estimate: " << model << " " << config.system << " " << std::setprecision(0)
+        << estimate.samplesPerSecond << " " << published.unit << " published "
+        << published.samplesPerSecond << " ratio " << std::setprecision(3) << ratio << std::endl;
+  }
   out.unsetf(std::ios::floatfield);
 }
 

@@ -56,8 +56,8 @@ struct PublishedFigure {
 };
 
 /// Prints the estimate, how it was reached and its ratio to `published`; the last line is
-/// "ipu-estimate: <model> <system> <samples/s> <unit> published <figure> ratio <r>", the line
-/// `tessera-bench ipu-estimate` collects.
+/// "ipu-estimate: <model> <system> <samples/s> <unit> published <figure> ratio <r>" ("-" for
+/// both without a published figure: samplesPerSecond 0), the line scripts collect.
 void printPodEstimate(std::ostream &out, const std::string &model, const PodConfig &config,
                       const ReplicaStepCycles &cycles, const PodEstimate &estimate,
                       const PublishedFigure &published);
