@@ -132,6 +132,9 @@ int runIpuEstimates(const std::filesystem::path &buildDir, const std::string &se
     try {
       if (r.status != 0)
         throw apps::app_error(s.name + " failed (exit status " + std::to_string(r.status) +
+                              (r.status == 128 + 9 ? ", killed: most likely by the kernel for "
+                                                     "want of memory"
+                                                   : "") +
                               "); see " + log.string());
       lines.push_back(parseIpuEstimateLine(text, s.name));
       // The trainer's own account of how it got there.

@@ -10,6 +10,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <new>
 #include <optional>
 #include <sstream>
 
@@ -303,5 +304,8 @@ int main(int argc, char **argv) {
   } catch (const poplar::poplar_error &e) {
     std::cerr << "bert: error: " << e.what() << "\n";
     return 2;
+  } catch (const std::bad_alloc &) {
+    std::cerr << "bert: error: " << tessera::apps::outOfHostMemoryMessage() << "\n";
+    return 3;
   }
 }

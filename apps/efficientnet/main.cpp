@@ -2,6 +2,7 @@
 // grouped convolutions) on Fashion-MNIST on a simulated IPU and reports throughput, accuracy and
 // time to the target accuracy.
 #include <iostream>
+#include <new>
 
 #include <poplar/exceptions.hpp>
 
@@ -92,5 +93,8 @@ int main(int argc, char **argv) {
   } catch (const poplar::poplar_error &e) {
     std::cerr << "efficientnet: error: " << e.what() << "\n";
     return 2;
+  } catch (const std::bad_alloc &) {
+    std::cerr << "efficientnet: error: " << tessera::apps::outOfHostMemoryMessage() << "\n";
+    return 3;
   }
 }

@@ -2,6 +2,7 @@
 // Fashion-MNIST on a simulated 1472-tile IPU and reports time-to-train and accuracy.
 #include <filesystem>
 #include <iostream>
+#include <new>
 
 #include <poplar/exceptions.hpp>
 
@@ -92,5 +93,8 @@ int main(int argc, char **argv) {
   } catch (const poplar::poplar_error &e) {
     std::cerr << "resnet50: error: " << e.what() << "\n";
     return 2;
+  } catch (const std::bad_alloc &) {
+    std::cerr << "resnet50: error: " << tessera::apps::outOfHostMemoryMessage() << "\n";
+    return 3;
   }
 }

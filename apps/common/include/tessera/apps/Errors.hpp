@@ -68,4 +68,12 @@ struct cli_error : app_error {
   explicit cli_error(const std::string &message) : app_error(message, "cli_error") {}
 };
 
+/// What a trainer prints when the host runs out of memory (std::bad_alloc) building or
+/// compiling its graph, instead of dying with "terminate called": the graph of a full-size model
+/// planned for an IPU can outgrow the host.
+inline const char *outOfHostMemoryMessage() {
+  return "the host ran out of memory (std::bad_alloc) building or compiling the graph; use a "
+         "smaller model, batch or image size, or a machine with more memory";
+}
+
 } // namespace tessera::apps
