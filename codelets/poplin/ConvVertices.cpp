@@ -33,6 +33,7 @@
 #include <poplar/Vertex.hpp>
 #include <tessera/VertexType.hpp>
 
+#include "poplin/AmpRate.hpp"
 #include "poplin/ConvGeometry.hpp"
 #include "poplin/ConvPanel.hpp"
 #include "poplin/ConvPhasePlane.hpp"
@@ -444,12 +445,14 @@ public:
     }
   }
 
-  /// 2 fp32 MACs per cycle per worker plus one cycle per panel element built.
+  /// The products at the AMP rate (AmpRate.hpp) plus each worker's share of the input panel,
+  /// two elements a cycle.
   std::uint64_t cycleEstimate() const {
     const BlockGeometry geo = geometry();
     const std::uint64_t k = std::uint64_t(inChans) * geo.kernelElements();
     const std::uint64_t n = std::uint64_t(batch) * geo.outPositions();
-    return 60 + std::uint64_t(groups) * (outChans * k * n / 2 + k * n);
+    return 60 + ampWorkerCycles<In>(std::uint64_t(groups) * outChans * k * n) +
+           std::uint64_t(groups) * k * n / 12;
   }
 };
 
@@ -604,11 +607,14 @@ public:
     }
   }
 
+  /// As the forward block: the products at the AMP rate, plus building and transposing each
+  /// worker's share of the panels.
   std::uint64_t cycleEstimate() const {
     const BlockGeometry geo = geometry();
     const std::uint64_t k = std::uint64_t(inChans) * geo.kernelElements();
     const std::uint64_t n = std::uint64_t(batch) * geo.outPositions();
-    return 60 + std::uint64_t(groups) * (outChans * k * n / 2 + k * n) * 6;
+    return 60 + ampWorkerCycles<In>(std::uint64_t(groups) * outChans * k * n) +
+           std::uint64_t(groups) * (k * n + outChans * n) / 12;
   }
 };
 

@@ -22,6 +22,7 @@
 #include <poplar/Vertex.hpp>
 #include <tessera/VertexType.hpp>
 
+#include "poplin/AmpRate.hpp"
 #include "poplin/PoplinCodelets.hpp"
 #include "poplin/Transpose.hpp"
 #include "poplin/kernels/GemmKernels.hpp"
@@ -136,18 +137,17 @@ public:
     }
   }
 
-  /// Per worker: 2 FLOP per multiply-add, 2 fp32 lanes per cycle (64-bit datapath), plus the
-  /// packing of b; the MultiVertex costs its slowest worker times the worker count.
+  /// One worker's thread cycles: its share of the products at the AMP rate (AmpRate.hpp), of
+  /// packing b and of any transposes, two elements a cycle.
   std::uint64_t cycleEstimate() const {
     const std::uint64_t workers = 6;
-    const std::uint64_t perWorker =
-        (std::uint64_t(m) * n * k + workers - 1) / workers / 2 + std::uint64_t(k) * n / workers;
     // Each worker transposes its rows of a (all of them; fp32 a is read in place) or its
     // columns of b.
     const bool transposesA = aTransposed && !std::is_same_v<In, float>;
     const std::uint64_t transposes = (transposesA ? std::uint64_t(m) * k : 0) +
                                      (bTransposed ? std::uint64_t(k) * n / workers : 0);
-    return 50 + (perWorker + transposes) * workers;
+    return 50 + ampWorkerCycles<In>(std::uint64_t(m) * n * k) +
+           (std::uint64_t(k) * n / workers + transposes) / 2;
   }
 };
 

@@ -33,7 +33,6 @@ struct CompilerContext {
     Tensor tensor;
     bool hasSize;
     tessera::FieldDirection direction;
-    std::string field;
   };
   /// Per compute set plan: its pending bindings, in vertex order.
   std::vector<std::vector<PendingBinding>> bindings;

@@ -75,7 +75,7 @@ void planVertexState(CompilerContext &ctx, const std::vector<unsigned> &computeS
         case FieldKind::Scalar:
         case FieldKind::Vector:
           bindings.push_back({vid, objectIndex, slot, state.tensors.front(),
-                              info.kind == FieldKind::Vector, info.direction, info.name});
+                              info.kind == FieldKind::Vector, info.direction});
           break;
         case FieldKind::VectorList: {
           const std::uint64_t n = state.tensors.size();
@@ -92,8 +92,7 @@ void planVertexState(CompilerContext &ctx, const std::vector<unsigned> &computeS
                                 {tile, table + i * kSpanBytes},
                                 state.tensors[i],
                                 true,
-                                info.direction,
-                                info.name + "[" + std::to_string(i) + "]"});
+                                info.direction});
           break;
         }
         case FieldKind::Plain:
