@@ -183,21 +183,51 @@ poplar::Tensor mapImpl(poplar::Graph &graph, const expr::Expr &e,
       }
     }
   }
+  // Each operand flattened in the visiting order and seen as its field's element type once, so
+  // the per-group pieces below are plain slices (not one reinterpreted view per piece).
   const std::vector<poplar::Tensor> unflattened = inputs;
   for (const auto &use : compiled.inputs) {
     const poplar::Tensor &t = unflattened[use.tensorIndex];
     inputs[use.tensorIndex] =
-        use.isScalar ? t.flatten() : broadcastTo(t, *shape).dimShuffle(order).flatten();
+        (use.isScalar ? t.flatten() : broadcastTo(t, *shape).dimShuffle(order).flatten())
+            .reinterpret(fieldType(use.field));
   }
+
+  // Operands broadcast to the output's shape (a per-channel parameter over an activation, say)
+  // are often one element repeated over a whole group: such a group's vertex reads that element
+  // once, as a scalar, instead of an exchanged copy of the repetition — with the expression
+  // compiled once more for it, those operands given as one element.
+  std::vector<unsigned> broadcastOperands;
+  for (const auto &use : compiled.inputs)
+    if (!use.isScalar && unflattened[use.tensorIndex].numElements() != result.numElements())
+      broadcastOperands.push_back(use.tensorIndex);
+  std::vector<bool> scalarTensor(ts.size(), false);
+  for (const auto &use : compiled.inputs)
+    scalarTensor[use.tensorIndex] = use.isScalar;
+  std::optional<detail::CompiledMapExpr> withScalars;
+  if (!broadcastOperands.empty()) {
+    std::vector<poplar::Tensor> oneElement = ts;
+    for (unsigned i : broadcastOperands)
+      oneElement[i] = ts[i].flatten().slice(0, 1);
+    withScalars = detail::compileMapExpr(e, oneElement, names, context);
+  }
+  auto oneElementRepeated = [](const poplar::Tensor &piece) {
+    const auto regions = piece.getVarRegions();
+    return !regions.empty() &&
+           std::all_of(regions.begin(), regions.end(), [&](const poplar::VariableInterval &r) {
+             return r == regions.front() && r.interval.size() == 1;
+           });
+  };
 
   poplar::ComputeSet cs = graph.addComputeSet({dc, "map"});
   const std::string vertexType = poputil::templateVertex("popops::MapExpr", compiled.outType);
   const std::string vertexType2d = poputil::templateVertex("popops::MapExpr2D", compiled.outType);
   const poplar::Tensor outFlat = result.dimShuffle(order).flatten();
-  auto addMapVertex = [&](const std::string &type, unsigned tile) {
+  auto addMapVertex = [&](const std::string &type, const detail::CompiledMapExpr &code,
+                          unsigned tile) {
     poplar::VertexRef v = graph.addVertex(cs, type);
-    graph.setInitialValue(v["code"], poplar::ArrayRef<std::uint32_t>(compiled.code));
-    graph.setInitialValue(v["consts"], poplar::ArrayRef<std::uint32_t>(compiled.consts));
+    graph.setInitialValue(v["code"], poplar::ArrayRef<std::uint32_t>(code.code));
+    graph.setInitialValue(v["consts"], poplar::ArrayRef<std::uint32_t>(code.consts));
     graph.setTileMapping(v, tile);
     return v;
   };
@@ -215,23 +245,32 @@ poplar::Tensor mapImpl(poplar::Graph &graph, const expr::Expr &e,
       if (!use.isScalar && pieces[use.tensorIndex].empty())
         pieces[use.tensorIndex] = inputs[use.tensorIndex].slices(runs[tile]);
     const std::vector<poplar::Tensor> outPieces = outFlat.slices(runs[tile]);
-    // Group g's input pieces, appended to the per-field lists.
-    auto appendInputs = [&](std::size_t g, std::vector<poplar::Tensor>(&lists)[3]) {
-      for (const auto &use : compiled.inputs) {
-        const poplar::Tensor &piece =
-            use.isScalar ? inputs[use.tensorIndex] : pieces[use.tensorIndex][g];
-        lists[use.field].push_back(piece.reinterpret(fieldType(use.field)));
+    // Group g's input pieces as `code` reads them, appended to the per-field lists.
+    auto appendInputs = [&](std::size_t g, const detail::CompiledMapExpr &code,
+                            std::vector<poplar::Tensor>(&lists)[3]) {
+      for (const auto &use : code.inputs) {
+        const bool whole = scalarTensor[use.tensorIndex]; // one element to begin with
+        const poplar::Tensor &piece = whole ? inputs[use.tensorIndex] : pieces[use.tensorIndex][g];
+        lists[use.field].push_back(use.isScalar && !whole ? piece.slice(0, 1) : piece);
       }
+    };
+    auto repeatsOneElement = [&](std::size_t g) {
+      return std::all_of(broadcastOperands.begin(), broadcastOperands.end(),
+                         [&](unsigned i) { return oneElementRepeated(pieces[i][g]); });
     };
     const std::size_t groups = runs[tile].size();
     const bool twoD = groups >= kMinGroupsFor2d;
     const std::size_t step = twoD ? kGroupsPer2dVertex : 1;
     for (std::size_t first = 0; first < groups; first += step) {
       const std::size_t last = std::min(groups, first + step);
+      bool scalars = withScalars.has_value();
+      for (std::size_t g = first; scalars && g < last; ++g)
+        scalars = repeatsOneElement(g);
+      const detail::CompiledMapExpr &code = scalars ? *withScalars : compiled;
       std::vector<poplar::Tensor> lists[3];
       for (std::size_t g = first; g < last; ++g)
-        appendInputs(g, lists);
-      poplar::VertexRef v = addMapVertex(twoD ? vertexType2d : vertexType, tile);
+        appendInputs(g, code, lists);
+      poplar::VertexRef v = addMapVertex(twoD ? vertexType2d : vertexType, code, tile);
       graph.connect(v["in4"], lists[0]);
       graph.connect(v["in2"], lists[1]);
       graph.connect(v["in1"], lists[2]);

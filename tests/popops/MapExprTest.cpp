@@ -261,3 +261,37 @@ TEST(MapExpr, ManyRunsPerTileShareOneTwoDimensionalVertex) {
   for (std::size_t i = 0; i < n; ++i)
     ASSERT_EQ(got[i], cv[i] ? av[i] * 2.0f : static_cast<float>(hh[i]) - av[i]) << i;
 }
+
+TEST(MapExpr, APerChannelOperandIsReadOnceNotExchangedPerElement) {
+  // x [4 channels][256] channel-major over 4 tiles (one channel each), scale [4][1] on tile 0:
+  // each tile's vertex reads its channel's scale as a scalar, so the map exchanges 3 × 4 bytes
+  // (tiles 1-3 fetch one element each), not 3 × 256 × 4.
+  Fixture f(4);
+  Tensor x = f.graph.addVariable(FLOAT, {4, 256}, "x");
+  for (unsigned c = 0; c < 4; ++c)
+    f.graph.setTileMapping(x[c], c);
+  Tensor scale = f.graph.addVariable(FLOAT, {4, 1}, "scale");
+  f.graph.setTileMapping(scale, 0);
+  f.graph.createHostWrite("x", x);
+  f.graph.createHostWrite("scale", scale);
+  using namespace pe;
+  Tensor out = popops::map(f.graph, _1 * _2 + 1.0f, {x, scale}, f.prog, "scaled");
+  f.read("out", out);
+
+  Engine engine(f.graph, f.prog);
+  engine.load(f.dev);
+  std::uint64_t bytes = 0;
+  for (const auto &cs : engine.getGraphProfile().computeSets)
+    if (cs.name.find("scaled") != std::string::npos)
+      bytes += cs.exchangeBytes;
+  EXPECT_EQ(bytes, 3u * 4u);
+
+  const auto xv = ewtest::randomFloats(4 * 256, -3, 3, 7);
+  const std::vector<float> sv{0.5f, -2.0f, 3.0f, 0.25f};
+  ewtest::write(engine, "x", xv);
+  ewtest::write(engine, "scale", sv);
+  engine.run();
+  const auto got = ewtest::read<float>(engine, "out", xv.size());
+  for (std::size_t i = 0; i < got.size(); ++i)
+    ASSERT_EQ(got[i], xv[i] * sv[i / 256] + 1.0f) << i;
+}

@@ -115,3 +115,32 @@ TEST(CostModel, SlowestTileSetsTheComputeSetCost) {
   engine.load(device);
   EXPECT_EQ(engine.getGraphProfile().computeSets.at(0).slowestTile, 1u);
 }
+
+TEST(CostModel, ASenderPaysOnceForBytesManyTilesReceive) {
+  // The IPU exchange multicasts: 4 tiles reading the same 64 floats of tile 0 cost tile 0 one
+  // send (256 bytes) and each receiver its 256; 4 different slices would cost tile 0 four.
+  registerVertices();
+  auto exchangeCycles = [](bool sameData) {
+    Device device = smallDevice(5);
+    Graph graph(device.getTarget());
+    Tensor source = graph.addVariable(FLOAT, {4, 64}, "source");
+    graph.setTileMapping(source, 0);
+    ComputeSet cs = graph.addComputeSet("fanOut");
+    for (unsigned t = 1; t <= 4; ++t) {
+      Tensor w = graph.addVariable(FLOAT, {64}, std::string("w").append(std::to_string(t)));
+      Tensor out = graph.addVariable(FLOAT, {}, std::string("out").append(std::to_string(t)));
+      graph.setTileMapping(w, t);
+      graph.setTileMapping(out, t);
+      auto v =
+          graph.addVertex(cs, "profiletest::DenseRow",
+                          {{"in", source[sameData ? 0 : t - 1]}, {"weights", w}, {"out", out}});
+      graph.setTileMapping(v, t);
+    }
+    Engine engine(graph, Execute(cs));
+    engine.load(device);
+    return engine.getGraphProfile().computeSets.at(0).exchangeCycles;
+  };
+  const unsigned bytesPerCycle = smallDevice(5).getTarget().getExchangeBytesPerCycle();
+  EXPECT_EQ(exchangeCycles(true), 256u / bytesPerCycle);
+  EXPECT_EQ(exchangeCycles(false), 4 * 256u / bytesPerCycle);
+}

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
+#include <tuple>
 
 namespace poplar::profile {
 
@@ -9,13 +11,22 @@ namespace {
 
 std::uint64_t ceilDiv(std::uint64_t a, std::uint64_t b) { return b ? (a + b - 1) / b : a; }
 
-/// Bytes each tile sends plus receives in one copy list.
+/// Bytes each tile sends plus receives in one copy list. The IPU's exchange is a multicast:
+/// any number of tiles may receive what one tile sends in the same cycles, so a sender pays once
+/// for the same bytes going to many tiles (a per-channel parameter every tile of an activation
+/// needs); each receiver still pays for what it takes in.
 std::map<unsigned, std::uint64_t> trafficPerTile(const compiler::CopyList &list) {
   std::map<unsigned, std::uint64_t> perTile;
+  using Send = std::tuple<unsigned, std::uint64_t, std::uint64_t, std::uint64_t, std::int64_t>;
+  std::set<Send> sent;
   for (const auto &op : list.ops) {
-    perTile[op.src.tile] += op.totalBytes();
-    if (op.dst.tile != op.src.tile)
-      perTile[op.dst.tile] += op.totalBytes();
+    if (op.dst.tile == op.src.tile) { // a copy within one tile: no exchange, counted once
+      perTile[op.src.tile] += op.totalBytes();
+      continue;
+    }
+    perTile[op.dst.tile] += op.totalBytes();
+    if (sent.insert({op.src.tile, op.src.offset, op.bytes, op.repeat, op.srcStride}).second)
+      perTile[op.src.tile] += op.totalBytes();
   }
   return perTile;
 }
