@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -20,6 +21,9 @@
 #include <poplar/exceptions.hpp>
 #include <poputil/TileMapping.hpp>
 #include <poputil/exceptions.hpp>
+
+#include "engine/CrossInstance.hpp"
+#include "gcl/MpiByteCount.hpp"
 
 using namespace poplar;
 using namespace poplar::program;
@@ -467,5 +471,47 @@ TEST(CollectivesErrors, ReplicasThatSkipACollectiveAreNamedNotHung) {
     EXPECT_NE(std::string(e.what()).find("replicas took different paths"), std::string::npos)
         << e.what();
     EXPECT_NE(std::string(e.what()).find("gradSum"), std::string::npos) << e.what();
+  }
+}
+
+TEST(CollectivesErrors, ATesseraRunInstanceWithoutTheTransportSaysToLinkGcl) {
+  // A program run by tessera-run whose collectives span instances, in a process where no
+  // transport was registered (libgcl not linked): simulated by taking gcl's registration away.
+  const auto gclTransport = poplar::engine::registerCrossInstance(nullptr);
+  ::setenv("TESSERA_NUM_INSTANCES", "2", 1);
+  ::setenv("TESSERA_NUM_REPLICAS", "4", 1);
+  ::setenv("TESSERA_INSTANCE_INDEX", "0", 1);
+  Device d = device();
+  Graph graph(d.getTarget(), replication_factor(2));
+  Tensor data = graph.addVariable(FLOAT, {4}, "data");
+  poputil::mapTensorLinearly(graph, data);
+  Sequence prog;
+  gcl::allReduceInPlaceCrossReplica(graph, data, CollectiveOperator::ADD, prog);
+  std::string message;
+  try {
+    Engine engine(graph, prog);
+  } catch (const poplar::runtime_error &e) {
+    message = e.what();
+  }
+  for (const char *name :
+       {"TESSERA_NUM_INSTANCES", "TESSERA_NUM_REPLICAS", "TESSERA_INSTANCE_INDEX"})
+    ::unsetenv(name);
+  poplar::engine::registerCrossInstance(gclTransport);
+  EXPECT_NE(message.find("no transport between them is loaded: link the program with "
+                         "Tessera::gcl"),
+            std::string::npos)
+      << message;
+}
+
+TEST(CollectivesErrors, AnExchangeBetweenInstancesOverTwoGiBIsNamed) {
+  EXPECT_EQ(gcl::detail::mpiByteCount(std::size_t(INT_MAX)), INT_MAX);
+  try {
+    gcl::detail::mpiByteCount(std::size_t(INT_MAX) + 1);
+    FAIL() << "no error for 2 GiB";
+  } catch (const poplar::runtime_error &e) {
+    EXPECT_NE(std::string(e.what()).find("2147483648 bytes in one exchange between instances; "
+                                         "at most 2 GiB"),
+              std::string::npos)
+        << e.what();
   }
 }

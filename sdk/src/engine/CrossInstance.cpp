@@ -1,6 +1,7 @@
 #include "engine/CrossInstance.hpp"
 
 #include <mutex>
+#include <utility>
 
 #include <poplar/exceptions.hpp>
 
@@ -20,9 +21,9 @@ Registry &registry() {
 
 } // namespace
 
-void registerCrossInstance(CrossInstanceFactory factory) {
+CrossInstanceFactory registerCrossInstance(CrossInstanceFactory factory) {
   std::lock_guard lock(registry().mutex);
-  registry().factory = factory;
+  return std::exchange(registry().factory, factory);
 }
 
 CrossInstance &crossInstance() {

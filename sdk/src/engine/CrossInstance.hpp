@@ -22,8 +22,9 @@ public:
 
 using CrossInstanceFactory = std::unique_ptr<CrossInstance> (*)();
 
-/// Called by the library that provides the transport (libgcl) when it is loaded.
-void registerCrossInstance(CrossInstanceFactory factory);
+/// Called by the library that provides the transport (libgcl) when it is loaded. Returns the
+/// factory it replaces (tests put it back).
+CrossInstanceFactory registerCrossInstance(CrossInstanceFactory factory);
 
 /// The process's transport, made on first use; throws runtime_error when none is registered.
 CrossInstance &crossInstance();

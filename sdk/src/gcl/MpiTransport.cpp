@@ -2,7 +2,6 @@
 // registered when libgcl is loaded. MPI is initialised on first use — by the first Engine whose
 // collectives span instances — unless the program already did, and finalised at exit if we
 // initialised it.
-#include <climits>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -12,6 +11,7 @@
 #include <poplar/exceptions.hpp>
 
 #include "engine/CrossInstance.hpp"
+#include "gcl/MpiByteCount.hpp"
 
 namespace gcl {
 namespace {
@@ -24,13 +24,6 @@ void check(int code, const char *what) {
   MPI_Error_string(code, text, &length);
   throw poplar::runtime_error(std::string("gcl: ") + what +
                               " failed across instances: " + std::string(text, length));
-}
-
-int asCount(std::size_t bytes) {
-  if (bytes > std::size_t(INT_MAX))
-    throw poplar::runtime_error("gcl: " + std::to_string(bytes) +
-                                " bytes in one exchange between instances; at most 2 GiB");
-  return static_cast<int>(bytes);
 }
 
 class MpiTransport : public poplar::engine::CrossInstance {
@@ -60,12 +53,12 @@ public:
   unsigned instanceIndex() const override { return static_cast<unsigned>(rank_); }
 
   void allGather(const void *send, std::size_t bytes, void *recv) override {
-    const int n = asCount(bytes);
+    const int n = detail::mpiByteCount(bytes);
     check(MPI_Allgather(send, n, MPI_BYTE, recv, n, MPI_BYTE, comm_), "MPI_Allgather");
   }
 
   void allToAll(const void *send, std::size_t bytes, void *recv) override {
-    const int n = asCount(bytes);
+    const int n = detail::mpiByteCount(bytes);
     check(MPI_Alltoall(send, n, MPI_BYTE, recv, n, MPI_BYTE, comm_), "MPI_Alltoall");
   }
 
