@@ -216,6 +216,72 @@ void reduceAcross(const compiler::CollectivePlan &c, const ReplicaGroup &g, std:
   }
 }
 
+/// The runs of tile memory holding bytes [lo, hi) of `img` (pieces sorted by host offset).
+CrossInstance::Spans spansOf(const TileMemory &tiles,
+                             const std::vector<compiler::TensorPiece> &pieces, std::size_t lo,
+                             std::size_t hi) {
+  CrossInstance::Spans spans;
+  auto it = std::upper_bound(
+      pieces.begin(), pieces.end(), lo,
+      [](std::size_t at, const compiler::TensorPiece &p) { return at < p.hostOffset; });
+  if (it != pieces.begin())
+    --it;
+  for (; it != pieces.end() && it->hostOffset < hi; ++it) {
+    const std::size_t from = std::max<std::size_t>(lo, it->hostOffset);
+    const std::size_t to = std::min<std::size_t>(hi, it->hostOffset + it->bytes);
+    if (from < to)
+      spans.push_back({tiles.address(it->at) + (from - it->hostOffset), to - from});
+  }
+  return spans;
+}
+
+std::vector<compiler::TensorPiece> byHostOffset(const compiler::TensorImage &img) {
+  std::vector<compiler::TensorPiece> pieces = img.pieces;
+  std::sort(pieces.begin(), pieces.end(),
+            [](const auto &a, const auto &b) { return a.hostOffset < b.hostOffset; });
+  return pieces;
+}
+
+/// An all-reduce over instances with one replica each, straight from and into tile memory:
+/// instance k is sent its chunk of every instance's tensor, reduces them in instance (= global
+/// replica) order, and sends the result to every instance's destination — the same bits as
+/// reduceAcross, without packing the tensor into a buffer and unpacking the result.
+void allReduceOneReplicaEach(const compiler::CollectivePlan &c, const ReplicaGroup &g,
+                             std::size_t n) {
+  const std::size_t e = c.src.type.size(), I = g.across->numInstances();
+  const std::size_t me = g.across->instanceIndex();
+  const std::size_t chunk = (n + I - 1) / I;
+  auto range = [&](std::size_t k) {
+    return std::pair{std::min(n, k * chunk) * e, std::min(n, (k + 1) * chunk) * e};
+  };
+  const TileMemory &tiles = *g.local[0];
+  const auto [myLo, myHi] = range(me);
+  const std::size_t valid = (myHi - myLo) / e;
+  Buffers &buf = buffers();
+  unsigned char *recv = buf.recv.get(std::max<std::size_t>(1, I * chunk * e));
+  std::vector<CrossInstance::Spans> send(I), into(I);
+  const auto src = byHostOffset(c.src);
+  for (std::size_t k = 0; k < I; ++k) {
+    const auto [lo, hi] = range(k);
+    send[k] = spansOf(tiles, src, lo, hi);
+    if (valid)
+      into[k] = {{recv + k * chunk * e, valid * e}};
+  }
+  g.across->allToAllScattered(send, into);
+  std::vector<const unsigned char *> parts;
+  for (std::size_t j = 0; j < I; ++j)
+    parts.push_back(recv + j * chunk * e);
+  unsigned char *mine = buf.mine.get(std::max<std::size_t>(1, chunk * e));
+  reduceElements(c.src.type, c.op.op, parts, valid, mine);
+  const auto dst = byHostOffset(c.dst);
+  for (std::size_t k = 0; k < I; ++k) {
+    const auto [lo, hi] = range(k);
+    send[k] = valid ? CrossInstance::Spans{{mine, valid * e}} : CrossInstance::Spans{};
+    into[k] = spansOf(tiles, dst, lo, hi);
+  }
+  g.across->allToAllScattered(send, into);
+}
+
 } // namespace
 
 void runCollective(const compiler::CollectivePlan &c, const ReplicaGroup &g) {
@@ -233,6 +299,10 @@ void runCollective(const compiler::CollectivePlan &c, const ReplicaGroup &g) {
         replicas[r]->gather(c.src, own);
         replicas[r]->scatter(c.dst, own);
       }
+      return;
+    }
+    if (g.across && L == 1 && c.dst.bytes == c.src.bytes) {
+      allReduceOneReplicaEach(c, g, n);
       return;
     }
     unsigned char *full = buf.full.get(c.src.bytes);

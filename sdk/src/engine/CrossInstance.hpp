@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <vector>
 
 namespace poplar::engine {
 
@@ -18,6 +19,19 @@ public:
   /// Block k of `send` (numInstances blocks of `bytes`) goes to instance k; block j of `recv`
   /// comes from instance j.
   virtual void allToAll(const void *send, std::size_t bytes, void *recv) = 0;
+
+  /// A run of bytes in this process's memory (tile memory, say).
+  struct Span {
+    unsigned char *data;
+    std::size_t bytes;
+  };
+  using Spans = std::vector<Span>;
+  /// All-to-all straight from and into scattered memory: the runs of send[k], in order, go to
+  /// instance k, and the runs of recv[j], in order, receive what instance j sends this one (the
+  /// byte counts must agree). Saves packing a tensor spread over tiles into one buffer and
+  /// unpacking the result.
+  virtual void allToAllScattered(const std::vector<Spans> &send,
+                                 const std::vector<Spans> &recv) = 0;
 };
 
 using CrossInstanceFactory = std::unique_ptr<CrossInstance> (*)();

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <mpi.h>
 
@@ -60,6 +61,47 @@ public:
   void allToAll(const void *send, std::size_t bytes, void *recv) override {
     const int n = detail::mpiByteCount(bytes);
     check(MPI_Alltoall(send, n, MPI_BYTE, recv, n, MPI_BYTE, comm_), "MPI_Alltoall");
+  }
+
+  void allToAllScattered(const std::vector<Spans> &send, const std::vector<Spans> &recv) override {
+    // One hindexed byte type per peer over absolute addresses (MPI_BOTTOM), so MPI reads and
+    // writes the runs where they lie.
+    std::vector<MPI_Datatype> sendTypes(size_), recvTypes(size_);
+    std::vector<int> sendCounts(size_), recvCounts(size_), zeros(size_, 0);
+    auto typeOf = [](const Spans &runs, MPI_Datatype &type, int &count) {
+      if (runs.empty()) {
+        type = MPI_BYTE;
+        count = 0;
+        return;
+      }
+      std::vector<int> lengths;
+      std::vector<MPI_Aint> at;
+      for (const auto &r : runs) {
+        lengths.push_back(detail::mpiByteCount(r.bytes));
+        MPI_Aint a;
+        MPI_Get_address(r.data, &a);
+        at.push_back(a);
+      }
+      check(MPI_Type_create_hindexed(static_cast<int>(runs.size()), lengths.data(), at.data(),
+                                     MPI_BYTE, &type),
+            "MPI_Type_create_hindexed");
+      check(MPI_Type_commit(&type), "MPI_Type_commit");
+      count = 1;
+    };
+    for (int k = 0; k < size_; ++k) {
+      typeOf(send[k], sendTypes[k], sendCounts[k]);
+      typeOf(recv[k], recvTypes[k], recvCounts[k]);
+    }
+    const int code =
+        MPI_Alltoallw(MPI_BOTTOM, sendCounts.data(), zeros.data(), sendTypes.data(), MPI_BOTTOM,
+                      recvCounts.data(), zeros.data(), recvTypes.data(), comm_);
+    for (int k = 0; k < size_; ++k) {
+      if (sendCounts[k])
+        MPI_Type_free(&sendTypes[k]);
+      if (recvCounts[k])
+        MPI_Type_free(&recvTypes[k]);
+    }
+    check(code, "MPI_Alltoallw");
   }
 
 private:
