@@ -6,6 +6,7 @@
 #include <tessera/apps/Errors.hpp>
 #include <tessera/apps/TrainingOptions.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <iomanip>
 #include <ostream>
@@ -88,6 +89,34 @@ IpuEstimateLine parseIpuEstimateLine(const std::string &output, const std::strin
   return l;
 }
 
+std::vector<std::string> withOverrides(const std::vector<std::string> &specArgs,
+                                       const std::vector<std::string> &extra) {
+  std::vector<std::string> args = specArgs;
+  for (std::size_t i = 0; i < extra.size(); ++i) {
+    std::string flag = extra[i], value;
+    bool hasValue = false;
+    if (const std::size_t eq = flag.find('=');
+        flag.rfind("--", 0) == 0 && eq != std::string::npos) {
+      value = flag.substr(eq + 1);
+      flag.resize(eq);
+      hasValue = true;
+    } else if (flag.rfind("--", 0) == 0 && i + 1 < extra.size() &&
+               extra[i + 1].rfind("--", 0) != 0) {
+      value = extra[++i];
+      hasValue = true;
+    }
+    const auto it = std::find(args.begin(), args.end(), flag);
+    if (hasValue && it != args.end() && it + 1 != args.end() && (it + 1)->rfind("--", 0) != 0) {
+      *(it + 1) = value;
+      continue;
+    }
+    args.push_back(flag);
+    if (hasValue)
+      args.push_back(value);
+  }
+  return args;
+}
+
 int runIpuEstimates(const std::filesystem::path &buildDir, const std::string &selection,
                     const std::vector<std::string> &extraArgs, const std::filesystem::path &logDir,
                     std::ostream &out) {
@@ -118,8 +147,8 @@ int runIpuEstimates(const std::filesystem::path &buildDir, const std::string &se
   int status = 0;
   for (const auto &s : chosen) {
     std::vector<std::string> argv{trainerIn(buildDir, s.app).string()};
-    argv.insert(argv.end(), s.args.begin(), s.args.end());
-    argv.insert(argv.end(), extraArgs.begin(), extraArgs.end());
+    const std::vector<std::string> args = withOverrides(s.args, extraArgs);
+    argv.insert(argv.end(), args.begin(), args.end());
     const std::filesystem::path log = logDir / ("ipu-estimate-" + s.name + ".log");
     std::filesystem::remove(log);
     out << "tessera-bench: estimating " << s.name << " (compiles the full-size model; output in "

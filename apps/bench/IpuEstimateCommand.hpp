@@ -31,6 +31,12 @@ struct IpuEstimateLine {
 /// none or it does not parse.
 IpuEstimateLine parseIpuEstimateLine(const std::string &output, const std::string &what);
 
+/// The spec's arguments with `extra` applied: "--flag=value" (or "--flag" "value") replaces
+/// the spec's own value of --flag, anything else is appended — so a smaller host can ask for a
+/// smaller micro-batch (--batch-size=4 --pod-accumulation=30 keeps ResNet-50's batch of 1920).
+std::vector<std::string> withOverrides(const std::vector<std::string> &specArgs,
+                                       const std::vector<std::string> &extra);
+
 /// Runs the selected specs (comma-separated names; empty: all) with the trainers of `buildDir`,
 /// each trainer's output in `logDir`/ipu-estimate-<name>.log, and prints the table. Returns the
 /// process exit status (1 when an estimate failed; the others are still printed).

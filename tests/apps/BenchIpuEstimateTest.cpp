@@ -57,6 +57,15 @@ TEST(BenchIpuEstimate, SpecsUseThePublishedConfigurations) {
   // 8 x 2048 x 4 = 65536, Graphcore's global batch.
 }
 
+TEST(BenchIpuEstimate, TrainerArgumentsReplaceTheSpecsOwnValues) {
+  const std::vector<std::string> spec{"--estimate-ipu", "--batch-size", "20", "--pod-accumulation",
+                                      "6"};
+  EXPECT_EQ(withOverrides(spec, {"--batch-size=4", "--pod-accumulation", "30", "--host-threads=2",
+                                 "--augment"}),
+            (std::vector<std::string>{"--estimate-ipu", "--batch-size", "4", "--pod-accumulation",
+                                      "30", "--host-threads", "2", "--augment"}));
+}
+
 TEST(BenchIpuEstimate, AMisspeltNameGetsTheNearest) {
   std::ostringstream out;
   try {
