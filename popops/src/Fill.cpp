@@ -25,22 +25,25 @@ void addFillVertices(poplar::Graph &graph, const poplar::Tensor &t, poplar::Comp
   const std::string vertexType = poputil::templateVertex("popops::Fill", type);
   const std::string vertexType2d = poputil::templateVertex("popops::Fill2d", type);
   const poplar::Tensor flat = t.flatten();
-  const auto runs = detail::contiguousRunsPerTile(graph, t);
-  for (unsigned tile = 0; tile < runs.size(); ++tile) {
-    const auto &tileRuns = runs[tile];
-    if (tileRuns.size() <= kMaxSingleFills) {
-      for (const auto &run : tileRuns) {
-        auto v = graph.addVertex(cs, vertexType, {{"out", flat.slice(run)}});
+  // Runs that lie back to back in tile memory are one region to fill, however they are ordered
+  // in the tensor (a weight laid out block by block has one per row of each block).
+  const auto groups = detail::memoryOrderedRunsPerTile(graph, t);
+  for (unsigned tile = 0; tile < groups.size(); ++tile) {
+    if (groups[tile].empty())
+      continue;
+    const std::vector<poplar::Tensor> tileRegions = flat.slices(groups[tile]);
+    if (tileRegions.size() <= kMaxSingleFills) {
+      for (const auto &region : tileRegions) {
+        auto v = graph.addVertex(cs, vertexType, {{"out", region}});
         graph.setInitialValue(v["value"], value);
         graph.setTileMapping(v, tile);
       }
       continue;
     }
-    for (std::size_t first = 0; first < tileRuns.size(); first += kRegionsPerFill2d) {
-      const std::size_t last = std::min(tileRuns.size(), first + kRegionsPerFill2d);
-      std::vector<poplar::Tensor> regions;
-      for (std::size_t i = first; i < last; ++i)
-        regions.push_back(flat.slice(tileRuns[i]));
+    for (std::size_t first = 0; first < tileRegions.size(); first += kRegionsPerFill2d) {
+      const std::size_t last = std::min(tileRegions.size(), first + kRegionsPerFill2d);
+      const std::vector<poplar::Tensor> regions(tileRegions.begin() + first,
+                                                tileRegions.begin() + last);
       auto v = graph.addVertex(cs, vertexType2d);
       graph.connect(v["out"], regions);
       graph.setInitialValue(v["value"], value);
