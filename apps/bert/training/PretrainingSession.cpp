@@ -264,8 +264,10 @@ void PretrainingSession::Impl::build() {
     engineOptions.set("target.hostThreads", std::to_string(options.hostThreads));
   if (options.instrument) // reporting only: the executable is the same
     engineOptions.set("debug.instrument", "true");
-  if (options.planForIpu) // priced, not run: a full-size model may overflow tiles
+  if (options.planForIpu) { // priced, not run: see ClassifierTrainer
     engineOptions.set("debug.allowOutOfMemory", "true");
+    engineOptions.set("executableCache.enable", "false");
+  }
   engine = tessera::apps::startEngine(g, programs, engineOptions, device, log);
   // Replica k of the run reads the k-th of every `replicas` consecutive batches.
   cursor.assign(localReplicas, {});

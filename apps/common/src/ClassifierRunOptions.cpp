@@ -66,8 +66,8 @@ ClassifierSpec classifierSpecOf(const std::string &modelName,
   if (spec.replicas > 1)
     spec.modelConfig["replicas"] = std::to_string(spec.replicas);
   // The trainers' model configurations (resnet::describe, efficientnet::describe) name every
-  // setting their model is built from.
-  spec.reuseCompiledGraph = true;
+  // setting their model is built from. (An estimate's executable is not cached.)
+  spec.reuseCompiledGraph = !o.estimateIpu;
   spec.planForIpu = o.estimateIpu;
   return spec;
 }

@@ -146,8 +146,12 @@ void ClassifierTrainer::Impl::build() {
     engineOptions.set("target.hostThreads", std::to_string(options.hostThreads));
   if (options.profileSteps) // reporting only: the executable is the same
     engineOptions.set("debug.instrument", "true");
-  if (spec.planForIpu) // priced, not necessarily run: a full-size model may overflow tiles
+  if (spec.planForIpu) {
+    // Priced, not run: a full-size model may overflow tiles, and its executable (tens of
+    // gigabytes of host structures) is not worth serializing into the cache at exit.
     engineOptions.set("debug.allowOutOfMemory", "true");
+    engineOptions.set("executableCache.enable", "false");
+  }
   const std::string identity = trainerIdentity(graphConfig());
   if (!startFromManifest(identity, engineOptions))
     buildGraph(identity, engineOptions);
