@@ -427,13 +427,17 @@ TEST(CollectivesErrors, ReplicaThatDoesNotExistAndTheWrongDevice) {
   EXPECT_THROW(engine.connectStream("data", 5, ring.data(), ring.data() + 4), index_error);
 }
 
-TEST(CollectivesErrors, GraphThatIsNotThisInstancesShareOfATesseraRunIsNamed) {
-  // As tessera-run sets it: 2 instances, 4 replicas, this is instance 0 — its graph must hold 2.
+namespace {
+
+/// As tessera-run sets it: 2 instances, 4 replicas, this process instance 0 (so its graph must
+/// hold 2 replicas). The message of the runtime_error building an Engine for a graph of
+/// `replicas` replicas with one all-reduce throws ("" when none does).
+std::string engineErrorAsInstanceZeroOfTwo(unsigned replicas) {
   ::setenv("TESSERA_NUM_INSTANCES", "2", 1);
   ::setenv("TESSERA_NUM_REPLICAS", "4", 1);
   ::setenv("TESSERA_INSTANCE_INDEX", "0", 1);
   Device d = device();
-  Graph graph(d.getTarget()); // one replica: 1 × 2 instances makes the collective legal
+  Graph graph(d.getTarget(), replication_factor(replicas));
   Tensor data = graph.addVariable(FLOAT, {4}, "data");
   poputil::mapTensorLinearly(graph, data);
   Sequence prog;
@@ -447,6 +451,14 @@ TEST(CollectivesErrors, GraphThatIsNotThisInstancesShareOfATesseraRunIsNamed) {
   for (const char *name :
        {"TESSERA_NUM_INSTANCES", "TESSERA_NUM_REPLICAS", "TESSERA_INSTANCE_INDEX"})
     ::unsetenv(name);
+  return message;
+}
+
+} // namespace
+
+TEST(CollectivesErrors, GraphThatIsNotThisInstancesShareOfATesseraRunIsNamed) {
+  // One replica: 1 × 2 instances makes the collective legal, but tessera-run gives each 2.
+  const std::string message = engineErrorAsInstanceZeroOfTwo(1);
   EXPECT_NE(message.find("replication factor 1 but tessera-run gives each instance 2"),
             std::string::npos)
       << message;
@@ -478,24 +490,7 @@ TEST(CollectivesErrors, ATesseraRunInstanceWithoutTheTransportSaysToLinkGcl) {
   // A program run by tessera-run whose collectives span instances, in a process where no
   // transport was registered (libgcl not linked): simulated by taking gcl's registration away.
   const auto gclTransport = poplar::engine::registerCrossInstance(nullptr);
-  ::setenv("TESSERA_NUM_INSTANCES", "2", 1);
-  ::setenv("TESSERA_NUM_REPLICAS", "4", 1);
-  ::setenv("TESSERA_INSTANCE_INDEX", "0", 1);
-  Device d = device();
-  Graph graph(d.getTarget(), replication_factor(2));
-  Tensor data = graph.addVariable(FLOAT, {4}, "data");
-  poputil::mapTensorLinearly(graph, data);
-  Sequence prog;
-  gcl::allReduceInPlaceCrossReplica(graph, data, CollectiveOperator::ADD, prog);
-  std::string message;
-  try {
-    Engine engine(graph, prog);
-  } catch (const poplar::runtime_error &e) {
-    message = e.what();
-  }
-  for (const char *name :
-       {"TESSERA_NUM_INSTANCES", "TESSERA_NUM_REPLICAS", "TESSERA_INSTANCE_INDEX"})
-    ::unsetenv(name);
+  const std::string message = engineErrorAsInstanceZeroOfTwo(2);
   poplar::engine::registerCrossInstance(gclTransport);
   EXPECT_NE(message.find("no transport between them is loaded: link the program with "
                          "Tessera::gcl"),

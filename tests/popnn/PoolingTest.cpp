@@ -119,44 +119,40 @@ TEST_P(Pooling, HalfForwardMatchesReference) {
   expectClose(h.run()["out"], poolRef(c.params, x), 2e-3, 2e-3, "half pool");
 }
 
-TEST_P(Pooling, InputGradientMatchesFiniteDifference) {
-  const auto &[c, layout] = GetParam();
-  const auto x = roundTo(poplar::FLOAT, randomValues(numElements(inShape(c.params)), 23));
-  const auto y = roundTo(poplar::FLOAT, poolRef(c.params, x));
-  const auto w = roundTo(poplar::FLOAT, randomValues(y.size(), 24, -1, 1));
+/// poolInputGradient (and, but for MAX, the overload without the forward tensors) against
+/// central finite differences of the reference, in `type`.
+void checkInputGradient(const Case &c, Layout layout, poplar::Type type, double absTol,
+                        double relTol) {
+  PoolParams p = c.params;
+  p.dType = type;
+  const auto x = roundTo(type, randomValues(numElements(inShape(p)), 23));
+  const auto y = roundTo(type, poolRef(p, x));
+  const auto w = roundTo(type, randomValues(y.size(), 24, -1, 1));
   Harness h(layout);
-  auto in = h.input(poplar::FLOAT, inShape(c.params), x, "in");
-  auto pooled = h.input(poplar::FLOAT, outShape(c.params), y, "pooled");
-  auto g = h.input(poplar::FLOAT, outShape(c.params), w, "pooledGrad");
-  h.output("dx",
-           popnn::pooling::poolInputGradient(h.graph(), c.params, in, pooled, g, false, h.prog()));
-  if (c.params.poolingType != PoolingType::MAX)
-    h.output("dx2", popnn::pooling::poolInputGradient(h.graph(), c.params, 1, g, h.prog()));
+  auto in = h.input(type, inShape(p), x, "in");
+  auto pooled = h.input(type, outShape(p), y, "pooled");
+  auto g = h.input(type, outShape(p), w, "pooledGrad");
+  h.output("dx", popnn::pooling::poolInputGradient(h.graph(), p, in, pooled, g, false, h.prog()));
+  if (p.poolingType != PoolingType::MAX)
+    h.output("dx2", popnn::pooling::poolInputGradient(h.graph(), p, 1, g, h.prog()));
   auto r = h.run();
   const auto want = finiteDifference(
-      [&](const std::vector<double> &v) { return dot(w, poolRef(c.params, v)); }, x, 1e-5);
-  expectClose(r["dx"], want, 1e-4, 1e-3, "input gradient");
-  if (c.params.poolingType != PoolingType::MAX)
-    expectClose(r["dx2"], want, 1e-4, 1e-3, "input gradient (no forward tensors)");
+      [&](const std::vector<double> &v) { return dot(w, poolRef(p, v)); }, x, 1e-5);
+  expectClose(r["dx"], want, absTol, relTol, "input gradient");
+  if (p.poolingType != PoolingType::MAX)
+    expectClose(r["dx2"], want, absTol, relTol, "input gradient (no forward tensors)");
+}
+
+TEST_P(Pooling, InputGradientMatchesFiniteDifference) {
+  const auto &[c, layout] = GetParam();
+  checkInputGradient(c, layout, poplar::FLOAT, 1e-4, 1e-3);
 }
 
 TEST_P(Pooling, HalfInputGradientMatchesFiniteDifference) {
   // HALF rounds after every accumulation; values in [0, 1) and at most 8 windows per element
   // keep the error near 8 half ulps of 1.
-  auto [c, layout] = GetParam();
-  c.params.dType = poplar::HALF;
-  const auto x = roundTo(poplar::HALF, randomValues(numElements(inShape(c.params)), 25));
-  const auto y = roundTo(poplar::HALF, poolRef(c.params, x));
-  const auto w = roundTo(poplar::HALF, randomValues(y.size(), 26, -1, 1));
-  Harness h(layout);
-  auto in = h.input(poplar::HALF, inShape(c.params), x, "in");
-  auto pooled = h.input(poplar::HALF, outShape(c.params), y, "pooled");
-  auto g = h.input(poplar::HALF, outShape(c.params), w, "pooledGrad");
-  h.output("dx",
-           popnn::pooling::poolInputGradient(h.graph(), c.params, in, pooled, g, false, h.prog()));
-  const auto want = finiteDifference(
-      [&](const std::vector<double> &v) { return dot(w, poolRef(c.params, v)); }, x, 1e-5);
-  expectClose(h.run()["dx"], want, 1e-2, 1e-2, "half input gradient");
+  const auto &[c, layout] = GetParam();
+  checkInputGradient(c, layout, poplar::HALF, 1e-2, 1e-2);
 }
 
 INSTANTIATE_TEST_SUITE_P(Windows, Pooling,
