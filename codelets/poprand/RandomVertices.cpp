@@ -1,5 +1,6 @@
 // poprand's generator vertices: one per tile, filling every run of the output mapped to that tile
-// (run r starts at row-major index baseIndex[r]) with the numbers of its elements' indices. The
+// (run r, runLength[r] elements, starts at row-major index baseIndex[r]; the runs lie back to
+// back in the regions of `out`) with the numbers of its elements' indices. The
 // tile's elements are split evenly over its worker contexts. Philox blocks come from the Highway
 // kernel; the maps to distributions are RandomReference.hpp's.
 #include <algorithm>
@@ -47,23 +48,32 @@ StreamKey streamKey(const poplar::Input<poplar::Vector<unsigned>> &seed, unsigne
   return {seed[0], seed[1], seedModifier, stream};
 }
 
-/// Worker `workerId`'s share of all the elements of `runs` (run r beginning at row-major index
-/// bases[r]): calls f(r, i, block) for element i of run r with its attempt-0 block.
-template <class Runs, class F>
-void forEachElement(const Runs &runs, const poplar::Vector<unsigned long long> &bases,
-                    const StreamKey &key, unsigned workerId, unsigned workers, F &&f) {
+/// Worker `workerId`'s share of all the elements of `groups`: regions of tile memory holding
+/// runs of the output back to back, run r (`lengths[r]` elements, the runs in order through the
+/// groups) beginning at row-major index bases[r]. Calls f(g, j, index, block) for element j of
+/// group g, whose row-major index is `index`, with its attempt-0 block.
+template <class Groups, class F>
+void forEachElement(const Groups &groups, const poplar::Vector<unsigned> &lengths,
+                    const poplar::Vector<unsigned long long> &bases, const StreamKey &key,
+                    unsigned workerId, unsigned workers, F &&f) {
   std::size_t total = 0;
-  for (const auto &run : runs)
-    total += run.size();
+  for (const auto &group : groups)
+    total += group.size();
   const auto [begin, end] = workerRange(total, workerId, workers);
-  std::size_t offset = 0;
-  for (std::size_t r = 0; r < runs.size() && offset < end; ++r) {
-    const std::size_t n = runs[r].size();
+  std::size_t offset = 0, g = 0, inGroup = 0;
+  for (std::size_t r = 0; r < lengths.size() && offset < end; ++r) {
+    while (g < groups.size() && inGroup == groups[g].size()) {
+      ++g;
+      inGroup = 0;
+    }
+    const std::size_t n = lengths[r];
     const std::size_t lo = std::max(begin, offset), hi = std::min(end, offset + n);
     if (lo < hi)
-      forEachBlock(key, bases[r], lo - offset, hi - offset,
-                   [&](std::size_t i, const PhiloxBlock &blk) { f(r, i, blk); });
+      forEachBlock(
+          key, bases[r], lo - offset, hi - offset,
+          [&](std::size_t i, const PhiloxBlock &blk) { f(g, inGroup + i, bases[r] + i, blk); });
     offset += n;
+    inGroup += n;
   }
 }
 
@@ -72,17 +82,18 @@ void forEachElement(const Runs &runs, const poplar::Vector<unsigned long long> &
 #define TESSERA_POPRAND_COMMON_FIELDS(T)                                                           \
   poplar::Output<poplar::VectorList<T>> out;                                                       \
   poplar::Input<poplar::Vector<unsigned>> seed;                                                    \
+  poplar::Vector<unsigned> runLength;                                                              \
   poplar::Vector<unsigned long long> baseIndex;                                                    \
   unsigned seedModifier;                                                                           \
   std::uint64_t cycleEstimate() const {                                                            \
     std::uint64_t n = 0;                                                                           \
     for (const auto &run : out)                                                                    \
       n += run.size();                                                                             \
-    return 40 + 10 * out.size() + 6 * n;                                                           \
+    return 40 + 10 * runLength.size() + 6 * n;                                                     \
   }                                                                                                \
   template <class F> void forMyElements(unsigned workerId, Stream stream, F &&f) {                 \
-    forEachElement(out, baseIndex, streamKey(seed, seedModifier, stream), workerId, numWorkers(),  \
-                   f);                                                                             \
+    forEachElement(out, runLength, baseIndex, streamKey(seed, seedModifier, stream), workerId,     \
+                   numWorkers(), f);                                                               \
   }
 
 /// Uniform in [minVal, minVal + range) for float and half.
@@ -94,9 +105,8 @@ public:
 
   void compute(unsigned workerId) {
     forMyElements(workerId, Stream::Uniform,
-                  [&](std::size_t r, std::size_t i, const PhiloxBlock &b) {
-                    out[r][i] = T(uniformFloat(b[0], minVal, range));
-                  });
+                  [&](std::size_t g, std::size_t j, [[maybe_unused]] unsigned long long index,
+                      const PhiloxBlock &b) { out[g][j] = T(uniformFloat(b[0], minVal, range)); });
   }
 };
 
@@ -109,9 +119,8 @@ public:
 
   void compute(unsigned workerId) {
     forMyElements(workerId, Stream::Uniform,
-                  [&](std::size_t r, std::size_t i, const PhiloxBlock &b) {
-                    out[r][i] = uniformInt(b[0], minVal, range);
-                  });
+                  [&](std::size_t g, std::size_t j, [[maybe_unused]] unsigned long long index,
+                      const PhiloxBlock &b) { out[g][j] = uniformInt(b[0], minVal, range); });
   }
 };
 
@@ -126,8 +135,9 @@ public:
 
   void compute(unsigned workerId) {
     forMyElements(workerId, Stream::LogUniform,
-                  [&](std::size_t r, std::size_t i, const PhiloxBlock &b) {
-                    out[r][i] = logUniform<T>(b[0], minLog, rangeLog, lower, upper);
+                  [&](std::size_t g, std::size_t j, [[maybe_unused]] unsigned long long index,
+                      const PhiloxBlock &b) {
+                    out[g][j] = logUniform<T>(b[0], minLog, rangeLog, lower, upper);
                   });
   }
 };
@@ -139,10 +149,10 @@ public:
   unsigned long long threshold;
 
   void compute(unsigned workerId) {
-    forMyElements(workerId, Stream::Bernoulli,
-                  [&](std::size_t r, std::size_t i, const PhiloxBlock &b) {
-                    out[r][i] = T(fires(b[0], threshold) ? 1.0f : 0.0f);
-                  });
+    forMyElements(
+        workerId, Stream::Bernoulli,
+        [&](std::size_t g, std::size_t j, [[maybe_unused]] unsigned long long index,
+            const PhiloxBlock &b) { out[g][j] = T(fires(b[0], threshold) ? 1.0f : 0.0f); });
   }
 };
 
@@ -154,9 +164,8 @@ public:
 
   void compute(unsigned workerId) {
     forMyElements(workerId, Stream::Normal,
-                  [&](std::size_t r, std::size_t i, const PhiloxBlock &b) {
-                    out[r][i] = T(normalSample(b, mean, stdDev));
-                  });
+                  [&](std::size_t g, std::size_t j, [[maybe_unused]] unsigned long long index,
+                      const PhiloxBlock &b) { out[g][j] = T(normalSample(b, mean, stdDev)); });
   }
 };
 
@@ -170,9 +179,10 @@ public:
   void compute(unsigned workerId) {
     const StreamKey key = streamKey(seed, seedModifier, Stream::TruncatedNormal);
     forMyElements(workerId, Stream::TruncatedNormal,
-                  [&](std::size_t r, std::size_t i, const PhiloxBlock &b) {
-                    const float z = truncatedStandardNormal(key, baseIndex[r] + i, b, alpha);
-                    out[r][i] = T(mean + stdDev * z);
+                  [&](std::size_t g, std::size_t j, [[maybe_unused]] unsigned long long index,
+                      const PhiloxBlock &b) {
+                    const float z = truncatedStandardNormal(key, index, b, alpha);
+                    out[g][j] = T(mean + stdDev * z);
                   });
   }
 };
@@ -187,8 +197,9 @@ public:
 
   void compute(unsigned workerId) {
     forMyElements(workerId, Stream::Dropout,
-                  [&](std::size_t r, std::size_t i, const PhiloxBlock &b) {
-                    out[r][i] = fires(b[0], threshold) ? T(float(in[r][i]) * scale) : T(0.0f);
+                  [&](std::size_t g, std::size_t j, [[maybe_unused]] unsigned long long index,
+                      const PhiloxBlock &b) {
+                    out[g][j] = fires(b[0], threshold) ? T(float(in[g][j]) * scale) : T(0.0f);
                   });
   }
 };
@@ -199,6 +210,7 @@ template <class V> tessera::VertexTypeBuilder<V> common(const char *name) {
   tessera::VertexTypeBuilder<V> b(name);
   b.field("out", &V::out)
       .field("seed", &V::seed)
+      .field("runLength", &V::runLength)
       .field("baseIndex", &V::baseIndex)
       .field("seedModifier", &V::seedModifier);
   return b;

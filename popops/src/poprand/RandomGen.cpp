@@ -57,7 +57,7 @@ struct GeneratorCall {
 };
 
 /// Adds one compute set generating a tensor laid out like `reference`: one vertex per tile, given
-/// the tile's contiguous runs of the output and each run's first row-major index.
+/// the tile's regions of the output, their runs' lengths and each run's first row-major index.
 Tensor generate(Graph &graph, const GeneratorCall &call, const Tensor &reference,
                 const Type &outType, Sequence &prog, const poplar::DebugContext &debugContext) {
   if (call.seed)
@@ -69,21 +69,25 @@ Tensor generate(Graph &graph, const GeneratorCall &call, const Tensor &reference
   const Tensor flatIn = call.input ? call.input->flatten() : Tensor();
   const std::string vertexType = poputil::templateVertex(call.vertexBase, outType);
   poplar::ComputeSet cs = graph.addComputeSet({debugContext, call.function});
-  const auto runs = popops::detail::contiguousRunsPerTile(graph, out);
-  for (unsigned tile = 0; tile < runs.size(); ++tile) {
-    if (runs[tile].empty())
+  // Per tile, the runs of the output grouped as they lie back to back in tile memory: one region
+  // per group, however many runs (a table laid out column block by column block has one per
+  // row), and each run's length and first row-major index.
+  const auto groups = popops::detail::memoryOrderedRunsPerTile(graph, out);
+  for (unsigned tile = 0; tile < groups.size(); ++tile) {
+    if (groups[tile].empty())
       continue;
-    std::vector<Tensor> outs, ins;
+    const std::vector<Tensor> outs = flatOut.slices(groups[tile]);
+    std::vector<unsigned> lengths;
     std::vector<unsigned long long> firstIndices;
-    for (const auto &run : runs[tile]) {
-      outs.push_back(flatOut.slice(run));
-      if (call.input)
-        ins.push_back(flatIn.slice(run));
-      firstIndices.push_back(run.begin());
-    }
+    for (const auto &group : groups[tile])
+      for (const auto &run : group) {
+        lengths.push_back(static_cast<unsigned>(run.size()));
+        firstIndices.push_back(run.begin());
+      }
     auto v = graph.addVertex(cs, vertexType, {{"out", outs}, {"seed", seed}});
     if (call.input)
-      graph.connect(v["in"], ins);
+      graph.connect(v["in"], flatIn.slices(groups[tile]));
+    graph.setInitialValue<unsigned>(v["runLength"], lengths);
     graph.setInitialValue<unsigned long long>(v["baseIndex"], firstIndices);
     // PopLibs ignores the modifier of seedless calls; so do we.
     graph.setInitialValue(v["seedModifier"], call.seed ? call.seedModifier : 0u);
