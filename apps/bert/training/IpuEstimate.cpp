@@ -1,5 +1,7 @@
 #include "training/IpuEstimate.hpp"
 
+#include <malloc.h>
+
 #include <ostream>
 #include <sstream>
 
@@ -53,8 +55,13 @@ void runIpuEstimate(const BertCommandLine &o, std::ostream &out) {
     session.config.layers = layers;
     out << "compiling " << layers << " encoder layer" << (layers > 1 ? "s" : "")
         << " planned for the IPU" << std::endl;
-    PretrainingSession s(session, out);
-    priced[layers - 1] = s.estimateIpuStepCycles();
+    {
+      PretrainingSession s(session, out);
+      priced[layers - 1] = s.estimateIpuStepCycles();
+    }
+    // Hand the first session's freed heap back to the system before the second (larger) one is
+    // built: glibc keeps it otherwise, and a full-size session needs most of a small host.
+    malloc_trim(0);
   }
   const apps::ReplicaStepCycles cycles =
       pipelineStageCycles(priced[0], priced[1], o.pipelineLayers);
