@@ -70,6 +70,8 @@ int runTrainer(int argc, char **argv) {
   // Checks the configuration before any data is read.
   efficientnet::validate(model.net, run.imageSize);
 
+  if (run.estimateIpu)
+    model.net.numClasses = 1000; // ImageNet's classifier, as --estimate-ipu says
   const apps::ClassifierSpec spec = apps::classifierSpecOf(
       "efficientnet", efficientnet::describe(model.net), model.net.numClasses, run);
   apps::ClassifierTrainer trainer(efficientnet::buildEfficientNet(model.net), spec, options,
