@@ -67,7 +67,7 @@ struct TensorPiece {
 struct TensorImage {
   Type type;
   std::vector<std::size_t> shape;
-  std::vector<TensorPiece> pieces;
+  std::vector<TensorPiece> pieces; ///< In increasing hostOffset (MemoryLayout::image).
   std::uint64_t bytes = 0;
 };
 

@@ -216,7 +216,8 @@ void reduceAcross(const compiler::CollectivePlan &c, const ReplicaGroup &g, std:
   }
 }
 
-/// The runs of tile memory holding bytes [lo, hi) of `img` (pieces sorted by host offset).
+/// The runs of tile memory holding bytes [lo, hi) of a tensor image's `pieces` (which come in
+/// increasing host offset).
 CrossInstance::Spans spansOf(const TileMemory &tiles,
                              const std::vector<compiler::TensorPiece> &pieces, std::size_t lo,
                              std::size_t hi) {
@@ -233,13 +234,6 @@ CrossInstance::Spans spansOf(const TileMemory &tiles,
       spans.push_back({tiles.address(it->at) + (from - it->hostOffset), to - from});
   }
   return spans;
-}
-
-std::vector<compiler::TensorPiece> byHostOffset(const compiler::TensorImage &img) {
-  std::vector<compiler::TensorPiece> pieces = img.pieces;
-  std::sort(pieces.begin(), pieces.end(),
-            [](const auto &a, const auto &b) { return a.hostOffset < b.hostOffset; });
-  return pieces;
 }
 
 /// An all-reduce over instances with one replica each, straight from and into tile memory:
@@ -260,10 +254,9 @@ void allReduceOneReplicaEach(const compiler::CollectivePlan &c, const ReplicaGro
   Buffers &buf = buffers();
   unsigned char *recv = buf.recv.get(std::max<std::size_t>(1, I * chunk * e));
   std::vector<CrossInstance::Spans> send(I), into(I);
-  const auto src = byHostOffset(c.src);
   for (std::size_t k = 0; k < I; ++k) {
     const auto [lo, hi] = range(k);
-    send[k] = spansOf(tiles, src, lo, hi);
+    send[k] = spansOf(tiles, c.src.pieces, lo, hi);
     if (valid)
       into[k] = {{recv + k * chunk * e, valid * e}};
   }
@@ -273,11 +266,10 @@ void allReduceOneReplicaEach(const compiler::CollectivePlan &c, const ReplicaGro
     parts.push_back(recv + j * chunk * e);
   unsigned char *mine = buf.mine.get(std::max<std::size_t>(1, chunk * e));
   reduceElements(c.src.type, c.op.op, parts, valid, mine);
-  const auto dst = byHostOffset(c.dst);
   for (std::size_t k = 0; k < I; ++k) {
     const auto [lo, hi] = range(k);
     send[k] = valid ? CrossInstance::Spans{{mine, valid * e}} : CrossInstance::Spans{};
-    into[k] = spansOf(tiles, dst, lo, hi);
+    into[k] = spansOf(tiles, c.dst.pieces, lo, hi);
   }
   g.across->allToAllScattered(send, into);
 }
