@@ -66,11 +66,8 @@ void runIpuEstimate(const BertCommandLine &o, std::ostream &out) {
   const apps::ReplicaStepCycles cycles =
       pipelineStageCycles(priced[0], priced[1], o.pipelineLayers);
 
-  apps::PodConfig pod;
-  pod.replicas = o.podReplicas;
-  pod.microBatch = o.batchSize;
-  pod.accumulation = o.podAccumulation;
-  pod.gradientElementBytes = o.precision == apps::Precision::Float32 ? 4 : 2;
+  const apps::PodConfig pod =
+      apps::podConfigFor(o.podReplicas, o.batchSize, o.podAccumulation, o.precision);
   const BertConfig config = modelConfigOf(o);
   std::ostringstream name;
   name << "bert-" << o.config;

@@ -157,10 +157,8 @@ void PretrainingSession::Impl::build() {
   // norm statistics, optimiser moments and matmul partials stay FLOAT.
   // 16.16: the matmuls' partials and the attention scores and probabilities in HALF too.
   ctx = std::make_unique<apps::BuildContext>(g, half ? poplar::HALF : poplar::FLOAT, options.seed);
-  if (options.planForIpu) {
-    ctx->planObjective = "ipuCycles";
-    ctx->matMulOptions.set("planObjective", "ipuCycles");
-  }
+  if (options.planForIpu)
+    ctx->planForIpu();
   if (options.precision == apps::Precision::Half16Partials16) {
     ctx->partialsType = poplar::HALF;
     ctx->matMulOptions.set("partialsType", "half");
@@ -264,10 +262,8 @@ void PretrainingSession::Impl::build() {
     engineOptions.set("target.hostThreads", std::to_string(options.hostThreads));
   if (options.instrument) // reporting only: the executable is the same
     engineOptions.set("debug.instrument", "true");
-  if (options.planForIpu) { // priced, not run: see ClassifierTrainer
-    engineOptions.set("debug.allowOutOfMemory", "true");
-    engineOptions.set("executableCache.enable", "false");
-  }
+  if (options.planForIpu)
+    apps::setEstimateOnlyOptions(engineOptions);
   engine = tessera::apps::startEngine(g, programs, engineOptions, device, log);
   // Replica k of the run reads the k-th of every `replicas` consecutive batches.
   cursor.assign(localReplicas, {});

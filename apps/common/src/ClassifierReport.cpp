@@ -49,11 +49,8 @@ void reportClassifierIpuEstimate(const std::string &model, const ClassifierTrain
                                  const TrainingOptions &options, const ClassifierRunOptions &run,
                                  const PublishedFigure &published, std::ostream &out) {
   const IpuStepCycles c = trainer.estimateIpuStepCycles();
-  PodConfig pod;
-  pod.replicas = run.podReplicas;
-  pod.microBatch = options.batchSize;
-  pod.accumulation = run.podAccumulation;
-  pod.gradientElementBytes = options.precision == Precision::Float32 ? 4 : 2;
+  const PodConfig pod =
+      podConfigFor(run.podReplicas, options.batchSize, run.podAccumulation, options.precision);
   const ReplicaStepCycles cycles{{c.forwardBackward}, {c.update}, c.parameterElements};
   printPodEstimate(out, model, pod, cycles, estimatePod(cycles, pod), published);
 }

@@ -146,12 +146,8 @@ void ClassifierTrainer::Impl::build() {
     engineOptions.set("target.hostThreads", std::to_string(options.hostThreads));
   if (options.profileSteps) // reporting only: the executable is the same
     engineOptions.set("debug.instrument", "true");
-  if (spec.planForIpu) {
-    // Priced, not run: a full-size model may overflow tiles, and its executable (tens of
-    // gigabytes of host structures) is not worth serializing into the cache at exit.
-    engineOptions.set("debug.allowOutOfMemory", "true");
-    engineOptions.set("executableCache.enable", "false");
-  }
+  if (spec.planForIpu)
+    setEstimateOnlyOptions(engineOptions);
   const std::string identity = trainerIdentity(graphConfig());
   if (!startFromManifest(identity, engineOptions))
     buildGraph(identity, engineOptions);
@@ -247,10 +243,8 @@ void ClassifierTrainer::Impl::buildGraph(const std::string &identity,
   poplar::Graph &g = *graph;
   const poplar::Type type = dataTypeOf(options.precision);
   ctx = std::make_unique<BuildContext>(g, type, options.seed);
-  if (spec.planForIpu) {
-    ctx->planObjective = "ipuCycles";
-    ctx->matMulOptions.set("planObjective", "ipuCycles");
-  }
+  if (spec.planForIpu)
+    ctx->planForIpu();
 
   const std::size_t S = spec.imageSize;
   poplar::Tensor hostImages = g.addVariable(poplar::FLOAT, {batch(), 1, S, S}, "images");

@@ -30,4 +30,9 @@ std::unique_ptr<poplar::Engine> startEngine(const poplar::Graph &graph,
   return engine;
 }
 
+void setEstimateOnlyOptions(poplar::OptionFlags &options) {
+  options.set("debug.allowOutOfMemory", "true");
+  options.set("executableCache.enable", "false");
+}
+
 } // namespace tessera::apps

@@ -9,6 +9,16 @@
 
 namespace tessera::apps {
 
+PodConfig podConfigFor(unsigned replicas, std::size_t microBatch, unsigned accumulation,
+                       Precision precision) {
+  PodConfig pod;
+  pod.replicas = replicas;
+  pod.microBatch = microBatch;
+  pod.accumulation = accumulation;
+  pod.gradientElementBytes = precision == Precision::Float32 ? 4 : 2;
+  return pod;
+}
+
 PodEstimate estimatePod(const ReplicaStepCycles &cycles, const PodConfig &config) {
   if (cycles.stagePass.empty() || cycles.stagePass.size() != cycles.stageUpdate.size())
     throw app_error("estimatePod: " + std::to_string(cycles.stagePass.size()) +

@@ -54,6 +54,11 @@ void BuildContext::advanceStepSeed(poplar::program::Sequence &prog) {
                      "stepSeed/advance");
 }
 
+void BuildContext::planForIpu() {
+  plansForIpu_ = true;
+  matMulOptions.set("planObjective", "ipuCycles");
+}
+
 poplar::Graph &BuildContext::placementGraph(std::size_t bytes) {
   // An IPU's plans spread each layer over all of its tiles (and its cost model has no host
   // threads to keep apart).

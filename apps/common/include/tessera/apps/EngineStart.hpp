@@ -18,4 +18,9 @@ std::unique_ptr<poplar::Engine> startEngine(const poplar::Graph &graph,
                                             const poplar::OptionFlags &options,
                                             const poplar::Device &device, std::ostream &log);
 
+/// Engine options for a graph compiled to be priced, not run (--estimate-ipu): compile even
+/// when tiles overflow (a full-size model planned for an IPU may), and keep its executable —
+/// tens of gigabytes of host structures — out of the executable cache.
+void setEstimateOnlyOptions(poplar::OptionFlags &options);
+
 } // namespace tessera::apps

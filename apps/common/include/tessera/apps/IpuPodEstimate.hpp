@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include <tessera/apps/TrainingOptions.hpp>
+
 namespace tessera::apps {
 
 struct PodConfig {
@@ -28,6 +30,11 @@ struct PodConfig {
   double linkBytesPerSecond = 32e9;     ///< one IPU-Link, one direction (Mk2: 10 links, 320 GB/s)
   std::size_t gradientElementBytes = 2; ///< 16.16 training sends HALF gradients
 };
+
+/// A Bow-POD's configuration for `replicas` replicas accumulating `accumulation` micro-batches of
+/// `microBatch`, its gradients as wide as `precision` makes them (FLOAT for 32.32, else HALF).
+PodConfig podConfigFor(unsigned replicas, std::size_t microBatch, unsigned accumulation,
+                       Precision precision);
 
 /// One replica's step as the cost model prices it, per pipeline stage (one IPU each).
 struct ReplicaStepCycles {

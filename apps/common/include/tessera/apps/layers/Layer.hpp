@@ -52,12 +52,12 @@ public:
   /// partialsType "half").
   poplar::Type partialsType = poplar::FLOAT;
   poplar::OptionFlags matMulOptions;
-  /// The planners' objective (poplin option planObjective): "hostTime", the plans this host runs
-  /// fastest, laid out in per-layer tile windows (placementGraph); or "ipuCycles" — what
-  /// --estimate-ipu compiles — the plans a real IPU runs fastest, every layer on the whole IPU.
-  /// Set it (and matMulOptions' planObjective) before the first layer is built.
-  std::string planObjective = "hostTime";
-  bool plansForIpu() const { return planObjective == "ipuCycles"; }
+  /// Plans every convolution and matMul for a real IPU's cycles (poplin planObjective
+  /// "ipuCycles", matMulOptions included) and builds every layer on the whole IPU — what
+  /// --estimate-ipu compiles — instead of the plans this host runs fastest, in per-layer tile
+  /// windows (placementGraph). Call it before the first layer is built.
+  void planForIpu();
+  bool plansForIpu() const { return plansForIpu_; }
   /// Runs once before training: fills every parameter and state tensor.
   poplar::program::Sequence initialise;
   /// Seed of the initialisers: two UNSIGNED_INT words written from `seed` at initialisation.
@@ -98,6 +98,7 @@ public:
   poplar::Graph &graphHolding(const poplar::Tensor &t);
 
 private:
+  bool plansForIpu_ = false;
   unsigned nextWindowTile_ = 0; // advanced before first use, so tile 0 (where the whole
                                 // graph's small tensors land) starts no window
   std::deque<poplar::Graph> windows_;
