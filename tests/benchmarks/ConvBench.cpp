@@ -104,6 +104,13 @@ constexpr ConvCase kConvCases[] = {
     {"effnet dw 3x3/2 96", 32, 96, 96, 16, 3, 2, 96},
     {"effnet dw 3x3 144", 32, 144, 144, 8, 3, 1, 144},
     {"effnet dw 5x5 240", 32, 240, 240, 4, 5, 1, 240},
+    // The ResNet-50 trainer's default model (width 0.125): its 3x3 layers, the trainer's
+    // largest share of convolution time.
+    {"w/8 s1 3x3 8", 32, 8, 8, 32, 3, 1, 1},
+    {"w/8 s2 3x3/2 16", 32, 16, 16, 32, 3, 2, 1},
+    {"w/8 s2 3x3 16", 32, 16, 16, 16, 3, 1, 1},
+    {"w/8 s3 3x3 32", 32, 32, 32, 8, 3, 1, 1},
+    {"w/8 s4 3x3 64", 32, 64, 64, 4, 3, 1, 1},
 };
 constexpr std::size_t kNumCases = std::size(kConvCases);
 

@@ -4,7 +4,7 @@
 # ResNet-50 cannot be built; usage: out_of_host_memory.sh <resnet50 trainer>
 set -u
 trainer="$1"
-out=$( (ulimit -v 1500000; exec "$trainer" --synthetic-data --width 1 --stem imagenet \
+out=$( (ulimit -v 1000000; exec "$trainer" --synthetic-data --width 1 --stem imagenet \
         --image-size 64 --batch-size 4 --epochs 1 --stop-after-steps 1 --validation false \
         --ipus 1 --host-threads 1) 2>&1)
 status=$?
