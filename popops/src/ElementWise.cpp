@@ -74,6 +74,45 @@ poplar::Type fieldType(unsigned field) {
 
 enum class Mode { New, InPlace, WithOutput };
 
+/// How many consecutive elements of the output, visited in dimension order `order`, read the
+/// same element of an operand of shape `operand` broadcast to `shape`: the product of the
+/// innermost visited dimensions the operand is broadcast along (1 when it is not).
+std::size_t repetitionLength(std::vector<std::size_t> operand,
+                             const std::vector<std::size_t> &shape,
+                             const std::vector<unsigned> &order) {
+  operand.insert(operand.begin(), shape.size() - operand.size(), 1);
+  std::size_t length = 1;
+  for (auto d = order.rbegin(); d != order.rend(); ++d) {
+    if (operand[*d] != 1)
+      break;
+    length *= shape[*d];
+  }
+  return length;
+}
+
+/// `runs` with every group cut where the visited element index crosses a multiple of `period`,
+/// so no group spans two repetitions of a broadcast element.
+std::vector<std::vector<std::vector<poplar::Interval>>>
+splitAtMultiples(const std::vector<std::vector<std::vector<poplar::Interval>>> &runs,
+                 std::size_t period) {
+  std::vector<std::vector<std::vector<poplar::Interval>>> split(runs.size());
+  for (std::size_t tile = 0; tile < runs.size(); ++tile)
+    for (const auto &group : runs[tile]) {
+      std::size_t block = ~std::size_t(0);
+      for (const auto &interval : group)
+        for (std::size_t at = interval.begin(); at < interval.end();) {
+          const std::size_t end = std::min(interval.end(), (at / period + 1) * period);
+          if (at / period != block) {
+            block = at / period;
+            split[tile].emplace_back();
+          }
+          split[tile].back().emplace_back(at, end);
+          at = end;
+        }
+    }
+  return split;
+}
+
 poplar::Tensor mapImpl(poplar::Graph &graph, const expr::Expr &e,
                        const std::vector<poplar::Tensor> &ts, std::optional<poplar::Tensor> out,
                        Mode mode, poplar::program::Sequence &prog, const poplar::DebugContext &dc,
@@ -204,6 +243,18 @@ poplar::Tensor mapImpl(poplar::Graph &graph, const expr::Expr &e,
   std::vector<bool> scalarTensor(ts.size(), false);
   for (const auto &use : compiled.inputs)
     scalarTensor[use.tensorIndex] = use.isScalar;
+  // A group spanning several of a broadcast element's repetitions (a per-(sample, channel) gate
+  // over a channel-major activation whose tile holds many planes) would read an exchanged copy
+  // of every repetition. Cut the groups where the broadcast operands move to their next element
+  // instead, when each element covers enough of the output for a scalar read to pay off.
+  constexpr std::size_t kMinRepetitionToSplit = 8;
+  std::size_t repetition = 0;
+  for (unsigned i : broadcastOperands) {
+    const std::size_t length = repetitionLength(unflattened[i].shape(), *shape, order);
+    repetition = repetition == 0 ? length : std::min(repetition, length);
+  }
+  if (repetition >= kMinRepetitionToSplit)
+    runs = splitAtMultiples(runs, repetition);
   std::optional<detail::CompiledMapExpr> withScalars;
   if (!broadcastOperands.empty()) {
     std::vector<poplar::Tensor> oneElement = ts;

@@ -295,3 +295,37 @@ TEST(MapExpr, APerChannelOperandIsReadOnceNotExchangedPerElement) {
   for (std::size_t i = 0; i < got.size(); ++i)
     ASSERT_EQ(got[i], xv[i] * sv[i / 256] + 1.0f) << i;
 }
+
+TEST(MapExpr, AGateOverManyPlanesPerTileIsReadAsScalars) {
+  // x [2 samples][6 channels][4][4] on 2 tiles, 6 whole planes of 16 each, gate [2][6][1][1] on
+  // tile 0 (a squeeze-and-excite gate): the map cuts each tile's run at the plane boundaries, so
+  // tile 1 fetches its 6 gate elements, not 6 × 16 repetitions of them.
+  Fixture f(2);
+  Tensor x = f.graph.addVariable(FLOAT, {2, 6, 4, 4}, "x");
+  f.graph.setTileMapping(x[0], 0);
+  f.graph.setTileMapping(x[1], 1);
+  Tensor gate = f.graph.addVariable(FLOAT, {2, 6, 1, 1}, "gate");
+  f.graph.setTileMapping(gate, 0);
+  f.graph.createHostWrite("x", x);
+  f.graph.createHostWrite("gate", gate);
+  using namespace pe;
+  Tensor out = popops::map(f.graph, _1 * _2 - 0.5f, {x, gate}, f.prog, "excite");
+  f.read("out", out);
+
+  Engine engine(f.graph, f.prog);
+  engine.load(f.dev);
+  std::uint64_t bytes = 0;
+  for (const auto &cs : engine.getGraphProfile().computeSets)
+    if (cs.name.find("excite") != std::string::npos)
+      bytes += cs.exchangeBytes;
+  EXPECT_EQ(bytes, 6u * 4u);
+
+  const auto xv = ewtest::randomFloats(2 * 6 * 16, -3, 3, 8);
+  const auto gv = ewtest::randomFloats(2 * 6, -2, 2, 9);
+  ewtest::write(engine, "x", xv);
+  ewtest::write(engine, "gate", gv);
+  engine.run();
+  const auto got = ewtest::read<float>(engine, "out", xv.size());
+  for (std::size_t i = 0; i < got.size(); ++i)
+    ASSERT_EQ(got[i], xv[i] * gv[i / 16] - 0.5f) << i;
+}
