@@ -17,6 +17,7 @@
 #include "ConvIndexing.hpp"
 #include "ConvOptions.hpp"
 #include "ConvPlanner.hpp"
+#include "KernelTrim.hpp"
 
 namespace poplin {
 namespace {
@@ -135,7 +136,7 @@ poplar::Tensor convolution(poplar::Graph &graph, const poplar::Tensor &in,
                            bool transposeAndFlipWeights, poplar::program::Sequence &prog,
                            const poplar::DebugContext &debugContext,
                            const poplar::OptionFlags &options, PlanningCache *cache) {
-  const auto plan = planFor(graph, params, ConvPass::FORWARD, options, cache);
+  checkParams(params);
   checkOperand(in, activationShape(params, params.getNumInputChans(), params.inputFieldShape),
                params.inputType, "convolution input 'in'", params);
   checkOperand(weights, weightShape(params, transposeAndFlipWeights), params.inputType,
@@ -150,6 +151,19 @@ poplar::Tensor convolution(poplar::Graph &graph, const poplar::Tensor &in,
       w = w.reverse(d);
   }
   const std::string name = nameOf(debugContext, "conv");
+  if (const auto trim = detail::trimUnusedKernelTaps(params)) {
+    // The same outputs from the taps that meet real input. A transposed, flipped view is copied
+    // into the smaller convolution's weight layout once (as the block path below does).
+    poplar::Tensor kept = detail::keptTaps(w, *trim);
+    if (transposeAndFlipWeights) {
+      poplar::Tensor arranged =
+          createWeights(graph, trim->params, name + "/keptTaps", options, cache);
+      prog.add(poplar::program::Copy(kept, arranged, false, name + "/transposeFlipWeights"));
+      kept = arranged;
+    }
+    return convolution(graph, in, kept, trim->params, false, prog, name, options, cache);
+  }
+  const auto plan = planFor(graph, params, ConvPass::FORWARD, options, cache);
   if (plan.method != detail::ConvMethod::BLOCKS) {
     // The products read the stored weights: transposed ones by whole rows (pointwise: a flip of
     // one element changes nothing), and the Winograd and lowered builders apply the transpose
@@ -219,9 +233,15 @@ poplar::Tensor calculateWeightDeltas(poplar::Graph &graph, const poplar::Tensor 
                                      poplar::program::Sequence &prog,
                                      const poplar::DebugContext &debugContext,
                                      const poplar::OptionFlags &options, PlanningCache *cache) {
-  const auto plan = planFor(graph, params, ConvPass::WEIGHT_GRADIENT, options, cache);
+  checkParams(params);
   checkWeightGradOperands(params, zDeltas, activations);
   const std::string name = nameOf(debugContext, "weightDeltas");
+  if (const auto trim = detail::trimUnusedKernelTaps(params)) {
+    const poplar::Tensor kept = calculateWeightDeltas(graph, zDeltas, activations, trim->params,
+                                                      prog, name, options, cache);
+    return detail::withDroppedTapsZero(graph, kept, *trim, prog, name);
+  }
+  const auto plan = planFor(graph, params, ConvPass::WEIGHT_GRADIENT, options, cache);
   poplar::Tensor dW = detail::createConvTensor(graph, plan, params, ConvOperand::Weights,
                                                params.outputType, name + "/deltas");
   detail::buildWeightGradient(graph, plan, params, zDeltas, activations, dW, std::nullopt, prog,
@@ -245,9 +265,15 @@ void convolutionWeightUpdate(poplar::Graph &graph, const poplar::Tensor &zDeltas
   // The deltas stay fp32 until the one scaled add into the weights.
   params.outputType = poplar::FLOAT;
   const std::string name = nameOf(debugContext, "weightUpdate");
+  poplar::Tensor updated = weights;
+  if (const auto trim = detail::trimUnusedKernelTaps(params)) {
+    // A dropped tap's gradient is zero: its weights stay as they are.
+    updated = detail::keptTaps(weights, *trim);
+    params = trim->params;
+  }
   poplar::Tensor dW =
       calculateWeightDeltas(graph, zDeltas, activations, params, prog, name, options, cache);
-  popops::scaledAddTo(graph, weights, dW, scale.reshape({}), prog, name + "/update");
+  popops::scaledAddTo(graph, updated, dW, scale.reshape({}), prog, name + "/update");
 }
 
 void convolutionWeightUpdate(poplar::Graph &graph, const poplar::Tensor &zDeltas,
@@ -255,10 +281,17 @@ void convolutionWeightUpdate(poplar::Graph &graph, const poplar::Tensor &zDeltas
                              ConvParams params, float scale, poplar::program::Sequence &prog,
                              const poplar::DebugContext &debugContext,
                              const poplar::OptionFlags &options, PlanningCache *cache) {
-  const auto plan = planFor(graph, params, ConvPass::WEIGHT_GRADIENT, options, cache);
+  checkParams(params);
   checkWeightGradOperands(params, zDeltas, activations);
   checkOperand(weights, weightShape(params, false), weights.elementType(),
                "convolutionWeightUpdate weights", params);
+  if (const auto trim = detail::trimUnusedKernelTaps(params)) {
+    // A dropped tap's gradient is zero: its weights stay as they are.
+    convolutionWeightUpdate(graph, zDeltas, detail::keptTaps(weights, *trim), activations,
+                            trim->params, scale, prog, debugContext, options, cache);
+    return;
+  }
+  const auto plan = planFor(graph, params, ConvPass::WEIGHT_GRADIENT, options, cache);
   detail::buildWeightGradient(graph, plan, params, zDeltas, activations, weights, scale, prog,
                               nameOf(debugContext, "weightUpdate"));
 }

@@ -104,6 +104,9 @@ constexpr ConvCase kConvCases[] = {
     {"effnet dw 3x3/2 96", 32, 96, 96, 16, 3, 2, 96},
     {"effnet dw 3x3 144", 32, 144, 144, 8, 3, 1, 144},
     {"effnet dw 5x5 240", 32, 240, 240, 4, 5, 1, 240},
+    // Late EfficientNet-B0 layers whose 5x5 kernel is wider than the field (1x1): only the
+    // centre tap meets real input.
+    {"effnet dw 5x5 1152 1x1", 32, 1152, 1152, 1, 5, 1, 1152},
     // The ResNet-50 trainer's default model (width 0.125): its 3x3 layers, the trainer's
     // largest share of convolution time.
     {"w/8 s1 3x3 8", 32, 8, 8, 32, 3, 1, 1},
