@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <map>
 #include <optional>
+#include <tuple>
 
 #include <poplar/Half.hpp>
 #include <poputil/exceptions.hpp>
@@ -94,13 +96,21 @@ private:
     nodes_.push_back(n);
     return static_cast<int>(nodes_.size()) - 1;
   }
+  /// Every op is a pure function of its operands, so an op already in the DAG with the same
+  /// operands is that node: a subexpression written twice (GELU's gradient uses its tanh twice
+  /// and x² three times) is computed once, with the same bits.
   int addOp(mx::Op op, int a, int b = -1, int c = -1) {
+    const auto key = std::make_tuple(op, a, b, c);
+    if (const auto it = opNodes_.find(key); it != opNodes_.end())
+      return it->second;
     Node n{Node::Is::Op};
     n.op = op;
     n.args[0] = a;
     n.args[1] = b;
     n.args[2] = c;
-    return addNode(n);
+    const int node = addNode(n);
+    opNodes_.emplace(key, node);
+    return node;
   }
 
   Value lower(const expr::Expr &e, std::optional<Type> hint);
@@ -119,6 +129,8 @@ private:
   const expr::Expr &root_;
   std::string context_;
   std::vector<Node> nodes_;
+  std::map<std::tuple<mx::Op, int, int, int>, int> opNodes_;
+  std::map<std::uint32_t, int> constNodes_; ///< By bit pattern.
   std::vector<std::uint32_t> consts_;
   std::vector<MapInputUse> inputs_;
   std::vector<int> inputNode_; ///< Per tensor index: its (loaded) node, or -1.
@@ -149,11 +161,16 @@ Value Lowering::lowerConst(const expr::Const &c, std::optional<Type> hint) {
     bits = v != 0 ? 1u : 0u;
     break;
   }
+  // Equal constants share a node (so ops over them can be shared too).
+  if (const auto it = constNodes_.find(bits); it != constNodes_.end())
+    return {it->second, type};
   Node n{Node::Is::Persistent};
   n.fromConst = true;
   n.constIndex = static_cast<std::uint32_t>(consts_.size());
   consts_.push_back(bits);
-  return {addNode(n), type};
+  const int node = addNode(n);
+  constNodes_.emplace(bits, node);
+  return {node, type};
 }
 
 Value Lowering::lowerPlaceholder(const expr::PlaceHolder &p) {

@@ -329,3 +329,35 @@ TEST(MapExpr, AGateOverManyPlanesPerTileIsReadAsScalars) {
   for (std::size_t i = 0; i < got.size(); ++i)
     ASSERT_EQ(got[i], xv[i] * gv[i / 16] - 0.5f) << i;
 }
+
+TEST(MapExpr, ARepeatedSubexpressionIsComputedOnce) {
+  // tanh(a)·tanh(a) + tanh(a) runs as many instructions as tanh(a)·a + a (a tanh, a product, a
+  // sum): the tanh written three times is one node. Same bits as the values computed apart.
+  auto instructions = [](const pe::Expr &e) {
+    Fixture f(1);
+    Tensor a = f.var(FLOAT, {64}, "a");
+    Tensor out = popops::map(f.graph, e, {a}, f.prog, "map");
+    f.read("out", out);
+    Engine engine(f.graph, f.prog);
+    engine.load(f.dev);
+    const auto estimates = engine.getVertexCycleEstimates();
+    EXPECT_EQ(estimates.size(), 1u);
+    const auto av = ewtest::randomFloats(64, -2, 2, 11);
+    ewtest::write(engine, "a", av);
+    engine.run();
+    const auto got = ewtest::read<float>(engine, "out", 64);
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      const float t = std::tanh(av[i]);
+      EXPECT_NEAR(got[i], t * t + t, 1e-5f) << i;
+    }
+    return estimates.front().effective();
+  };
+  using namespace pe;
+  const auto shared = instructions(Tanh(_1) * Tanh(_1) + Tanh(_1));
+  Fixture f(1);
+  Tensor a = f.var(FLOAT, {64}, "a");
+  popops::map(f.graph, Tanh(_1) * _1 + _1, {a}, f.prog, "map");
+  Engine engine(f.graph, f.prog);
+  engine.load(f.dev);
+  EXPECT_EQ(shared, engine.getVertexCycleEstimates().front().effective());
+}
