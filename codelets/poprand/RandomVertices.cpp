@@ -43,6 +43,36 @@ void forEachBlock(const StreamKey &key, unsigned long long base, std::size_t beg
   }
 }
 
+/// Consecutive elements' dropout words: words[k] belongs to element i + k of the walk.
+struct DropoutWords {
+  const std::uint32_t *words;
+  std::size_t count;
+};
+
+/// Calls f(i, DropoutWords) over [begin, end) in chunks, word k of a chunk starting at i being
+/// dropoutWord(key, base + i + k): blocks (base + i) / 4 are made a chunk at a time, each
+/// block's four words serving four elements.
+template <class F>
+void forEachDropoutWord(const StreamKey &key, unsigned long long base, std::size_t begin,
+                        std::size_t end, F &&f) {
+  constexpr std::size_t kChunk = 64;
+  std::uint32_t w[4][kChunk];
+  std::uint32_t words[4 * kChunk];
+  for (std::uint64_t index = base + begin, stop = base + end; index < stop;) {
+    const std::uint64_t first = index / 4, last = (stop - 1) / 4;
+    const std::uint64_t untilLowWraps = (std::uint64_t{1} << 32) - (first & 0xFFFFFFFFu);
+    const std::size_t n = static_cast<std::size_t>(
+        std::min<std::uint64_t>({kChunk, last - first + 1, untilLowWraps}));
+    gPhiloxBlocks(key, first, n, w[0], w[1], w[2], w[3]);
+    const std::uint64_t chunkEnd = std::min<std::uint64_t>(stop, (first + n) * 4);
+    const std::size_t count = static_cast<std::size_t>(chunkEnd - index);
+    for (std::size_t k = 0; k < count; ++k)
+      words[k] = w[(index + k) % 4][(index + k) / 4 - first];
+    f(static_cast<std::size_t>(index - base), DropoutWords{words, count});
+    index = chunkEnd;
+  }
+}
+
 StreamKey streamKey(const poplar::Input<poplar::Vector<unsigned>> &seed, unsigned seedModifier,
                     Stream stream) {
   return {seed[0], seed[1], seedModifier, stream};
@@ -52,10 +82,10 @@ StreamKey streamKey(const poplar::Input<poplar::Vector<unsigned>> &seed, unsigne
 /// runs of the output back to back, run r (`lengths[r]` elements, the runs in order through the
 /// groups) beginning at row-major index bases[r]. Calls f(g, j, index, block) for element j of
 /// group g, whose row-major index is `index`, with its attempt-0 block.
-template <class Groups, class F>
+template <class Groups, class F, class Walk>
 void forEachElement(const Groups &groups, const poplar::Vector<unsigned> &lengths,
                     const poplar::Vector<unsigned long long> &bases, const StreamKey &key,
-                    unsigned workerId, unsigned workers, F &&f) {
+                    unsigned workerId, unsigned workers, F &&f, Walk &&walk) {
   std::size_t total = 0;
   for (const auto &group : groups)
     total += group.size();
@@ -69,9 +99,8 @@ void forEachElement(const Groups &groups, const poplar::Vector<unsigned> &length
     const std::size_t n = lengths[r];
     const std::size_t lo = std::max(begin, offset), hi = std::min(end, offset + n);
     if (lo < hi)
-      forEachBlock(
-          key, bases[r], lo - offset, hi - offset,
-          [&](std::size_t i, const PhiloxBlock &blk) { f(g, inGroup + i, bases[r] + i, blk); });
+      walk(key, bases[r], lo - offset, hi - offset,
+           [&](std::size_t i, const auto &numbers) { f(g, inGroup + i, bases[r] + i, numbers); });
     offset += n;
     inGroup += n;
   }
@@ -93,7 +122,11 @@ void forEachElement(const Groups &groups, const poplar::Vector<unsigned> &length
   }                                                                                                \
   template <class F> void forMyElements(unsigned workerId, Stream stream, F &&f) {                 \
     forEachElement(out, runLength, baseIndex, streamKey(seed, seedModifier, stream), workerId,     \
-                   numWorkers(), f);                                                               \
+                   numWorkers(), f, [](auto &&...a) { forEachBlock(a...); });                      \
+  }                                                                                                \
+  template <class F> void forMyDropoutWords(unsigned workerId, F &&f) {                            \
+    forEachElement(out, runLength, baseIndex, streamKey(seed, seedModifier, Stream::Dropout),      \
+                   workerId, numWorkers(), f, [](auto &&...a) { forEachDropoutWord(a...); });      \
   }
 
 /// Uniform in [minVal, minVal + range) for float and half.
@@ -187,7 +220,7 @@ public:
   }
 };
 
-/// out = keep ? in * scale : 0, keep with probability threshold / 2^32.
+/// out = keep ? in * scale : 0, keep with probability threshold / 2^32 (dropoutWord's word).
 template <class T> class Dropout : public poplar::MultiVertex {
 public:
   TESSERA_POPRAND_COMMON_FIELDS(T)
@@ -196,11 +229,16 @@ public:
   float scale;
 
   void compute(unsigned workerId) {
-    forMyElements(workerId, Stream::Dropout,
-                  [&](std::size_t g, std::size_t j, [[maybe_unused]] unsigned long long index,
-                      const PhiloxBlock &b) {
-                    out[g][j] = fires(b[0], threshold) ? T(float(in[g][j]) * scale) : T(0.0f);
-                  });
+    forMyDropoutWords(workerId,
+                      [&](std::size_t g, std::size_t j, [[maybe_unused]] unsigned long long index,
+                          const DropoutWords &w) {
+                        // A chunk lies inside one run, so its elements are consecutive in the
+                        // group.
+                        T *o = &out[g][j];
+                        const T *x = &in[g][j];
+                        for (std::size_t k = 0; k < w.count; ++k)
+                          o[k] = fires(w.words[k], threshold) ? T(float(x[k]) * scale) : T(0.0f);
+                      });
   }
 };
 

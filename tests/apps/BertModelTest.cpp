@@ -134,8 +134,10 @@ TEST(BertModel, OverfitsAFixedBatch) {
   EXPECT_EQ(before.mlmCount, 12.0);
   EXPECT_EQ(before.nspCount, 4.0);
   EXPECT_NEAR(before.mlmLoss, std::log(64.0), 0.5); // uniform over the vocabulary at first
+  // 150 steps: dropout stays on, so how fast the loss falls depends on the masks drawn (after
+  // 100 steps one dropout stream left 0.10x of the first loss, another 0.106x).
   const std::vector<HostBatch> run(10, batch);
-  for (int r = 0; r < 10; ++r)
+  for (int r = 0; r < 15; ++r)
     session.train(run, 0.002);
   const StepStatistics after = session.evaluate(batch);
   EXPECT_LT(after.mlmLoss, 0.1 * before.mlmLoss) << log.str();

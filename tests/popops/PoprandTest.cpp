@@ -316,7 +316,7 @@ TEST(PoprandDropout, KeepsAtTheRateScalesAndMatchesTheReferenceMask) {
   std::size_t kept = 0;
   for (std::size_t i = 0; i < got.size(); ++i) {
     const float in = 1.0f + static_cast<float>(i) / 8.0f;
-    const bool k = ref::fires(ref::elementBlock(key, i)[0], threshold);
+    const bool k = ref::fires(ref::dropoutWord(key, i), threshold);
     ASSERT_EQ(got[i], k ? in * 1.25f : 0.0f) << i;
     kept += k;
   }
@@ -414,9 +414,8 @@ TEST(PoprandDropout, OutputClonesRefFalseTakesTheInputLayoutWithTheSameMask) {
   EXPECT_EQ(a, b);
   const ref::StreamKey key{5u, 6u, 1u, ref::Stream::Dropout};
   for (std::size_t i = 0; i < 100; ++i)
-    EXPECT_EQ(a[i], ref::fires(ref::elementBlock(key, i)[0], ref::probabilityThreshold(0.5))
-                        ? 6.0f
-                        : 0.0f);
+    EXPECT_EQ(a[i],
+              ref::fires(ref::dropoutWord(key, i), ref::probabilityThreshold(0.5)) ? 6.0f : 0.0f);
 }
 
 namespace {
@@ -527,7 +526,7 @@ TEST(PoprandShapedDropout, RowMaskKeepsOrDropsWholeRowsAsTheReferenceMaskSays) {
   const ref::StreamKey key{8u, 9u, 3u, ref::Stream::Dropout};
   const auto threshold = ref::probabilityThreshold(0.5);
   for (std::size_t r = 0; r < 6; ++r) {
-    const bool keep = ref::fires(ref::elementBlock(key, r)[0], threshold);
+    const bool keep = ref::fires(ref::dropoutWord(key, r), threshold);
     for (std::size_t c = 0; c < 50; ++c) {
       const float in = 1.0f + static_cast<float>(r * 50 + c) / 8.0f;
       ASSERT_EQ(got[r * 50 + c], keep ? in * 2.0f : 0.0f) << r << "," << c;
@@ -541,7 +540,7 @@ TEST(PoprandShapedDropout, TrailingColumnMaskBroadcastsOverRowsInHalf) {
   const auto threshold = ref::probabilityThreshold(0.5);
   for (std::size_t r = 0; r < 6; ++r)
     for (std::size_t c = 0; c < 50; ++c) {
-      const bool keep = ref::fires(ref::elementBlock(key, c)[0], threshold);
+      const bool keep = ref::fires(ref::dropoutWord(key, c), threshold);
       const half in(1.0f + static_cast<float>(r * 50 + c) / 8.0f);
       ASSERT_EQ(got[r * 50 + c].bits, keep ? half(float(in) * 2.0f).bits : half(0.0f).bits)
           << r << "," << c;

@@ -129,6 +129,13 @@ inline unsigned long long probabilityThreshold(double p) {
 }
 inline bool fires(std::uint32_t w, unsigned long long threshold) { return w < threshold; }
 
+/// Dropout's word for element `index`: a keep/drop decision needs one 32-bit word, so four
+/// consecutive elements share a block — word index % 4 of block index / 4 (a quarter of the
+/// Philox work of one block per element).
+inline std::uint32_t dropoutWord(const StreamKey &key, std::uint64_t index) {
+  return elementBlock(key, index / 4)[index % 4];
+}
+
 /// Box-Muller: two independent standard normals from two words.
 inline void standardNormalPair(std::uint32_t wa, std::uint32_t wb, float &z0, float &z1) {
   const float r = std::sqrt(-2.0f * std::log(unitIntervalOpenAtZero(wa)));
