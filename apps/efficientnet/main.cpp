@@ -50,8 +50,6 @@ int runTrainer(int argc, char **argv) {
   ModelOptions model;
   apps::ClassifierRunOptions run;
   run.imageSize = 32;
-  // B0 at 32 px and batch 32 needs ≈ 2.5 GB of tile memory: more than one Mk2 IPU holds.
-  run.ipus = 4;
   po::options_description description("efficientnet: EfficientNet on Fashion-MNIST (Tessera)");
   apps::addTrainingOptions(description, options);
   addModelOptions(description, model);
@@ -74,8 +72,9 @@ int runTrainer(int argc, char **argv) {
     model.net.numClasses = 1000; // ImageNet's classifier, as --estimate-ipu says
   const apps::ClassifierSpec spec = apps::classifierSpecOf(
       "efficientnet", efficientnet::describe(model.net), model.net.numClasses, run);
-  apps::ClassifierTrainer trainer(efficientnet::buildEfficientNet(model.net), spec, options,
-                                  std::cout);
+  // A factory, not a model: --ipus auto may build the layers more than once.
+  apps::ClassifierTrainer trainer([&] { return efficientnet::buildEfficientNet(model.net); }, spec,
+                                  options, std::cout);
   if (run.estimateIpu) {
     // Graphcore published EfficientNet-B4 (group-16 variant) figures, not B0's.
     apps::reportClassifierIpuEstimate("efficientnet", trainer, options, run,

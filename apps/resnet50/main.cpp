@@ -45,9 +45,6 @@ int runTrainer(int argc, char **argv) {
   ModelOptions model;
   model.net.width = 0.125;
   apps::ClassifierRunOptions run;
-  // The layers' plans spread the default model's tensors over many tiles; 8 Mk2 IPUs give
-  // them room (measured defaults; --ipus overrides).
-  run.ipus = 8;
   po::options_description description("resnet50: ResNet on Fashion-MNIST (Tessera)");
   apps::addTrainingOptions(description, options);
   addModelOptions(description, model);
@@ -69,7 +66,9 @@ int runTrainer(int argc, char **argv) {
   const std::string name = "resnet" + std::to_string(model.net.depth);
   const apps::ClassifierSpec spec =
       apps::classifierSpecOf(name, resnet::describe(model.net), model.net.numClasses, run);
-  apps::ClassifierTrainer trainer(resnet::buildResNet(model.net), spec, options, std::cout);
+  // A factory, not a model: --ipus auto may build the layers more than once.
+  apps::ClassifierTrainer trainer([&] { return resnet::buildResNet(model.net); }, spec, options,
+                                  std::cout);
   if (run.estimateIpu) {
     // Graphcore's performance-results table (Bow Pod platform, training): ResNet-50 v1.5 on
     // ImageNet, micro-batch 20 per IPU (config mk2_resnet50_mlperf_pod16_bs20).

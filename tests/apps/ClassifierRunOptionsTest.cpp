@@ -52,11 +52,20 @@ TEST(ClassifierRunOptions, FlagsOverrideTheTrainersDefaults) {
   EXPECT_EQ(spec.checkpointEverySteps, 3u);
 }
 
+TEST(ClassifierRunOptions, IpusAreAutomaticUnlessACountIsGiven) {
+  EXPECT_EQ(parse({}).ipus, 0u);
+  EXPECT_EQ(parse({"--ipus=auto"}).ipus, 0u);
+  EXPECT_EQ(parse({"--ipus=16"}).ipus, 16u);
+  EXPECT_EQ(classifierSpecOf("net", {}, 10, parse({"--ipus=auto"})).ipus, 0u);
+}
+
 TEST(ClassifierRunOptions, BadValuesNameTheFlag) {
   for (const auto &[args, flag] : std::vector<std::pair<std::vector<std::string>, std::string>>{
            {{"--image-size=27"}, "--image-size 27"},
            {{"--ipus=0"}, "--ipus 0"},
            {{"--ipus=17"}, "--ipus 17"},
+           {{"--ipus=two"}, "--ipus two"},
+           {{"--ipus=2x"}, "--ipus 2x"},
            {{"--replicas=65"}, "--replicas 65"},
            {{"--pod-replicas=0"}, "--pod-replicas"},
            {{"--pod-accumulation=0"}, "--pod-accumulation"}}) {

@@ -4,9 +4,27 @@
 
 #include <tessera/apps/ReplicaPlacement.hpp>
 
+#include <stdexcept>
+#include <string>
+
 namespace po = boost::program_options;
 
 namespace tessera::apps {
+
+unsigned parseIpus(const std::string &value) {
+  if (value == "auto")
+    return 0;
+  std::size_t used = 0;
+  unsigned long n = 0;
+  try {
+    n = std::stoul(value, &used);
+  } catch (const std::exception &) {
+    used = 0;
+  }
+  if (used != value.size() || value.empty() || n == 0 || n > 16)
+    throw cli_error("--ipus " + value + " must be auto or 1 to 16");
+  return static_cast<unsigned>(n);
+}
 
 void addClassifierRunOptions(po::options_description &d, ClassifierRunOptions &o) {
   // clang-format off
@@ -19,8 +37,9 @@ void addClassifierRunOptions(po::options_description &d, ClassifierRunOptions &o
     ("checkpoint-every", po::value(&o.checkpointEverySteps)->default_value(0),
      "Also checkpoint every N steps (0: at the end of each epoch only)")
     ("tiles", po::value(&o.tiles)->default_value(o.tiles), "Tiles per simulated IPU (0: 1472)")
-    ("ipus", po::value(&o.ipus)->default_value(o.ipus),
-     "Simulated Mk2 IPUs (900 MB of tile memory each); a model bigger than one spreads its layers over all of them")
+    ("ipus", po::value<std::string>()->default_value(o.ipus ? std::to_string(o.ipus) : "auto")
+                 ->notifier([&o](const std::string &v) { o.ipus = parseIpus(v); }),
+     "Simulated Mk2 IPUs (900 MB of tile memory each), 1 to 16, or auto: the fewest of 1, 2, 4, 8, 16 the model fits in (a build that overflows tile memory is retried on twice as many; the layers' plans do not depend on the count, so neither do the results)")
     ("replicas", po::value(&o.replicas)->default_value(o.replicas),
      "Data-parallel replicas, each on --ipus IPUs with --batch-size images per step, gradients averaged across them (0: tessera-run's --num-replicas, else 1)")
     ("estimate-ipu", po::bool_switch(&o.estimateIpu),
@@ -36,8 +55,8 @@ void validateClassifierRunOptions(const ClassifierRunOptions &o) {
   if (o.imageSize < 28)
     throw cli_error("--image-size " + std::to_string(o.imageSize) +
                     " is below the 28 pixels of Fashion-MNIST images");
-  if (o.ipus == 0 || o.ipus > 16)
-    throw cli_error("--ipus " + std::to_string(o.ipus) + " must be 1 to 16");
+  if (o.ipus > 16)
+    throw cli_error("--ipus " + std::to_string(o.ipus) + " must be auto or 1 to 16");
   if (o.replicas > 64)
     throw cli_error("--replicas " + std::to_string(o.replicas) + " must be 64 or fewer");
   if (o.podReplicas == 0)

@@ -15,6 +15,7 @@
 #include <poplar/Half.hpp>
 #include <poplar/IPUModel.hpp>
 #include <poplar/Version.hpp>
+#include <poplar/exceptions.hpp>
 #include <poplin/codelets.hpp>
 #include <popnn/Loss.hpp>
 #include <popnn/codelets.hpp>
@@ -86,7 +87,10 @@ struct ClassifierTrainer::Impl {
   ClassifierSpec spec;
   TrainingOptions options;
   std::ostream &log;
+  ModelFactory makeModel;
   LayerPtr model;
+  /// The IPUs the device has: spec.ipus, or what the automatic choice settled on.
+  unsigned ipus = 1;
   poplar::Device device;
   std::unique_ptr<poplar::Graph> graph;
   std::unique_ptr<BuildContext> ctx;
@@ -103,8 +107,8 @@ struct ClassifierTrainer::Impl {
   /// This instance's replicas (of spec.replicas in the run) and the global index of its first.
   unsigned localReplicas = 1, replicaOffset = 0;
 
-  Impl(LayerPtr m, ClassifierSpec s, TrainingOptions o, std::ostream &l)
-      : spec(std::move(s)), options(std::move(o)), log(l), model(std::move(m)) {}
+  Impl(ModelFactory f, ClassifierSpec s, TrainingOptions o, std::ostream &l)
+      : spec(std::move(s)), options(std::move(o)), log(l), makeModel(std::move(f)) {}
 
   /// Images per replica (the graph's batch) and per step (every replica's together).
   std::size_t batch() const { return options.batchSize; }
@@ -119,6 +123,10 @@ struct ClassifierTrainer::Impl {
   void build();
   std::map<std::string, std::string> graphConfig() const;
   bool startFromManifest(const std::string &identity, const poplar::OptionFlags &engineOptions);
+  /// --ipus auto: whether an earlier run found `identity`'s device too small, and noting it.
+  bool knownToOverflow(const std::string &identity, const poplar::OptionFlags &engineOptions) const;
+  void rememberOverflow(const std::string &identity,
+                        const poplar::OptionFlags &engineOptions) const;
   void buildGraph(const std::string &identity, const poplar::OptionFlags &engineOptions);
   void connectStreams();
   void buildOptimiser(poplar::program::Sequence &update);
@@ -136,11 +144,6 @@ void ClassifierTrainer::Impl::build() {
   const ReplicaPlacement placement = placeReplicas(std::max(1u, spec.replicas));
   localReplicas = placement.local;
   replicaOffset = placement.offset;
-  poplar::IPUModel ipu;
-  if (spec.tiles)
-    ipu.tilesPerIPU = spec.tiles;
-  ipu.numIPUs = std::max(1u, spec.ipus) * localReplicas;
-  device = ipu.createDevice();
   poplar::OptionFlags engineOptions;
   if (options.hostThreads)
     engineOptions.set("target.hostThreads", std::to_string(options.hostThreads));
@@ -148,9 +151,49 @@ void ClassifierTrainer::Impl::build() {
     engineOptions.set("debug.instrument", "true");
   if (spec.planForIpu)
     setEstimateOnlyOptions(engineOptions);
-  const std::string identity = trainerIdentity(graphConfig());
-  if (!startFromManifest(identity, engineOptions))
-    buildGraph(identity, engineOptions);
+  const bool automatic = spec.ipus == 0;
+  constexpr unsigned kMostIpus = 16;
+  for (ipus = automatic ? 1u : spec.ipus;; ipus *= 2) {
+    poplar::IPUModel ipu;
+    if (spec.tiles)
+      ipu.tilesPerIPU = spec.tiles;
+    ipu.numIPUs = ipus * localReplicas;
+    device = ipu.createDevice();
+    const std::string identity = trainerIdentity(graphConfig());
+    if (startFromManifest(identity, engineOptions))
+      break;
+    if (automatic && ipus * 2 <= kMostIpus && knownToOverflow(identity, engineOptions)) {
+      log << "--ipus auto: the model overflows the tile memory of " << ipus << " IPU"
+          << (ipus > 1 ? "s" : "") << " (found by an earlier run)" << std::endl;
+      continue;
+    }
+    if (!model)
+      model = makeModel();
+    try {
+      buildGraph(identity, engineOptions);
+      break;
+    } catch (const poplar::graph_memory_allocation_error &) {
+      if (!automatic || ipus * 2 > kMostIpus)
+        throw;
+      rememberOverflow(identity, engineOptions);
+      // Start again on twice the IPUs with layers that have never been built.
+      engine.reset();
+      sgd.reset();
+      rmsprop.reset();
+      ctx.reset();
+      graph.reset();
+      manifest = {};
+      model = makeModel();
+      if (!model)
+        throw;
+      log << "--ipus auto: the model overflows the tile memory of " << ipus << " IPU"
+          << (ipus > 1 ? "s" : "") << "; trying " << ipus * 2 << std::endl;
+    }
+  }
+  if (automatic)
+    log << "--ipus auto: " << ipus << " IPU" << (ipus > 1 ? "s" : "") << " x "
+        << device.getTarget().getTilesPerIPU()
+        << " tiles (the fewest of 1, 2, 4, 8, 16 the model fits in)" << std::endl;
   images.assign(localReplicas, std::vector<float>(imageElements(), 0.0f));
   labels.assign(localReplicas, std::vector<std::uint32_t>(batch(), 0));
   connectStreams();
@@ -164,7 +207,7 @@ std::map<std::string, std::string> ClassifierTrainer::Impl::graphConfig() const 
       config.emplace("option " + k, v);
   config["model"] = spec.modelName;
   config["classes"] = std::to_string(spec.numClasses);
-  config["device"] = std::to_string(std::max(1u, spec.ipus)) + " x " + std::to_string(spec.tiles);
+  config["device"] = std::to_string(ipus) + " x " + std::to_string(spec.tiles);
   config["replicas"] = std::to_string(localReplicas) + " of " + std::to_string(spec.replicas);
   if (spec.planForIpu)
     config["plans"] = "ipuCycles";
@@ -172,6 +215,29 @@ std::map<std::string, std::string> ClassifierTrainer::Impl::graphConfig() const 
   const char *env = std::getenv("POPLAR_ENGINE_OPTIONS");
   config["POPLAR_ENGINE_OPTIONS"] = env ? env : "";
   return config;
+}
+
+/// Where an automatic device choice notes that `identity`'s device was too small: beside the
+/// manifests, so the next run with the same configuration and builds skips that attempt.
+namespace {
+std::string overflowNote(const std::string &identity) {
+  return identity + "\noverflows the device's tile memory";
+}
+} // namespace
+
+bool ClassifierTrainer::Impl::knownToOverflow(const std::string &identity,
+                                              const poplar::OptionFlags &engineOptions) const {
+  const tessera::ExecutableCache cache(engineOptions);
+  if (!spec.reuseCompiledGraph || !cache.enabled())
+    return false;
+  return TrainerManifestStore(cache.directory()).find(overflowNote(identity)).has_value();
+}
+
+void ClassifierTrainer::Impl::rememberOverflow(const std::string &identity,
+                                               const poplar::OptionFlags &engineOptions) const {
+  const tessera::ExecutableCache cache(engineOptions);
+  if (spec.reuseCompiledGraph && cache.enabled())
+    TrainerManifestStore(cache.directory()).remember({overflowNote(identity), "", {}, {}});
 }
 
 bool ClassifierTrainer::Impl::startFromManifest(const std::string &identity,
@@ -443,7 +509,16 @@ void ClassifierTrainer::Impl::writeHost(const std::string &handle, const HostTen
 
 ClassifierTrainer::ClassifierTrainer(LayerPtr model, ClassifierSpec spec, TrainingOptions options,
                                      std::ostream &log)
-    : impl_(std::make_unique<Impl>(std::move(model), std::move(spec), std::move(options), log)) {
+    : ClassifierTrainer(
+          // The one model, once: a second call (a retry on more IPUs) gets nothing, and the
+          // build's own error stands.
+          [held = std::make_shared<LayerPtr>(std::move(model))] { return std::move(*held); },
+          std::move(spec), std::move(options), log) {}
+
+ClassifierTrainer::ClassifierTrainer(ModelFactory makeModel, ClassifierSpec spec,
+                                     TrainingOptions options, std::ostream &log)
+    : impl_(
+          std::make_unique<Impl>(std::move(makeModel), std::move(spec), std::move(options), log)) {
   impl_->build();
 }
 

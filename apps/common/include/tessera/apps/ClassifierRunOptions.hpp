@@ -17,8 +17,8 @@ struct ClassifierRunOptions {
   bool augment = false;
   std::uint64_t stopAfterSteps = 0;
   std::uint64_t checkpointEverySteps = 0;
-  unsigned tiles = 0; ///< per IPU; 0: a Mk2's 1472
-  unsigned ipus = 1;
+  unsigned tiles = 0;    ///< per IPU; 0: a Mk2's 1472
+  unsigned ipus = 0;     ///< 0: auto (ClassifierSpec::ipus)
   unsigned replicas = 0; ///< 0: tessera-run's --num-replicas, else 1
   /// --estimate-ipu: compile the model planned for an IPU and print what a POD of
   /// `podReplicas` replicas would train at (IpuPodEstimate.hpp), accumulating `podAccumulation`
@@ -34,8 +34,11 @@ struct ClassifierRunOptions {
 void addClassifierRunOptions(boost::program_options::options_description &description,
                              ClassifierRunOptions &options);
 
+/// --ipus's value: "auto" (0) or 1 to 16; throws cli_error naming the flag otherwise.
+unsigned parseIpus(const std::string &value);
+
 /// Throws cli_error naming the flag: --image-size below Fashion-MNIST's 28 pixels, --ipus
-/// outside 1…16, --replicas above 64, --pod-replicas or --pod-accumulation 0.
+/// above 16, --replicas above 64, --pod-replicas or --pod-accumulation 0.
 void validateClassifierRunOptions(const ClassifierRunOptions &options);
 
 /// The trainer's spec for model `modelName` (described by `modelConfig`, to which the image

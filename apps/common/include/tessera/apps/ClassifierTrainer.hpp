@@ -7,6 +7,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <iosfwd>
 #include <map>
 #include <memory>
@@ -20,6 +21,9 @@
 #include <tessera/apps/layers/Layer.hpp>
 
 namespace tessera::apps {
+
+/// Makes the model's layers afresh (a build that must be retried needs layers not yet built).
+using ModelFactory = std::function<LayerPtr()>;
 
 /// What the trainer needs to know about the model besides its layers.
 struct ClassifierSpec {
@@ -36,7 +40,11 @@ struct ClassifierSpec {
   /// Also checkpoint every this many steps (0: only at the end of each epoch).
   std::uint64_t checkpointEverySteps = 0;
   /// Tiles per simulated IPU (0: a full Mk2, 1472) and IPUs in the device; a model bigger than
-  /// one IPU's memory spreads its layers over all of them.
+  /// one IPU's memory spreads its layers over all of them. ipus 0 is automatic: the fewest of
+  /// 1, 2, 4, 8, 16 IPUs the model fits in — a build that overflows tile memory is retried on
+  /// twice as many, with a model from the ModelFactory (each attempt builds its layers afresh).
+  /// Layers are placed in windows of fixed size whatever the device, so their plans, and the
+  /// results, are the same for every count that fits; fewer IPUs only mean fewer tiles to visit.
   unsigned tiles = 0;
   unsigned ipus = 1;
   /// Data-parallel replicas in the whole run (each on `ipus` IPUs of its own; under tessera-run,
@@ -87,8 +95,13 @@ struct TrainingResult {
 class ClassifierTrainer {
 public:
   /// Builds the graph for `model` and compiles it. Throws what the SDK throws when the model
-  /// does not fit the tiles (graph_memory_allocation_error names the tile).
+  /// does not fit the tiles (graph_memory_allocation_error names the tile); with spec.ipus 0
+  /// (automatic) the one model can be built once, so it is built on one IPU.
   ClassifierTrainer(LayerPtr model, ClassifierSpec spec, TrainingOptions options,
+                    std::ostream &log);
+  /// The same, with a fresh model from `makeModel` for each build: spec.ipus 0 then tries 1, 2,
+  /// 4, 8 and 16 IPUs until the model fits, and prints the choice.
+  ClassifierTrainer(ModelFactory makeModel, ClassifierSpec spec, TrainingOptions options,
                     std::ostream &log);
   ~ClassifierTrainer();
   ClassifierTrainer(const ClassifierTrainer &) = delete;
