@@ -239,3 +239,11 @@ TEST(TrainingOptions, NearestNamePrefersTheUniqueCompletion) {
   EXPECT_EQ(nearestName("resnet50-t", names), "resnet50-time-to-accuracy");
   EXPECT_EQ(nearestName("resnet50-", names), ""); // two completions, both far
 }
+
+TEST(TrainingOptions, WholeNumbersAreDigitsOnly) {
+  EXPECT_EQ(parseWholeNumber("0"), 0ul);
+  EXPECT_EQ(parseWholeNumber("16"), 16ul);
+  for (const char *bad :
+       {"", "-1", "+2", " 3", "4 ", "2x", "auto", "1e3", "99999999999999999999999999"})
+    EXPECT_FALSE(parseWholeNumber(bad).has_value()) << "'" << bad << "'";
+}

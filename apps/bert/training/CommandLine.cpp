@@ -86,17 +86,11 @@ std::vector<unsigned> parseLayerList(const std::string &text) {
   std::istringstream in(text);
   std::string item;
   while (std::getline(in, item, ',')) {
-    std::size_t used = 0;
-    unsigned long v = 0;
-    try {
-      v = std::stoul(item, &used);
-    } catch (const std::exception &) {
-      used = 0;
-    }
-    if (item.empty() || used != item.size() || item[0] == '-' || v > 1000)
+    const std::optional<unsigned long> v = apps::parseWholeNumber(item);
+    if (!v || *v > 1000)
       throw apps::cli_error("--pipeline-layers '" + text +
                             "' is not a comma-separated list of layer counts (e.g. 3,7,7,7)");
-    layers.push_back(static_cast<unsigned>(v));
+    layers.push_back(static_cast<unsigned>(*v));
   }
   return layers;
 }

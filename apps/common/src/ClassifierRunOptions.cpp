@@ -1,10 +1,11 @@
 #include <tessera/apps/ClassifierRunOptions.hpp>
 
 #include <tessera/apps/Errors.hpp>
+#include <tessera/apps/TrainingOptions.hpp>
 
 #include <tessera/apps/ReplicaPlacement.hpp>
 
-#include <stdexcept>
+#include <optional>
 #include <string>
 
 namespace po = boost::program_options;
@@ -14,16 +15,10 @@ namespace tessera::apps {
 unsigned parseIpus(const std::string &value) {
   if (value == "auto")
     return 0;
-  std::size_t used = 0;
-  unsigned long n = 0;
-  try {
-    n = std::stoul(value, &used);
-  } catch (const std::exception &) {
-    used = 0;
-  }
-  if (used != value.size() || value.empty() || n == 0 || n > 16)
+  const std::optional<unsigned long> n = parseWholeNumber(value);
+  if (!n || *n == 0 || *n > 16)
     throw cli_error("--ipus " + value + " must be auto or 1 to 16");
-  return static_cast<unsigned>(n);
+  return static_cast<unsigned>(*n);
 }
 
 void addClassifierRunOptions(po::options_description &d, ClassifierRunOptions &o) {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+#include <stdexcept>
 #include <tuple>
 
 #include <poputil/Suggest.hpp>
@@ -202,6 +203,17 @@ std::string nearestName(const std::string &name, const std::vector<std::string> 
   if (best.empty() || bestDistance > std::max<std::size_t>(2, name.size() / 3))
     return "";
   return best;
+}
+
+std::optional<unsigned long> parseWholeNumber(const std::string &text) {
+  if (text.empty() ||
+      !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
+  try {
+    return std::stoul(text);
+  } catch (const std::out_of_range &) {
+    return std::nullopt;
+  }
 }
 
 po::variables_map parseCommandLine(int argc, const char *const argv[],

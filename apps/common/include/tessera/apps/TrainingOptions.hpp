@@ -88,6 +88,10 @@ boost::program_options::variables_map parseCommandLine(
     const boost::program_options::options_description &description,
     const boost::program_options::positional_options_description *positional = nullptr);
 
+/// `text` as a whole decimal number (digits only: no sign, space or suffix), or nothing —
+/// for flags whose values are parsed by hand ("auto" or a count, comma-separated lists).
+std::optional<unsigned long> parseWholeNumber(const std::string &text);
+
 /// Rejects nonsense values (batch size 0, negative learning rate, --resume without
 /// --checkpoint-dir, …) with cli_error naming the flag and the accepted values.
 void validateTrainingOptions(const TrainingOptions &options);
