@@ -296,6 +296,11 @@ ConvPlan planBlocks(const poplar::Target &target, const ConvParams &params, Conv
 
 /// Channels per group (input and output) below which "auto" never picks Winograd or lowering.
 constexpr std::size_t kMinProductChannels = 16;
+/// Winograd needs more: its 16 products of [OC][IC] x [IC][...] with 16 channels ran slower
+/// than the blocks (conv_bench 'w/8 s2 3x3 16', 32 x 16 x 16 x 16, all three passes: 1.86 ms
+/// against 1.30, four alternating runs) although the host-cost model expected the opposite;
+/// from 32 channels Winograd is faster (0.98 against 1.41 ms at 32, 0.79 against 1.84 at 64).
+constexpr std::size_t kMinWinogradChannels = 32;
 
 /// `blocks` re-described as `method` computing the product `mm` (whose estimates it then
 /// reports), with `hostNanoseconds` for the whole pass.
@@ -351,8 +356,10 @@ ConvPlan chooseMethod(const poplar::Target &target, const ConvParams &params, Co
   // models compare.
   const bool wideEnough = std::min(params.inputChannelsPerConvGroup,
                                    params.outputChannelsPerConvGroup) >= kMinProductChannels;
+  const bool wideForWinograd = std::min(params.inputChannelsPerConvGroup,
+                                        params.outputChannelsPerConvGroup) >= kMinWinogradChannels;
   if (options.useWinograd != "false" && winogradApplies(params) &&
-      (options.useWinograd == "true" || wideEnough)) {
+      (options.useWinograd == "true" || wideForWinograd)) {
     MatMulPlan mm = planWinograd(target, params, pass, options);
     const std::uint64_t ns = mm.hostNanoseconds + winogradTransformNanoseconds(params);
     if (takes(options.useWinograd, mm, ns, blocks, options, ConvMethod::WINOGRAD))

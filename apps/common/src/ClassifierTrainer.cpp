@@ -217,9 +217,9 @@ std::map<std::string, std::string> ClassifierTrainer::Impl::graphConfig() const 
   return config;
 }
 
+namespace {
 /// Where an automatic device choice notes that `identity`'s device was too small: beside the
 /// manifests, so the next run with the same configuration and builds skips that attempt.
-namespace {
 std::string overflowNote(const std::string &identity) {
   return identity + "\noverflows the device's tile memory";
 }
