@@ -25,22 +25,33 @@ std::pair<std::size_t, std::size_t> workerRange(std::size_t n, unsigned workerId
   return {n * workerId / workers, n * (workerId + 1) / workers};
 }
 
+/// Calls chunk(first, n, w) for the Philox blocks of counters [begin, end), a chunk at a time:
+/// blocks first … first + n − 1, word k of block first + j in w[k][j]. A chunk never crosses a
+/// wrap of the counter's low word (the kernel takes the high word as fixed).
+constexpr std::size_t kBlocksPerChunk = 64;
+template <class F>
+void forEachBlockChunk(const StreamKey &key, std::uint64_t begin, std::uint64_t end, F &&chunk) {
+  std::uint32_t w[4][kBlocksPerChunk];
+  for (std::uint64_t first = begin; first < end;) {
+    const std::uint64_t untilLowWraps = (std::uint64_t{1} << 32) - (first & 0xFFFFFFFFu);
+    const std::size_t n = static_cast<std::size_t>(
+        std::min<std::uint64_t>({kBlocksPerChunk, end - first, untilLowWraps}));
+    gPhiloxBlocks(key, first, n, w[0], w[1], w[2], w[3]);
+    chunk(first, n, w);
+    first += n;
+  }
+}
+
 /// Calls f(i, block) for each i in [begin, end), block being element (base + i)'s attempt-0 block.
 template <class F>
 void forEachBlock(const StreamKey &key, unsigned long long base, std::size_t begin, std::size_t end,
                   F &&f) {
-  constexpr std::size_t kChunk = 64;
-  std::uint32_t w[4][kChunk];
-  for (std::size_t i = begin; i < end;) {
-    const std::uint64_t first = base + i;
-    const std::uint64_t untilLowWraps = (std::uint64_t{1} << 32) - (first & 0xFFFFFFFFu);
-    const std::size_t n =
-        static_cast<std::size_t>(std::min<std::uint64_t>({kChunk, end - i, untilLowWraps}));
-    gPhiloxBlocks(key, first, n, w[0], w[1], w[2], w[3]);
-    for (std::size_t j = 0; j < n; ++j)
-      f(i + j, PhiloxBlock{w[0][j], w[1][j], w[2][j], w[3][j]});
-    i += n;
-  }
+  forEachBlockChunk(key, base + begin, base + end,
+                    [&](std::uint64_t first, std::size_t n, const auto &w) {
+                      for (std::size_t j = 0; j < n; ++j)
+                        f(static_cast<std::size_t>(first - base) + j,
+                          PhiloxBlock{w[0][j], w[1][j], w[2][j], w[3][j]});
+                    });
 }
 
 /// Consecutive elements' dropout words: words[k] belongs to element i + k of the walk.
@@ -55,22 +66,17 @@ struct DropoutWords {
 template <class F>
 void forEachDropoutWord(const StreamKey &key, unsigned long long base, std::size_t begin,
                         std::size_t end, F &&f) {
-  constexpr std::size_t kChunk = 64;
-  std::uint32_t w[4][kChunk];
-  std::uint32_t words[4 * kChunk];
-  for (std::uint64_t index = base + begin, stop = base + end; index < stop;) {
-    const std::uint64_t first = index / 4, last = (stop - 1) / 4;
-    const std::uint64_t untilLowWraps = (std::uint64_t{1} << 32) - (first & 0xFFFFFFFFu);
-    const std::size_t n = static_cast<std::size_t>(
-        std::min<std::uint64_t>({kChunk, last - first + 1, untilLowWraps}));
-    gPhiloxBlocks(key, first, n, w[0], w[1], w[2], w[3]);
-    const std::uint64_t chunkEnd = std::min<std::uint64_t>(stop, (first + n) * 4);
-    const std::size_t count = static_cast<std::size_t>(chunkEnd - index);
-    for (std::size_t k = 0; k < count; ++k)
-      words[k] = w[(index + k) % 4][(index + k) / 4 - first];
-    f(static_cast<std::size_t>(index - base), DropoutWords{words, count});
-    index = chunkEnd;
-  }
+  std::uint32_t words[4 * kBlocksPerChunk];
+  const std::uint64_t start = base + begin, stop = base + end;
+  forEachBlockChunk(key, start / 4, (stop - 1) / 4 + 1,
+                    [&](std::uint64_t first, std::size_t n, const auto &w) {
+                      const std::uint64_t index = std::max(start, first * 4);
+                      const std::uint64_t chunkEnd = std::min(stop, (first + n) * 4);
+                      const std::size_t count = static_cast<std::size_t>(chunkEnd - index);
+                      for (std::size_t k = 0; k < count; ++k)
+                        words[k] = w[(index + k) % 4][(index + k) / 4 - first];
+                      f(static_cast<std::size_t>(index - base), DropoutWords{words, count});
+                    });
 }
 
 StreamKey streamKey(const poplar::Input<poplar::Vector<unsigned>> &seed, unsigned seedModifier,
@@ -80,8 +86,9 @@ StreamKey streamKey(const poplar::Input<poplar::Vector<unsigned>> &seed, unsigne
 
 /// Worker `workerId`'s share of all the elements of `groups`: regions of tile memory holding
 /// runs of the output back to back, run r (`lengths[r]` elements, the runs in order through the
-/// groups) beginning at row-major index bases[r]. Calls f(g, j, index, block) for element j of
-/// group g, whose row-major index is `index`, with its attempt-0 block.
+/// groups) beginning at row-major index bases[r]. Calls f(g, j, index, numbers) for element j of
+/// group g, whose row-major index is `index`, with what `walk` (forEachBlock, forEachDropoutWord)
+/// makes for it; a walk may cover several consecutive elements of one run per call.
 template <class Groups, class F, class Walk>
 void forEachElement(const Groups &groups, const poplar::Vector<unsigned> &lengths,
                     const poplar::Vector<unsigned long long> &bases, const StreamKey &key,

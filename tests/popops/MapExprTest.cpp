@@ -24,6 +24,15 @@ const pe::Max sixNodes() {
 }
 float sixNodesRef(float a, float b) { return std::max(std::fabs((a + b) * a - b * 0.5f), 0.25f); }
 
+/// Bytes the compute sets whose names contain `name` exchange.
+std::uint64_t exchangeBytesOf(Engine &engine, const std::string &name) {
+  std::uint64_t bytes = 0;
+  for (const auto &cs : engine.getGraphProfile().computeSets)
+    if (cs.name.find(name) != std::string::npos)
+      bytes += cs.exchangeBytes;
+  return bytes;
+}
+
 } // namespace
 
 TEST(MapExpr, SixNodeExpressionIsOneComputeSetWithOneVertexPerTile) {
@@ -280,11 +289,7 @@ TEST(MapExpr, APerChannelOperandIsReadOnceNotExchangedPerElement) {
 
   Engine engine(f.graph, f.prog);
   engine.load(f.dev);
-  std::uint64_t bytes = 0;
-  for (const auto &cs : engine.getGraphProfile().computeSets)
-    if (cs.name.find("scaled") != std::string::npos)
-      bytes += cs.exchangeBytes;
-  EXPECT_EQ(bytes, 3u * 4u);
+  EXPECT_EQ(exchangeBytesOf(engine, "scaled"), 3u * 4u);
 
   const auto xv = ewtest::randomFloats(4 * 256, -3, 3, 7);
   const std::vector<float> sv{0.5f, -2.0f, 3.0f, 0.25f};
@@ -314,11 +319,7 @@ TEST(MapExpr, AGateOverManyPlanesPerTileIsReadAsScalars) {
 
   Engine engine(f.graph, f.prog);
   engine.load(f.dev);
-  std::uint64_t bytes = 0;
-  for (const auto &cs : engine.getGraphProfile().computeSets)
-    if (cs.name.find("excite") != std::string::npos)
-      bytes += cs.exchangeBytes;
-  EXPECT_EQ(bytes, 6u * 4u);
+  EXPECT_EQ(exchangeBytesOf(engine, "excite"), 6u * 4u);
 
   const auto xv = ewtest::randomFloats(2 * 6 * 16, -3, 3, 8);
   const auto gv = ewtest::randomFloats(2 * 6, -2, 2, 9);

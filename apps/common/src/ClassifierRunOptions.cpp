@@ -34,7 +34,7 @@ void addClassifierRunOptions(po::options_description &d, ClassifierRunOptions &o
     ("tiles", po::value(&o.tiles)->default_value(o.tiles), "Tiles per simulated IPU (0: 1472)")
     ("ipus", po::value<std::string>()->default_value(o.ipus ? std::to_string(o.ipus) : "auto")
                  ->notifier([&o](const std::string &v) { o.ipus = parseIpus(v); }),
-     "Simulated Mk2 IPUs (900 MB of tile memory each), 1 to 16, or auto: the fewest of 1, 2, 4, 8, 16 the model fits in (a build that overflows tile memory is retried on twice as many; the layers' plans do not depend on the count, so neither do the results)")
+     "Simulated Mk2 IPUs (900 MB of tile memory each), 1 to 16, or auto: the fewest of 1, 2, 4, 8, 16 the model fits in (a build that overflows tile memory is retried on twice as many; while each layer's tile window fits in one IPU its plans, and so the results, do not depend on the count)")
     ("replicas", po::value(&o.replicas)->default_value(o.replicas),
      "Data-parallel replicas, each on --ipus IPUs with --batch-size images per step, gradients averaged across them (0: tessera-run's --num-replicas, else 1)")
     ("estimate-ipu", po::bool_switch(&o.estimateIpu),

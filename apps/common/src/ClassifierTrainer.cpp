@@ -153,6 +153,7 @@ void ClassifierTrainer::Impl::build() {
     setEstimateOnlyOptions(engineOptions);
   const bool automatic = spec.ipus == 0;
   constexpr unsigned kMostIpus = 16;
+  auto ipusText = [](unsigned n) { return std::to_string(n) + (n > 1 ? " IPUs" : " IPU"); };
   for (ipus = automatic ? 1u : spec.ipus;; ipus *= 2) {
     poplar::IPUModel ipu;
     if (spec.tiles)
@@ -163,8 +164,8 @@ void ClassifierTrainer::Impl::build() {
     if (startFromManifest(identity, engineOptions))
       break;
     if (automatic && ipus * 2 <= kMostIpus && knownToOverflow(identity, engineOptions)) {
-      log << "--ipus auto: the model overflows the tile memory of " << ipus << " IPU"
-          << (ipus > 1 ? "s" : "") << " (found by an earlier run)" << std::endl;
+      log << "--ipus auto: the model overflows the tile memory of " << ipusText(ipus)
+          << " (found by an earlier run)" << std::endl;
       continue;
     }
     if (!model)
@@ -186,13 +187,12 @@ void ClassifierTrainer::Impl::build() {
       model = makeModel();
       if (!model)
         throw;
-      log << "--ipus auto: the model overflows the tile memory of " << ipus << " IPU"
-          << (ipus > 1 ? "s" : "") << "; trying " << ipus * 2 << std::endl;
+      log << "--ipus auto: the model overflows the tile memory of " << ipusText(ipus) << "; trying "
+          << ipus * 2 << std::endl;
     }
   }
   if (automatic)
-    log << "--ipus auto: " << ipus << " IPU" << (ipus > 1 ? "s" : "") << " x "
-        << device.getTarget().getTilesPerIPU()
+    log << "--ipus auto: " << ipusText(ipus) << " x " << device.getTarget().getTilesPerIPU()
         << " tiles (the fewest of 1, 2, 4, 8, 16 the model fits in)" << std::endl;
   images.assign(localReplicas, std::vector<float>(imageElements(), 0.0f));
   labels.assign(localReplicas, std::vector<std::uint32_t>(batch(), 0));

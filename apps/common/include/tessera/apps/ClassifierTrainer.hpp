@@ -43,8 +43,9 @@ struct ClassifierSpec {
   /// one IPU's memory spreads its layers over all of them. ipus 0 is automatic: the fewest of
   /// 1, 2, 4, 8, 16 IPUs the model fits in — a build that overflows tile memory is retried on
   /// twice as many, with a model from the ModelFactory (each attempt builds its layers afresh).
-  /// Layers are placed in windows of fixed size whatever the device, so their plans, and the
-  /// results, are the same for every count that fits; fewer IPUs only mean fewer tiles to visit.
+  /// Layers are placed in tile windows sized by their working set, not by the device, so while
+  /// every window fits in one IPU their plans, and the results, are the same for every count
+  /// that fits; fewer IPUs only mean fewer tiles to visit.
   unsigned tiles = 0;
   unsigned ipus = 1;
   /// Data-parallel replicas in the whole run (each on `ipus` IPUs of its own; under tessera-run,
