@@ -26,7 +26,9 @@ using KernelFn = void (*)(void *out, const void *a, const void *b, const void *c
 // X(name, register kind of the operands, register kind of the result)
 // Kinds: F = float, I = int32, U = uint32, B = bool as uint32 0/1, H = half bits (uint16),
 // C = bool bytes (uint8). The list is the single source of truth for opcodes, the kernel table
-// and the scalar references.
+// and the scalar references. The last ops are fused kernels the compiler substitutes for whole
+// expressions it recognises (popops/src/MapExprFusion.cpp): GeluTanhF(x) is the tanh-approximated
+// GELU, GeluTanhGradF(x, dy) its input gradient.
 #define TESSERA_MAPEXPR_OPS(X)                                                                     \
   X(CopyF, F, F)                                                                                   \
   X(LoadHalf, H, F)                                                                                \
@@ -105,7 +107,9 @@ using KernelFn = void (*)(void *out, const void *a, const void *b, const void *c
   X(UnsignedToFloat, U, F)                                                                         \
   X(BoolToFloat, B, F)                                                                             \
   X(FloatToBool, F, B)                                                                             \
-  X(IntToBool, I, B)
+  X(IntToBool, I, B)                                                                               \
+  X(GeluTanhF, F, F)                                                                               \
+  X(GeluTanhGradF, F, F)
 
 /// Opcodes; ops that are the same bit operation for several kinds (copy, add, sub, mul, neg,
 /// square, eq, ne of int32 and uint32 and bool) use one opcode.

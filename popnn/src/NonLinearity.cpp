@@ -15,6 +15,8 @@ namespace {
 using namespace popops::expr;
 constexpr float kGeluAlpha = 0.7978845608f; // sqrt(2 / pi)
 constexpr float kGeluBeta = 0.044715f;
+// popops' map compiler runs the GELU expression and its gradient below as one fused kernel each
+// when they are written exactly so (popops/src/MapExprFusion.cpp); change them together.
 constexpr float kInvSqrt2 = 0.70710678118f;
 constexpr float kInvSqrt2Pi = 0.39894228040f;
 

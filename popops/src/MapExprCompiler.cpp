@@ -2,6 +2,7 @@
 #pragma GCC diagnostic ignored "-Wrestrict"
 
 #include "MapExprCompiler.hpp"
+#include "MapExprFusion.hpp"
 
 #include <algorithm>
 #include <array>
@@ -114,6 +115,7 @@ private:
   }
 
   Value lower(const expr::Expr &e, std::optional<Type> hint);
+  std::optional<Value> lowerFused(const expr::Expr &e);
   Value lowerConst(const expr::Const &c, std::optional<Type> hint);
   Value lowerPlaceholder(const expr::PlaceHolder &p);
   Value lowerCast(const expr::Cast &c);
@@ -429,7 +431,26 @@ Value Lowering::lowerTernary(const expr::TernaryOp &t) {
   return {addOp(o, v[0].node, v[1].node, v[2].node), v[0].type};
 }
 
+/// A whole expression with a fused kernel (matchFusedKernel): its operands lowered, then the one
+/// op. Operands that are not of one float type fall back to the ordinary lowering, which says
+/// what is wrong with them.
+std::optional<Value> Lowering::lowerFused(const expr::Expr &e) {
+  const auto match = matchFusedKernel(e);
+  if (!match)
+    return std::nullopt;
+  std::vector<Value> args;
+  for (const expr::Expr *operand : match->operands)
+    args.push_back(lower(*operand, std::nullopt));
+  for (const Value &a : args)
+    if (kindOf(a.type) != Kind::F || a.type != args.front().type)
+      return std::nullopt;
+  const int b = args.size() > 1 ? args[1].node : -1;
+  return Value{addOp(match->op, args[0].node, b), args[0].type};
+}
+
 Value Lowering::lower(const expr::Expr &e, std::optional<Type> hint) {
+  if (auto fused = lowerFused(e))
+    return *fused;
   if (auto c = e.getAs<expr::Const>())
     return lowerConst(*c, hint);
   if (auto p = e.getAs<expr::PlaceHolder>())

@@ -110,7 +110,7 @@ unsigned arity(mx::Op op) {
   if (n.rfind("Clamp", 0) == 0 || n == "Select")
     return 3;
   static const char *binary[] = {"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Eq",
-                                 "Ne",  "Lt",  "Le",  "Gt",  "Ge",  "And", "Or"};
+                                 "Ne",  "Lt",  "Le",  "Gt",  "Ge",  "And", "Or",  "GeluTanhGrad"};
   for (const char *b : binary)
     if (n.rfind(b, 0) == 0)
       return 2;
@@ -121,7 +121,7 @@ unsigned arity(mx::Op op) {
 double tolerance(mx::Op op) {
   const std::string n = mx::opName(op);
   for (const char *approx : {"ExpF", "Expm1F", "LogF", "Log1pF", "TanhF", "SigmoidF", "CosF",
-                             "SinF", "ErfF", "PowF", "RsqrtF"})
+                             "SinF", "ErfF", "PowF", "RsqrtF", "GeluTanhF", "GeluTanhGradF"})
     if (n == approx)
       return 2e-6;
   return 0;

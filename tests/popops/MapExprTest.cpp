@@ -362,3 +362,81 @@ TEST(MapExpr, ARepeatedSubexpressionIsComputedOnce) {
   engine.load(f.dev);
   EXPECT_EQ(shared, engine.getVertexCycleEstimates().front().effective());
 }
+
+namespace {
+
+/// GELU's tanh form and its input gradient, written out as popnn::nonLinearity writes them, with
+/// x and dy standing for any subexpressions.
+template <class X> auto geluExpr(const X &x) {
+  using namespace pe;
+  return x * 0.5f * (1.0f + Tanh(x * 0.7978845608f * (1.0f + 0.044715f * x * x)));
+}
+template <class X, class Dy> auto geluGradExpr(const X &x, const Dy &dy) {
+  using namespace pe;
+  const auto t = Tanh(x * 0.7978845608f * (1.0f + 0.044715f * x * x));
+  const auto dInner = 0.7978845608f * (1.0f + 3.0f * 0.044715f * x * x);
+  return dy * (0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * dInner);
+}
+double geluRef(double x) {
+  return 0.5 * x * (1.0 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+}
+
+/// The map of `e` over a = _1 and b = _2 ([1000] each, values in [-6, 6]): its one vertex's
+/// estimated cycles and its results.
+std::pair<std::uint64_t, std::vector<float>>
+runOnTwoInputs(const pe::Expr &e, std::vector<float> &av, std::vector<float> &bv) {
+  Fixture f(1);
+  Tensor a = f.var(FLOAT, {1000}, "a");
+  Tensor b = f.var(FLOAT, {1000}, "b");
+  Tensor out = popops::map(f.graph, e, {a, b}, f.prog, "map");
+  f.read("out", out);
+  Engine engine(f.graph, f.prog);
+  engine.load(f.dev);
+  const auto estimates = engine.getVertexCycleEstimates();
+  EXPECT_EQ(estimates.size(), 1u);
+  av = ewtest::randomFloats(1000, -6, 6, 21);
+  bv = ewtest::randomFloats(1000, -6, 6, 22);
+  ewtest::write(engine, "a", av);
+  ewtest::write(engine, "b", bv);
+  engine.run();
+  return {estimates.front().effective(), ewtest::read<float>(engine, "out", 1000)};
+}
+
+} // namespace
+
+TEST(MapExpr, TheTanhGeluAndItsGradientRunAsOneFusedKernel) {
+  // GELU(a + b) costs what tanh(a + b) does (a sum, then one op), not one pass per operation.
+  using namespace pe;
+  std::vector<float> av, bv;
+  const auto tanhCost = runOnTwoInputs(Tanh(_1 + _2), av, bv).first;
+  const auto [geluCost, gelu] = runOnTwoInputs(geluExpr(_1 + _2), av, bv);
+  EXPECT_EQ(geluCost, tanhCost);
+  for (std::size_t i = 0; i < gelu.size(); ++i) {
+    const double ref = geluRef(double(av[i]) + bv[i]);
+    ASSERT_NEAR(gelu[i], ref, 2e-6 * std::max(1.0, std::fabs(ref))) << i;
+  }
+
+  // dy = b, x = a: against a central difference of the reference in double.
+  const auto [gradCost, grad] = runOnTwoInputs(geluGradExpr(_1, _2), av, bv);
+  EXPECT_EQ(gradCost, runOnTwoInputs(_1 * _2, av, bv).first);
+  for (std::size_t i = 0; i < grad.size(); ++i) {
+    const double h = 1e-5, x = av[i];
+    const double ref = bv[i] * (geluRef(x + h) - geluRef(x - h)) / (2 * h);
+    ASSERT_NEAR(grad[i], ref, 1e-5 * std::max(1.0, std::fabs(ref))) << i;
+  }
+}
+
+TEST(MapExpr, AnExpressionThatOnlyResemblesGeluIsComputedAsWritten) {
+  // Another constant (0.045 for 0.044715): no fused kernel, each operation as written.
+  using namespace pe;
+  std::vector<float> av, bv;
+  const auto near =
+      _1 * 0.5f * (1.0f + Tanh(_1 * 0.7978845608f * (1.0f + 0.045f * _1 * _1))) + _2 * 0.0f;
+  const auto [cost, got] = runOnTwoInputs(near, av, bv);
+  EXPECT_GT(cost, runOnTwoInputs(geluExpr(_1) + _2 * 0.0f, av, bv).first);
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const double x = av[i];
+    const double ref = 0.5 * x * (1.0 + std::tanh(0.7978845608 * x * (1.0 + 0.045 * x * x)));
+    ASSERT_NEAR(got[i], ref, 2e-6 * std::max(1.0, std::fabs(ref))) << i;
+  }
+}

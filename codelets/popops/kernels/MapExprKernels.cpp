@@ -180,6 +180,40 @@ struct ErrorFunction {
   }
 };
 
+/// The tanh-approximated GELU, x·½(1 + tanh u) with u = √(2/π)·x·(1 + 0.044715·x²), computed
+/// as x·σ(2u) = x / (1 + e^(−2u)) — the same function with one exponential instead of tanh's
+/// exponential and division. e^(−2u) is capped below float's overflow, where x / (1 + e) is
+/// (−)0 either way.
+template <class D, class V> HWY_INLINE V geluExpMinus2u(D d, V x, V x2) {
+  constexpr float kMinus2Alpha = -2.0f * 0.7978845608f;
+  constexpr float kMinus2AlphaBeta = -2.0f * 0.7978845608f * 0.044715f;
+  const V arg = hn::Mul(x, hn::MulAdd(hn::Set(d, kMinus2AlphaBeta), x2, hn::Set(d, kMinus2Alpha)));
+  return hn::Exp(d, hn::Min(arg, hn::Set(d, 88.0f)));
+}
+
+struct GeluTanh {
+  template <class D, class V> static HWY_INLINE V apply(D d, V x) {
+    const V e = geluExpMinus2u(d, x, hn::Mul(x, x));
+    return hn::Div(x, hn::Add(hn::Set(d, 1.0f), e));
+  }
+};
+
+/// dy·GELU'(x) = dy·(s + 2x·s(1 − s)·u') with s = σ(2u) and u' = √(2/π)·(1 + 3·0.044715·x²);
+/// 1 − s is e·s, so no cancellation where s is near 1.
+struct GeluTanhGrad {
+  template <class D, class V> static HWY_INLINE V apply(D d, V x, V dy) {
+    constexpr float kAlpha = 0.7978845608f;
+    constexpr float k3AlphaBeta = 3.0f * 0.7978845608f * 0.044715f;
+    const V x2 = hn::Mul(x, x);
+    const V e = geluExpMinus2u(d, x, x2);
+    const V s = hn::Div(hn::Set(d, 1.0f), hn::Add(hn::Set(d, 1.0f), e));
+    const V du = hn::MulAdd(hn::Set(d, k3AlphaBeta), x2, hn::Set(d, kAlpha));
+    const V twoX = hn::Add(x, x);
+    const V slope = hn::MulAdd(hn::Mul(hn::Mul(twoX, s), hn::Mul(e, s)), du, s);
+    return hn::Mul(dy, slope);
+  }
+};
+
 TESSERA_BINARY_OP(AddOp, hn::Add(x, y))
 TESSERA_BINARY_OP(SubOp, hn::Sub(x, y))
 TESSERA_BINARY_OP(MulOp, hn::Mul(x, y))
@@ -449,6 +483,8 @@ const KernelFn *Table() {
       intToFloat,                           // BoolToFloat (0/1 as int32)
       toBool<F>,                            // FloatToBool
       toBool<I>,                            // IntToBool
+      unary<F, GeluTanh>,                   // GeluTanhF
+      binary<F, GeluTanhGrad>,              // GeluTanhGradF
   };
   static_assert(sizeof(table) / sizeof(table[0]) == kNumOps, "one kernel per opcode");
   return table;

@@ -137,6 +137,18 @@ REF1(UnsignedToFloatR, U, F(x))
 REF1(BoolToFloatR, U, F(x))
 REF1(FloatToBoolR, F, U(x != 0.0f))
 REF1(IntToBoolR, I, U(x != 0))
+// The GELU kernels' references: the tanh form as written out, independent of the kernels'
+// sigmoid form.
+constexpr double kGeluAlpha = 0.7978845608028654, kGeluBeta = 0.044715;
+REF1(GeluTanhR, F,
+     float(0.5 * x * (1.0 + std::tanh(kGeluAlpha * x * (1.0 + kGeluBeta * double(x) * x)))))
+struct GeluTanhGradR {
+  float operator()(F x, F dy) const {
+    const double xd = x, t = std::tanh(kGeluAlpha * xd * (1.0 + kGeluBeta * xd * xd));
+    const double dInner = kGeluAlpha * (1.0 + 3.0 * kGeluBeta * xd * xd);
+    return float(dy * (0.5 * (1.0 + t) + 0.5 * xd * (1.0 - t * t) * dInner));
+  }
+};
 
 } // namespace
 
@@ -220,6 +232,8 @@ const KernelFn *referenceTable() {
       unaryRef<U, F, BoolToFloatR>(),
       unaryRef<F, U, FloatToBoolR>(),
       unaryRef<I, U, IntToBoolR>(),
+      unaryRef<F, F, GeluTanhR>(),
+      binaryRef<F, F, GeluTanhGradR>(),
   };
   static_assert(sizeof(table) / sizeof(table[0]) == kNumOps, "one reference per opcode");
   return table;
