@@ -5,6 +5,7 @@
 // kernel; the maps to distributions are RandomReference.hpp's.
 #include <algorithm>
 #include <cstddef>
+#include <type_traits>
 #include <utility>
 
 #include <poplar/Vertex.hpp>
@@ -18,6 +19,7 @@ namespace {
 
 /// The kernel pointer is taken once, when the types register (never looked up per call).
 PhiloxBlocksFn gPhiloxBlocks = nullptr;
+DropoutFloatFn gDropoutFloat = nullptr;
 
 /// Worker `workerId`'s contiguous share [begin, end) of n elements.
 std::pair<std::size_t, std::size_t> workerRange(std::size_t n, unsigned workerId,
@@ -52,6 +54,14 @@ void forEachBlock(const StreamKey &key, unsigned long long base, std::size_t beg
                         f(static_cast<std::size_t>(first - base) + j,
                           PhiloxBlock{w[0][j], w[1][j], w[2][j], w[3][j]});
                     });
+}
+
+/// Calls f(i, n) once for the whole segment [begin, end) of a run: for kernels that make their
+/// own numbers from the elements' indices.
+template <class F>
+void wholeSegment(const StreamKey &, unsigned long long, std::size_t begin, std::size_t end,
+                  F &&f) {
+  f(begin, end - begin);
 }
 
 /// Consecutive elements' dropout words: words[k] belongs to element i + k of the walk.
@@ -236,16 +246,28 @@ public:
   float scale;
 
   void compute(unsigned workerId) {
-    forMyDropoutWords(workerId,
-                      [&](std::size_t g, std::size_t j, [[maybe_unused]] unsigned long long index,
-                          const DropoutWords &w) {
-                        // A chunk lies inside one run, so its elements are consecutive in the
-                        // group.
-                        T *o = &out[g][j];
-                        const T *x = &in[g][j];
-                        for (std::size_t k = 0; k < w.count; ++k)
-                          o[k] = fires(w.words[k], threshold) ? T(float(x[k]) * scale) : T(0.0f);
-                      });
+    const StreamKey key = streamKey(seed, seedModifier, Stream::Dropout);
+    if constexpr (std::is_same_v<T, float>) {
+      // Float has a kernel that makes the words and applies them in vectors. A segment lies
+      // inside one run, so its elements are consecutive in the group.
+      forEachElement(
+          out, runLength, baseIndex, key, workerId, numWorkers(),
+          [&](std::size_t g, std::size_t j, unsigned long long index, std::size_t n) {
+            gDropoutFloat(key, index, n, &in[g][j], &out[g][j], threshold, scale);
+          },
+          [](auto &&...a) { wholeSegment(a...); });
+    } else {
+      forMyDropoutWords(workerId,
+                        [&](std::size_t g, std::size_t j, [[maybe_unused]] unsigned long long index,
+                            const DropoutWords &w) {
+                          // A chunk lies inside one run, so its elements are consecutive in the
+                          // group.
+                          T *o = &out[g][j];
+                          const T *x = &in[g][j];
+                          for (std::size_t k = 0; k < w.count; ++k)
+                            o[k] = fires(w.words[k], threshold) ? T(float(x[k]) * scale) : T(0.0f);
+                        });
+    }
   }
 };
 
@@ -300,6 +322,7 @@ template <class T> void registerFloatingPoint(const std::string &typeName) {
 
 void registerRandomVertices() {
   gPhiloxBlocks = philoxBlocksKernel();
+  gDropoutFloat = dropoutFloatKernel();
   registerFloatingPoint<float>("float");
   registerFloatingPoint<poplar::half>("half");
   common<UniformInt>("poprand::Uniform<int>")

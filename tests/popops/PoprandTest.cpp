@@ -546,3 +546,25 @@ TEST(PoprandShapedDropout, TrailingColumnMaskBroadcastsOverRowsInHalf) {
           << r << "," << c;
     }
 }
+
+TEST(PoprandDropoutKernel, FloatMatchesTheReferenceForAnyOffsetLengthAndRate) {
+  // Offsets inside a block, lengths around the vector widths, the block counter's low word
+  // wrapping inside the run (element 2^34), and the rates that never and always keep.
+  const auto kernel = ref::dropoutFloatKernel();
+  const ref::StreamKey key{0x12345678u, 0x9abcdef0u, 5u, ref::Stream::Dropout};
+  for (unsigned long long threshold :
+       {0ull, ref::probabilityThreshold(0.9), ref::probabilityThreshold(0.5), 4294967296ull})
+    for (std::uint64_t first : {0ull, 1ull, 3ull, 6ull, (1ull << 34) - 37ull})
+      for (std::size_t n : {0u, 1u, 5u, 16u, 63u, 64u, 65u, 200u}) {
+        std::vector<float> in(n + 1), got(n + 1, -7.0f);
+        for (std::size_t k = 0; k < n; ++k)
+          in[k] = 0.5f + static_cast<float>(k) * 0.25f;
+        kernel(key, first, n, in.data(), got.data(), threshold, 1.5f);
+        for (std::size_t k = 0; k < n; ++k) {
+          const bool keep = ref::fires(ref::dropoutWord(key, first + k), threshold);
+          ASSERT_EQ(got[k], keep ? in[k] * 1.5f : 0.0f)
+              << "threshold " << threshold << " first " << first << " k " << k;
+        }
+        EXPECT_EQ(got[n], -7.0f) << "wrote past the end";
+      }
+}

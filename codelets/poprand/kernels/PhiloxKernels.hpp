@@ -1,4 +1,5 @@
-// SIMD kernel computing Philox-4x32-10 blocks for a run of consecutive element indices.
+// SIMD kernels: Philox-4x32-10 blocks for a run of consecutive element indices, and float
+// dropout straight from them.
 #pragma once
 
 #include <cstddef>
@@ -16,5 +17,14 @@ using PhiloxBlocksFn = void (*)(const StreamKey &key, std::uint64_t first, std::
 /// The best Highway variant for this CPU, resolved once. Bit-identical to
 /// philoxBlocksReference (RandomReference.hpp).
 PhiloxBlocksFn philoxBlocksKernel();
+
+/// out[k] = in[k] · scale where element first + k fires (its dropoutWord below `threshold`),
+/// else 0, for k < n: the blocks made four elements at a time, in vectors, and applied as they
+/// come (no word buffer in between). Bit-identical to the reference expression in
+/// RandomReference.hpp; any `first` and `n`.
+using DropoutFloatFn = void (*)(const StreamKey &key, std::uint64_t first, std::size_t n,
+                                const float *in, float *out, unsigned long long threshold,
+                                float scale);
+DropoutFloatFn dropoutFloatKernel();
 
 } // namespace tessera::codelets::poprand
