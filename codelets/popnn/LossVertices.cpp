@@ -1,6 +1,7 @@
-// popnn::LossRows<float>: calcLoss for whole rows of model outputs — per row, deltas and a loss
-// from its label; rows labelled MASKED_LABEL_CODE get zero deltas and loss. Rows are dealt
-// round-robin to the worker contexts.
+// popnn::LossRows<float> and LossRowsWithAccuracy<float>: calcLoss for whole rows of model
+// outputs — per row, deltas and a loss from its label (and whether the label is the argmax);
+// rows labelled MASKED_LABEL_CODE get zero deltas, loss and correct. Rows are dealt round-robin
+// to the worker contexts.
 #include <poplar/Vertex.hpp>
 #include <tessera/VertexType.hpp>
 
@@ -13,8 +14,12 @@ namespace {
 /// The kernel pointers are taken once, when the type registers (never looked up per call).
 CrossEntropyRowFn gCrossEntropyRow = nullptr;
 SumSquaredRowFn gSumSquaredRow = nullptr;
+LabelIsRowMaxFn gLabelIsRowMax = nullptr;
 
-class LossRows : public poplar::MultiVertex {
+/// Cross entropy or sum squared per row; WithAccuracy also writes, per row, 1 when the label is
+/// the row's argmax (popnn::argMax's pick) and 0 otherwise, from the row already being read —
+/// calcLoss with numCorrect needs no separate argMax pass over the outputs.
+template <bool WithAccuracy> class LossRowsT : public poplar::MultiVertex {
 public:
   poplar::Input<poplar::Vector<float>> modelOutputs;
   poplar::Input<poplar::Vector<unsigned>> labels;
@@ -22,6 +27,7 @@ public:
   poplar::Input<float> modelOutputScaling;
   poplar::Output<poplar::Vector<float>> deltas;
   poplar::Output<poplar::Vector<float>> loss;
+  poplar::Output<poplar::Vector<int>> correct; ///< 1 or 0; connected only WithAccuracy.
   unsigned rowLength;
   bool crossEntropy;
 
@@ -35,30 +41,46 @@ public:
         for (unsigned i = 0; i < rowLength; ++i)
           d[i] = 0.0f;
         loss[r] = 0.0f;
+        if constexpr (WithAccuracy)
+          correct[r] = 0;
         continue;
       }
       loss[r] = crossEntropy ? gCrossEntropyRow(p, d, rowLength, label, invScaling, scale)
                              : gSumSquaredRow(p, d, rowLength, label);
+      if constexpr (WithAccuracy)
+        correct[r] = gLabelIsRowMax(p, rowLength, label) ? 1 : 0;
     }
     return true;
   }
-  std::uint64_t cycleEstimate() const { return 40 + (modelOutputs.size() * 3) / (2 * 6); }
+  std::uint64_t cycleEstimate() const {
+    return 40 + (modelOutputs.size() * (WithAccuracy ? 4 : 3)) / (2 * 6);
+  }
 };
+
+template <bool WithAccuracy>
+tessera::VertexTypeBuilder<LossRowsT<WithAccuracy>> lossRowsType(const char *name) {
+  using V = LossRowsT<WithAccuracy>;
+  tessera::VertexTypeBuilder<V> b(name);
+  b.field("modelOutputs", &V::modelOutputs)
+      .field("labels", &V::labels)
+      .field("deltasScale", &V::deltasScale)
+      .field("modelOutputScaling", &V::modelOutputScaling)
+      .field("deltas", &V::deltas)
+      .field("loss", &V::loss)
+      .field("rowLength", &V::rowLength)
+      .field("crossEntropy", &V::crossEntropy);
+  return b;
+}
 
 } // namespace
 
 void registerLossVertices() {
   gCrossEntropyRow = crossEntropyRowKernel();
   gSumSquaredRow = sumSquaredRowKernel();
-  tessera::VertexTypeBuilder<LossRows>("popnn::LossRows<float>")
-      .field("modelOutputs", &LossRows::modelOutputs)
-      .field("labels", &LossRows::labels)
-      .field("deltasScale", &LossRows::deltasScale)
-      .field("modelOutputScaling", &LossRows::modelOutputScaling)
-      .field("deltas", &LossRows::deltas)
-      .field("loss", &LossRows::loss)
-      .field("rowLength", &LossRows::rowLength)
-      .field("crossEntropy", &LossRows::crossEntropy)
+  gLabelIsRowMax = labelIsRowMaxKernel();
+  lossRowsType<false>("popnn::LossRows<float>").add();
+  lossRowsType<true>("popnn::LossRowsWithAccuracy<float>")
+      .field("correct", &LossRowsT<true>::correct)
       .add();
 }
 

@@ -8,7 +8,10 @@
 //
 // Layout of the `code` vertex field (one 32-bit word each):
 //   header: kMagic, chunk, numRegs, numInputs, numPrologue, numBody
-//   inputs: numInputs × (field, index, isScalar); field 0 = in4 (32-bit), 1 = in2, 2 = in1
+//   inputs: numInputs × (field, index, reading, period, phase); field 0 = in4 (32-bit),
+//           1 = in2, 2 = in1; reading (InputReading) 0 = an element per output element,
+//           1 = one element for all (a scalar), 2 = periodic: output element i reads element
+//           (phase + i) % period of a piece of `period` elements (a row broadcast over rows)
 //   prologue: numPrologue × (register, kind, index): kind 0 fills the register with
 //             consts[index], kind 1 with the converted element 0 of scalar input `index`
 //   body: numBody × (opcode, dst, a, b, c), run once per chunk
@@ -123,7 +126,7 @@ inline constexpr std::uint32_t kNumOps = static_cast<std::uint32_t>(Op::Count);
 
 inline constexpr std::uint32_t kMagic = 0x4d415058u; // "MAPX"
 inline constexpr std::uint32_t kHeaderWords = 6;
-inline constexpr std::uint32_t kInputWords = 3;
+inline constexpr std::uint32_t kInputWords = 5;
 inline constexpr std::uint32_t kPrologueWords = 3;
 inline constexpr std::uint32_t kInstrWords = 5;
 /// Chunk lengths are multiples of this and the worker splits are aligned to it.
@@ -132,6 +135,7 @@ inline constexpr std::uint32_t kChunkGrain = 16;
 inline constexpr std::size_t kRegisterBytes = 64 * 1024;
 
 enum class InputField : std::uint32_t { In4 = 0, In2 = 1, In1 = 2 };
+enum class InputReading : std::uint32_t { PerElement = 0, Scalar = 1, Periodic = 2 };
 enum class PrologueKind : std::uint32_t { Const = 0, ScalarInput = 1 };
 
 /// The process-wide kernel table, indexed by Op (the best Highway target for this CPU).

@@ -60,16 +60,26 @@ void runExpr(const std::uint32_t *w, const std::uint32_t *consts, InputData inpu
   for (std::uint32_t r = 0; r < numRegs; ++r)
     slot[r] = regs + r * regBytes;
 
-  // Input bases and element sizes.
+  // Input bases and how far each chunk moves them: an element's bytes, or 0 for scalars and for
+  // periodic inputs, which are placed chunk by chunk below (their period stays in cache).
   const unsigned char *base[64];
-  std::size_t width[64];
+  std::size_t width[64], elementBytes[64], period[64], phase[64];
+  std::uint32_t periodic[64], numPeriodic = 0;
   for (std::uint32_t k = 0; k < numInputs; ++k) {
-    const auto field = static_cast<InputField>(inputs[k * kInputWords]);
-    const std::uint32_t index = inputs[k * kInputWords + 1];
-    base[k] = input(field, index);
-    width[k] = field == InputField::In4 ? 4 : field == InputField::In2 ? 2 : 1;
-    if (inputs[k * kInputWords + 2] != 0) // scalar: the same element for every chunk
+    const std::uint32_t *desc = inputs + k * kInputWords;
+    const auto field = static_cast<InputField>(desc[0]);
+    base[k] = input(field, desc[1]);
+    elementBytes[k] = field == InputField::In4 ? 4 : field == InputField::In2 ? 2 : 1;
+    width[k] = elementBytes[k];
+    const auto reading = static_cast<InputReading>(desc[2]);
+    if (reading == InputReading::Scalar)
       width[k] = 0;
+    if (reading == InputReading::Periodic && desc[3] != 0) {
+      width[k] = 0;
+      period[k] = desc[3];
+      phase[k] = desc[4] % desc[3];
+      periodic[numPeriodic++] = k;
+    }
     slot[numRegs + k] = const_cast<unsigned char *>(base[k]);
   }
 
@@ -91,10 +101,17 @@ void runExpr(const std::uint32_t *w, const std::uint32_t *consts, InputData inpu
   }
 
   unsigned char *outBase = reinterpret_cast<unsigned char *>(outData);
-  for (std::size_t at = begin; at < end; at += chunk) {
-    const std::size_t len = std::min<std::size_t>(chunk, end - at);
+  for (std::size_t at = begin, len = 0; at < end; at += len) {
+    len = std::min<std::size_t>(chunk, end - at);
     for (std::uint32_t k = 0; k < numInputs; ++k)
       slot[numRegs + k] = const_cast<unsigned char *>(base[k] + at * width[k]);
+    // A periodic input is read in place: the chunk ends where its period wraps.
+    for (std::uint32_t p = 0; p < numPeriodic; ++p) {
+      const std::uint32_t k = periodic[p];
+      const std::size_t within = (phase[k] + at) % period[k];
+      len = std::min(len, period[k] - within);
+      slot[numRegs + k] = const_cast<unsigned char *>(base[k] + within * elementBytes[k]);
+    }
     slot[outSlot] = outBase + at * sizeof(T);
     // Ask for the next chunk now, so memory keeps streaming while this one is computed.
     if (at + len < end) {

@@ -50,10 +50,12 @@ Tensor scalarOne(poplar::Graph &graph, const poplar::Type &type, const poplar::D
   return t;
 }
 
-/// FLOAT: one popnn::LossRows vertex per block of rows (see rowBlocks).
+/// FLOAT: one popnn::LossRows vertex per block of rows (see rowBlocks). With `correct`
+/// (UNSIGNED_INT [rows], mapped here), LossRowsWithAccuracy vertices also write whether each row's
+/// label is its argmax.
 void lossRowsVertices(poplar::Graph &graph, const Tensor &modelOutputs, const Tensor &expected,
                       const Tensor &loss, const Tensor &deltas, const Tensor &deltasScale,
-                      const Tensor &modelOutputScaling, bool crossEntropy,
+                      const Tensor &modelOutputScaling, bool crossEntropy, const Tensor *correct,
                       poplar::program::Sequence &prog, const poplar::DebugContext &dc) {
   const std::size_t classes = modelOutputs.dim(1);
   // INT labels: -1 reinterprets as MASKED_LABEL_CODE, any other negative as out of range.
@@ -62,26 +64,51 @@ void lossRowsVertices(poplar::Graph &graph, const Tensor &modelOutputs, const Te
   poplar::ComputeSet cs = graph.addComputeSet({dc, "lossRows"});
   for (const detail::RowBlock &block : detail::rowBlocks(graph, modelOutputs)) {
     const std::size_t first = block.first, last = block.last;
-    auto v = graph.addVertex(cs, "popnn::LossRows<float>",
-                             {{"modelOutputs", modelOutputs.slice(first, last).flatten()},
-                              {"labels", labels.slice(first, last)},
-                              {"deltasScale", deltasScale.flatten()[0]},
-                              {"modelOutputScaling", modelOutputScaling.flatten()[0]},
-                              {"deltas", deltas.slice(first, last).flatten()},
-                              {"loss", loss.slice(first, last)}});
+    auto v = graph.addVertex(
+        cs, correct ? "popnn::LossRowsWithAccuracy<float>" : "popnn::LossRows<float>",
+        {{"modelOutputs", modelOutputs.slice(first, last).flatten()},
+         {"labels", labels.slice(first, last)},
+         {"deltasScale", deltasScale.flatten()[0]},
+         {"modelOutputScaling", modelOutputScaling.flatten()[0]},
+         {"deltas", deltas.slice(first, last).flatten()},
+         {"loss", loss.slice(first, last)}});
     graph.setInitialValue(v["rowLength"], static_cast<unsigned>(classes));
     graph.setInitialValue(v["crossEntropy"], crossEntropy);
     graph.setTileMapping(v, block.tile);
+    if (correct) {
+      graph.setTileMapping(correct->slice(first, last), block.tile);
+      graph.connect(v["correct"], correct->slice(first, last));
+    }
   }
   prog.add(poplar::program::Execute(cs, {dc, "lossRows"}));
 }
 
 } // namespace
 
-poplar::program::Program calcLoss(poplar::Graph &graph, const Tensor &modelOutputs,
-                                  const Tensor &expected, const Tensor &loss, const Tensor &deltas,
-                                  const Tensor &deltasScale, const Tensor &modelOutputScaling,
-                                  LossType lossType, const poplar::DebugContext &debugContext) {
+namespace {
+
+void checkNumCorrect(const std::string &fn, const Tensor &numCorrect) {
+  if (numCorrect.numElements() != 1 || numCorrect.elementType() != poplar::UNSIGNED_INT)
+    detail::fail(fn, "numCorrect", numCorrect, "must be one UNSIGNED_INT element");
+}
+
+/// numCorrect += the batch's count of correct rows (PopLibs' accuracy vertex reads numCorrect and
+/// adds the count, so a program that zeroes it once can accumulate over many batches).
+void addCount(poplar::Graph &graph, const Tensor &correct, const Tensor &numCorrect,
+              poplar::program::Sequence &prog, const poplar::DebugContext &dc) {
+  const Tensor count =
+      popops::reduce(graph, correct, {0}, popops::Operation::ADD, prog, {dc, "count"});
+  popops::mapInPlace(graph, _1 + Cast(_2, poplar::UNSIGNED_INT),
+                     {numCorrect.reshape({1}), count.reshape({1})}, prog, {dc, "numCorrect"});
+}
+
+/// calcLoss, and with `numCorrect` the accuracy too: FLOAT outputs count correct rows in the loss
+/// vertices' pass over each row; other types run calcAccuracy after the loss.
+poplar::program::Program calcLossImpl(poplar::Graph &graph, const Tensor &modelOutputs,
+                                      const Tensor &expected, const Tensor &loss,
+                                      const Tensor &deltas, const Tensor &deltasScale,
+                                      const Tensor &modelOutputScaling, const Tensor *numCorrect,
+                                      LossType lossType, const poplar::DebugContext &debugContext) {
   const std::string fn = "popnn::calcLoss";
   checkLabels(fn, modelOutputs, expected);
   const poplar::Type type = modelOutputs.elementType();
@@ -94,6 +121,8 @@ poplar::program::Program calcLoss(poplar::Graph &graph, const Tensor &modelOutpu
     detail::fail(fn, "deltasScale", deltasScale, "must have one element");
   if (modelOutputScaling.numElements() != 1)
     detail::fail(fn, "modelOutputScaling", modelOutputScaling, "must have one element");
+  if (numCorrect)
+    checkNumCorrect(fn, *numCorrect);
   const poplar::DebugContext dc(debugContext, "calcLoss");
   poplar::program::Sequence prog;
   if (lossType != SUM_SQUARED_LOSS && lossType != CROSS_ENTROPY_LOSS)
@@ -105,8 +134,21 @@ poplar::program::Program calcLoss(poplar::Graph &graph, const Tensor &modelOutpu
   if (type == poplar::FLOAT && loss.elementType() == poplar::FLOAT &&
       deltasScale.elementType() == poplar::FLOAT &&
       modelOutputScaling.elementType() == poplar::FLOAT) {
+    if (!numCorrect) {
+      lossRowsVertices(graph, modelOutputs, expected, loss, deltas, deltasScale, modelOutputScaling,
+                       lossType == CROSS_ENTROPY_LOSS, nullptr, prog, dc);
+      return prog;
+    }
+    const Tensor correct = graph.addVariable(poplar::INT, {batch}, {dc, "correct"});
     lossRowsVertices(graph, modelOutputs, expected, loss, deltas, deltasScale, modelOutputScaling,
-                     lossType == CROSS_ENTROPY_LOSS, prog, dc);
+                     lossType == CROSS_ENTROPY_LOSS, &correct, prog, dc);
+    addCount(graph, correct, *numCorrect, prog, {debugContext, "calcAccuracy"});
+    return prog;
+  }
+  if (numCorrect) {
+    prog.add(calcLossImpl(graph, modelOutputs, expected, loss, deltas, deltasScale,
+                          modelOutputScaling, nullptr, lossType, debugContext));
+    prog.add(calcAccuracy(graph, modelOutputs, expected, *numCorrect, debugContext));
     return prog;
   }
   // HALF: composed from popops maps and a reduction.
@@ -135,6 +177,16 @@ poplar::program::Program calcLoss(poplar::Graph &graph, const Tensor &modelOutpu
   return prog;
 }
 
+} // namespace
+
+poplar::program::Program calcLoss(poplar::Graph &graph, const Tensor &modelOutputs,
+                                  const Tensor &expected, const Tensor &loss, const Tensor &deltas,
+                                  const Tensor &deltasScale, const Tensor &modelOutputScaling,
+                                  LossType lossType, const poplar::DebugContext &debugContext) {
+  return calcLossImpl(graph, modelOutputs, expected, loss, deltas, deltasScale, modelOutputScaling,
+                      nullptr, lossType, debugContext);
+}
+
 poplar::program::Program calcLoss(poplar::Graph &graph, const Tensor &modelOutputs,
                                   const Tensor &expected, const Tensor &loss, const Tensor &deltas,
                                   LossType lossType, const poplar::DebugContext &debugContext) {
@@ -149,21 +201,19 @@ poplar::program::Program calcLoss(poplar::Graph &graph, const Tensor &modelOutpu
                                   const Tensor &deltasScale, const Tensor &modelOutputScaling,
                                   const Tensor &numCorrect, LossType lossType,
                                   const poplar::DebugContext &debugContext) {
-  poplar::program::Sequence prog;
-  prog.add(calcLoss(graph, modelOutputs, expected, loss, deltas, deltasScale, modelOutputScaling,
-                    lossType, debugContext));
-  prog.add(calcAccuracy(graph, modelOutputs, expected, numCorrect, debugContext));
-  return prog;
+  return calcLossImpl(graph, modelOutputs, expected, loss, deltas, deltasScale, modelOutputScaling,
+                      &numCorrect, lossType, debugContext);
 }
 
 poplar::program::Program calcLoss(poplar::Graph &graph, const Tensor &modelOutputs,
                                   const Tensor &expected, const Tensor &loss, const Tensor &deltas,
                                   const Tensor &numCorrect, LossType lossType,
                                   const poplar::DebugContext &debugContext) {
-  poplar::program::Sequence prog;
-  prog.add(calcLoss(graph, modelOutputs, expected, loss, deltas, lossType, debugContext));
-  prog.add(calcAccuracy(graph, modelOutputs, expected, numCorrect, debugContext));
-  return prog;
+  const poplar::Type type =
+      modelOutputs.valid() ? modelOutputs.elementType() : poplar::Type(poplar::FLOAT);
+  const Tensor one = scalarOne(graph, type, {debugContext, "one"});
+  return calcLossImpl(graph, modelOutputs, expected, loss, deltas, one, one, &numCorrect, lossType,
+                      debugContext);
 }
 
 poplar::program::Program calcAccuracy(poplar::Graph &graph, const Tensor &modelOutputs,
@@ -171,19 +221,14 @@ poplar::program::Program calcAccuracy(poplar::Graph &graph, const Tensor &modelO
                                       const poplar::DebugContext &debugContext) {
   const std::string fn = "popnn::calcAccuracy";
   checkLabels(fn, modelOutputs, expected);
-  if (numCorrect.numElements() != 1 || numCorrect.elementType() != poplar::UNSIGNED_INT)
-    detail::fail(fn, "numCorrect", numCorrect, "must be one UNSIGNED_INT element");
+  checkNumCorrect(fn, numCorrect);
   const poplar::DebugContext dc(debugContext, "calcAccuracy");
   poplar::program::Sequence prog;
   const Tensor best = argMax(graph, modelOutputs, prog, dc);
-  const Tensor correct = popops::map(graph, Cast(Cast(_1, poplar::UNSIGNED_INT) == _2, poplar::INT),
-                                     {expected, best}, prog, {dc, "correct"});
-  const Tensor count =
-      popops::reduce(graph, correct, {0}, popops::Operation::ADD, prog, {dc, "count"});
-  // PopLibs' accuracy vertex reads numCorrect and adds the batch's count (the field is InOut),
-  // so a program that zeroes it once can accumulate over many batches.
-  popops::mapInPlace(graph, _1 + Cast(_2, poplar::UNSIGNED_INT),
-                     {numCorrect.reshape({1}), count.reshape({1})}, prog, {dc, "numCorrect"});
+  const Tensor correct =
+      popops::map(graph, Cast(Cast(_1, poplar::UNSIGNED_INT) == _2, poplar::INT),
+                  {expected, best}, prog, {dc, "correct"});
+  addCount(graph, correct, numCorrect, prog, dc);
   return prog;
 }
 

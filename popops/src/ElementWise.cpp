@@ -19,10 +19,13 @@
 
 #include "MapExprCompiler.hpp"
 #include "TileRegions.hpp"
+#include "popops/MapExprBytecode.hpp"
 
 namespace popops {
 
 namespace {
+
+namespace mx = tessera::codelets::popops::mapexpr;
 
 /// The map options PopLibs documents; Tessera always generates fused codelets, so they are
 /// checked and ignored.
@@ -88,6 +91,26 @@ std::size_t repetitionLength(std::vector<std::size_t> operand,
     length *= shape[*d];
   }
   return length;
+}
+
+/// The period with which an operand of shape `operand` broadcast to `shape` repeats when the
+/// output is visited in dimension order `order`: when it is broadcast only along outer visited
+/// dimensions (a bias row over the rows), output element i reads element i % P of its first P
+/// elements; else 0 (also when it is not broadcast at all).
+std::size_t broadcastPeriod(std::vector<std::size_t> operand, const std::vector<std::size_t> &shape,
+                            const std::vector<unsigned> &order) {
+  operand.insert(operand.begin(), shape.size() - operand.size(), 1);
+  std::size_t period = 1;
+  auto d = order.rbegin();
+  for (; d != order.rend() && operand[*d] == shape[*d]; ++d)
+    period *= shape[*d];
+  for (; d != order.rend(); ++d)
+    if (operand[*d] != 1)
+      return 0;
+  std::size_t total = 1;
+  for (std::size_t n : shape)
+    total *= n;
+  return period < total ? period : 0;
 }
 
 /// `runs` with every group cut where the visited element index crosses a multiple of `period`,
@@ -255,6 +278,15 @@ poplar::Tensor mapImpl(poplar::Graph &graph, const expr::Expr &e,
   }
   if (repetition >= kMinRepetitionToSplit)
     runs = splitAtMultiples(runs, repetition);
+  // Operands broadcast only along outer dimensions repeat with a period (a bias row over the
+  // rows of an activation): a vertex over one run longer than the period reads the period in
+  // place, cycling through it, instead of an exchanged copy of every repetition.
+  constexpr std::size_t kMinPeriod = 64;
+  std::vector<std::size_t> period(ts.size(), 0);
+  for (unsigned i : broadcastOperands)
+    if (const std::size_t p = broadcastPeriod(unflattened[i].shape(), *shape, order);
+        p >= kMinPeriod)
+      period[i] = p;
   std::optional<detail::CompiledMapExpr> withScalars;
   if (!broadcastOperands.empty()) {
     std::vector<poplar::Tensor> oneElement = ts;
@@ -321,7 +353,26 @@ poplar::Tensor mapImpl(poplar::Graph &graph, const expr::Expr &e,
       std::vector<poplar::Tensor> lists[3];
       for (std::size_t g = first; g < last; ++g)
         appendInputs(g, code, lists);
-      poplar::VertexRef v = addMapVertex(twoD ? vertexType2d : vertexType, code, tile);
+      detail::CompiledMapExpr periodicCode;
+      if (!twoD && !scalars && runs[tile][first].size() == 1) {
+        const poplar::Interval run = runs[tile][first].front();
+        periodicCode = code;
+        std::size_t listed[3] = {0, 0, 0};
+        for (std::size_t k = 0; k < code.inputs.size(); ++k) {
+          const auto &use = code.inputs[k];
+          const std::size_t at = listed[use.field]++;
+          const std::size_t p = period[use.tensorIndex];
+          if (use.isScalar || p == 0 || run.size() <= p)
+            continue;
+          std::uint32_t *desc = periodicCode.code.data() + mx::kHeaderWords + k * mx::kInputWords;
+          desc[2] = static_cast<std::uint32_t>(mx::InputReading::Periodic);
+          desc[3] = static_cast<std::uint32_t>(p);
+          desc[4] = static_cast<std::uint32_t>(run.begin() % p);
+          lists[use.field][at] = inputs[use.tensorIndex].slice(0, p);
+        }
+      }
+      poplar::VertexRef v = addMapVertex(twoD ? vertexType2d : vertexType,
+                                         periodicCode.code.empty() ? code : periodicCode, tile);
       graph.connect(v["in4"], lists[0]);
       graph.connect(v["in2"], lists[1]);
       graph.connect(v["in1"], lists[2]);

@@ -558,7 +558,10 @@ CompiledMapExpr Lowering::run() {
   for (const auto &in : inputs_) {
     code.push_back(in.field);
     code.push_back(in.fieldIndex);
-    code.push_back(in.isScalar ? 1u : 0u);
+    code.push_back(static_cast<std::uint32_t>(in.isScalar ? mx::InputReading::Scalar
+                                                          : mx::InputReading::PerElement));
+    code.push_back(0); // period and phase: set per vertex by map for periodic pieces
+    code.push_back(0);
   }
   code.insert(code.end(), prologue.begin(), prologue.end());
   for (const auto &ins : body) {

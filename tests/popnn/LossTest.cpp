@@ -273,6 +273,27 @@ TEST(LossKernels, MatchReferences) {
   }
 }
 
+TEST(LossKernels, LabelIsRowMaxPicksAsArgMaxDoes) {
+  // Rows of few distinct values (many ties) with NaNs sprinkled in, every label position.
+  using namespace tessera::codelets::popnn;
+  std::mt19937 gen(9);
+  for (std::size_t n : {1, 2, 7, 16, 17, 40, 100}) {
+    for (int trial = 0; trial < 20; ++trial) {
+      std::vector<float> p(n);
+      for (auto &x : p) {
+        x = static_cast<float>(gen() % 4);
+        if (gen() % 13 == 0)
+          x = std::nanf("");
+      }
+      for (std::size_t label = 0; label < n; ++label)
+        ASSERT_EQ(labelIsRowMaxKernel()(p.data(), n, label),
+                  labelIsRowMaxReference(p.data(), n, label))
+            << "n " << n << " trial " << trial << " label " << label << " row "
+            << ::testing::PrintToString(p);
+    }
+  }
+}
+
 } // namespace
 
 // PopLibs' accuracy vertex treats numCorrect as InOut: it adds the batch's correct count to the
@@ -318,4 +339,36 @@ TEST(Accuracy, CalcLossAddsToNumCorrect) {
       popnn::calcLoss(h.graph(), tx, tl, loss, deltas, numCorrect, popnn::SUM_SQUARED_LOSS));
   h.output("numCorrect", numCorrect);
   EXPECT_EQ(h.run()["numCorrect"], std::vector<double>{7});
+}
+
+// The FLOAT loss vertices count correct rows in their own pass over each row; the count must be
+// calcAccuracy's (argMax by topK): ties go to the lower index, NaN is the largest value, masked
+// rows never count.
+TEST(Accuracy, CalcLossCountsAsCalcAccuracyWithTiesNaNAndMaskedRows) {
+  const double nan = std::nan("");
+  const std::vector<double> x{1, 3,   3, 0,   // tie: argmax 1
+                              1, 3,   3, 0,   // tie: label 2 loses
+                              2, nan, 5, nan, // first NaN: argmax 1
+                              2, nan, 5, nan, // label 3, the second NaN, loses
+                              0, 1,   2, 9,   // argmax 3, but the row is masked
+                              4, 1,   2, 3};  // argmax 0
+  const std::vector<double> labels{1, 2, 1, 3, double(MASKED_LABEL_CODE), 0}; // 3 right
+  Harness h(Layout::MULTI_TILE);
+  auto tx = h.input(poplar::FLOAT, {6, 4}, x, "x");
+  auto tl = h.input(poplar::UNSIGNED_INT, {6}, labels, "labels");
+  auto loss = h.graph().addVariable(poplar::FLOAT, {6}, "loss");
+  auto deltas = h.graph().clone(tx, "deltas");
+  auto fused = h.graph().addVariable(poplar::UNSIGNED_INT, {1}, "fused");
+  auto separate = h.graph().clone(fused, "separate");
+  for (const auto &t : {loss, fused, separate})
+    h.graph().setTileMapping(t, 0);
+  popops::zero(h.graph(), fused, h.prog());
+  popops::zero(h.graph(), separate, h.prog());
+  h.prog().add(popnn::calcLoss(h.graph(), tx, tl, loss, deltas, fused, popnn::CROSS_ENTROPY_LOSS));
+  h.prog().add(popnn::calcAccuracy(h.graph(), tx, tl, separate));
+  h.output("fused", fused);
+  h.output("separate", separate);
+  auto r = h.run();
+  EXPECT_EQ(r["separate"], std::vector<double>{3});
+  EXPECT_EQ(r["fused"], std::vector<double>{3});
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <memory>
 
 #include <popops/ElementWise.hpp>
@@ -222,6 +223,41 @@ TEST(MapExpr, SelectAndComparisonsInOneExpression) {
     EXPECT_EQ(got[k], (av[k] > bv[k] && av[k] > 0) ? av[k] : bv[k] * 2.0f) << k;
 }
 
+TEST(MapExpr, ComparisonsWithNaNAreAsInCpp) {
+  // NaN is unordered: every comparison with it is false except !=, which is true (so x != x is
+  // the NaN test it is in C++).
+  Fixture f(1);
+  Tensor a = f.var(FLOAT, {40}, "a");
+  Tensor b = f.var(FLOAT, {40}, "b");
+  using namespace pe;
+  const std::vector<std::pair<const char *, std::function<bool(float, float)>>> ops{
+      {"eq", [](float x, float y) { return x == y; }},
+      {"ne", [](float x, float y) { return x != y; }},
+      {"lt", [](float x, float y) { return x < y; }},
+      {"ge", [](float x, float y) { return x >= y; }}};
+  std::vector<Tensor> outs{popops::map(f.graph, _1 == _2, {a, b}, f.prog),
+                           popops::map(f.graph, _1 != _2, {a, b}, f.prog),
+                           popops::map(f.graph, _1 < _2, {a, b}, f.prog),
+                           popops::map(f.graph, _1 >= _2, {a, b}, f.prog)};
+  for (std::size_t i = 0; i < outs.size(); ++i)
+    f.read(ops[i].first, outs[i]);
+  Engine engine(f.graph, f.prog);
+  engine.load(f.dev);
+  std::vector<float> av(40), bv(40);
+  for (std::size_t k = 0; k < 40; ++k) {
+    av[k] = k % 3 == 0 ? std::nanf("") : float(k % 5);
+    bv[k] = k % 4 == 0 ? std::nanf("") : float(k % 7);
+  }
+  ewtest::write(engine, "a", av);
+  ewtest::write(engine, "b", bv);
+  engine.run();
+  for (std::size_t i = 0; i < outs.size(); ++i) {
+    const auto got = ewtest::read<unsigned char>(engine, ops[i].first, 40);
+    for (std::size_t k = 0; k < 40; ++k)
+      ASSERT_EQ(got[k] != 0, ops[i].second(av[k], bv[k])) << ops[i].first << " " << k;
+  }
+}
+
 TEST(MapExpr, ExpressionsPrintAsPopLibsNamesThem) {
   using namespace pe;
   EXPECT_EQ((Sqrt(_1) + 2.0f).name(), "ADD(SQRT(_1), 2:float)");
@@ -329,6 +365,45 @@ TEST(MapExpr, AGateOverManyPlanesPerTileIsReadAsScalars) {
   const auto got = ewtest::read<float>(engine, "out", xv.size());
   for (std::size_t i = 0; i < got.size(); ++i)
     ASSERT_EQ(got[i], xv[i] * gv[i / 16] - 0.5f) << i;
+}
+
+TEST(MapExpr, ABiasRowOverManyRowsIsReadInPlaceNotExchangedPerRow) {
+  // x [37][100] linearly over 3 tiles (runs begin mid-row: phases 0, 34, 67), a bias row [100]
+  // on tile 0, FLOAT and HALF: tiles 1 and 2 each fetch the row once (100 elements), not a copy
+  // for each of their ~12 rows.
+  Fixture f(3);
+  Tensor x = f.var(FLOAT, {37, 100}, "x");
+  Tensor biasF = f.graph.addVariable(FLOAT, {100}, "biasF");
+  Tensor biasH = f.graph.addVariable(HALF, {100}, "biasH");
+  f.graph.setTileMapping(biasF, 0);
+  f.graph.setTileMapping(biasH, 0);
+  f.graph.createHostWrite("biasF", biasF);
+  f.graph.createHostWrite("biasH", biasH);
+  using namespace pe;
+  Tensor outF = popops::map(f.graph, _1 + _2 * 2.0f, {x, biasF}, f.prog, "rowF");
+  Tensor outH = popops::map(f.graph, _1 - Cast(_2, FLOAT), {x, biasH}, f.prog, "rowH");
+  f.read("outF", outF);
+  f.read("outH", outH);
+
+  Engine engine(f.graph, f.prog);
+  engine.load(f.dev);
+  EXPECT_EQ(exchangeBytesOf(engine, "rowF"), 2u * 100u * 4u);
+  EXPECT_EQ(exchangeBytesOf(engine, "rowH"), 2u * 100u * 2u);
+
+  const auto xv = ewtest::randomFloats(37 * 100, -3, 3, 12);
+  const auto bv = ewtest::randomFloats(100, -2, 2, 13);
+  const auto bhBits = ewtest::toHalf(bv);
+  const auto bh = ewtest::fromHalf(bhBits);
+  ewtest::write(engine, "x", xv);
+  ewtest::write(engine, "biasF", bv);
+  ewtest::write(engine, "biasH", bhBits);
+  engine.run();
+  const auto gotF = ewtest::read<float>(engine, "outF", xv.size());
+  const auto gotH = ewtest::read<float>(engine, "outH", xv.size());
+  for (std::size_t i = 0; i < xv.size(); ++i) {
+    ASSERT_EQ(gotF[i], xv[i] + bv[i % 100] * 2.0f) << i;
+    ASSERT_EQ(gotH[i], xv[i] - bh[i % 100]) << i;
+  }
 }
 
 TEST(MapExpr, ARepeatedSubexpressionIsComputedOnce) {

@@ -7,6 +7,8 @@
 #include <hwy/foreach_target.h> // IWYU pragma: keep
 #include <hwy/highway.h>
 
+#include <cmath>
+
 #include "common/Dispatch.hpp"
 #include "popnn/kernels/LossKernels.hpp"
 
@@ -54,6 +56,37 @@ float SumSquaredRow(const float *p, float *d, std::size_t n, std::size_t label) 
   return 0.5f * sum;
 }
 
+/// Whether any of p[0, n) satisfies `hit` (a lane-wise predicate on a vector, the same on one
+/// lane for the tail).
+template <class Hit> bool anyOf(const float *p, std::size_t n, const Hit &hit) {
+  const hn::ScalableTag<float> df;
+  const std::size_t lanes = hn::Lanes(df);
+  std::size_t i = 0;
+  for (; i + lanes <= n; i += lanes)
+    if (!hn::AllFalse(df, hit(df, hn::LoadU(df, p + i))))
+      return true;
+  const hn::CappedTag<float, 1> d1;
+  for (; i < n; ++i)
+    if (!hn::AllFalse(d1, hit(d1, hn::LoadU(d1, p + i))))
+      return true;
+  return false;
+}
+
+bool LabelIsRowMax(const float *p, std::size_t n, std::size_t label) {
+  const float v = p[label];
+  // (hn::Ne(x, x) is an ordered compare: false for NaN.)
+  auto isNaN = [](auto d, auto x) {
+    (void)d;
+    return hn::IsNaN(x);
+  };
+  if (std::isnan(v)) // NaN is the largest value; the first one wins
+    return !anyOf(p, label, isNaN);
+  // Before the label, nothing as large (or NaN); after it, nothing larger (or NaN).
+  auto notBelow = [v](auto d, auto x) { return hn::Not(hn::Lt(x, hn::Set(d, v))); };
+  auto above = [v](auto d, auto x) { return hn::Not(hn::Le(x, hn::Set(d, v))); };
+  return !anyOf(p, label, notBelow) && !anyOf(p + label + 1, n - label - 1, above);
+}
+
 } // namespace HWY_NAMESPACE
 } // namespace tessera::codelets::popnn
 HWY_AFTER_NAMESPACE();
@@ -62,7 +95,9 @@ HWY_AFTER_NAMESPACE();
 namespace tessera::codelets::popnn {
 HWY_EXPORT(CrossEntropyRow);
 HWY_EXPORT(SumSquaredRow);
+HWY_EXPORT(LabelIsRowMax);
 CrossEntropyRowFn crossEntropyRowKernel() { return TESSERA_DYNAMIC_POINTER(CrossEntropyRow); }
 SumSquaredRowFn sumSquaredRowKernel() { return TESSERA_DYNAMIC_POINTER(SumSquaredRow); }
+LabelIsRowMaxFn labelIsRowMaxKernel() { return TESSERA_DYNAMIC_POINTER(LabelIsRowMax); }
 } // namespace tessera::codelets::popnn
 #endif

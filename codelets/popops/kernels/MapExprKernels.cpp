@@ -223,7 +223,9 @@ TESSERA_BINARY_OP(MinOp, hn::Min(x, y))
 TESSERA_BINARY_OP(AndOp, hn::And(x, y))
 TESSERA_BINARY_OP(OrOp, hn::Or(x, y))
 TESSERA_BINARY_OP(EqOp, hn::Eq(x, y))
-TESSERA_BINARY_OP(NeOp, hn::Ne(x, y))
+// Not Ne: x86 compares "not equal" ordered, false for NaN, where C++ (and the reference) says
+// true.
+TESSERA_BINARY_OP(NeOp, hn::Not(hn::Eq(x, y)))
 TESSERA_BINARY_OP(LtOp, hn::Lt(x, y))
 TESSERA_BINARY_OP(LeOp, hn::Le(x, y))
 TESSERA_BINARY_OP(GtOp, hn::Gt(x, y))
