@@ -21,7 +21,7 @@ PhiloxBlocksFn philoxBlocksKernel();
 /// out[k] = in[k] · scale where element first + k fires (its dropoutWord below `threshold`),
 /// else 0, for k < n: the blocks made four elements at a time, in vectors, and applied as they
 /// come (no word buffer in between). Bit-identical to the reference expression in
-/// RandomReference.hpp; any `first` and `n`.
+/// RandomReference.hpp; any `first` and `n`; `in` and `out` must not overlap.
 using DropoutFloatFn = void (*)(const StreamKey &key, std::uint64_t first, std::size_t n,
                                 const float *in, float *out, unsigned long long threshold,
                                 float scale);
