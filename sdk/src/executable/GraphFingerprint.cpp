@@ -27,7 +27,8 @@ public:
       word(w);
     }
     std::uint64_t tail = 0;
-    std::memcpy(&tail, p, n);
+    if (n != 0) // an empty vector's data() may be null, which memcpy may not be given
+      std::memcpy(&tail, p, n);
     word(tail);
   }
   void word(std::uint64_t w) {
