@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -58,6 +59,11 @@ void fillOperand(mx::Op op, K k, unsigned operand, std::vector<unsigned char> &b
         v = std::floor(v) + 0.5f; // halfway cases
       if (name.substr(0, 2) == "Eq" && i % 3 == 0)
         v = 1.0f;
+      // Float comparisons meet NaN too: unordered, so all false but != (as in C++).
+      const bool comparison = name == "EqF" || name == "NeF" || name == "LtF" || name == "LeF" ||
+                              name == "GtF" || name == "GeF";
+      if (comparison && (i + operand) % 7 == 0)
+        v = std::numeric_limits<float>::quiet_NaN();
       std::memcpy(p + 4 * i, &v, 4);
       break;
     }
