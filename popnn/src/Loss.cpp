@@ -50,9 +50,9 @@ Tensor scalarOne(poplar::Graph &graph, const poplar::Type &type, const poplar::D
   return t;
 }
 
-/// FLOAT: one popnn::LossRows vertex per block of rows (see rowBlocks). With `correct`
-/// (UNSIGNED_INT [rows], mapped here), LossRowsWithAccuracy vertices also write whether each row's
-/// label is its argmax.
+/// FLOAT: one popnn::LossRows vertex per block of rows (see rowBlocks). With `correct` (INT
+/// [rows], mapped here), LossRowsWithAccuracy vertices also write whether each row's label is its
+/// argmax (1 or 0).
 void lossRowsVertices(poplar::Graph &graph, const Tensor &modelOutputs, const Tensor &expected,
                       const Tensor &loss, const Tensor &deltas, const Tensor &deltasScale,
                       const Tensor &modelOutputScaling, bool crossEntropy, const Tensor *correct,
@@ -225,9 +225,8 @@ poplar::program::Program calcAccuracy(poplar::Graph &graph, const Tensor &modelO
   const poplar::DebugContext dc(debugContext, "calcAccuracy");
   poplar::program::Sequence prog;
   const Tensor best = argMax(graph, modelOutputs, prog, dc);
-  const Tensor correct =
-      popops::map(graph, Cast(Cast(_1, poplar::UNSIGNED_INT) == _2, poplar::INT),
-                  {expected, best}, prog, {dc, "correct"});
+  const Tensor correct = popops::map(graph, Cast(Cast(_1, poplar::UNSIGNED_INT) == _2, poplar::INT),
+                                     {expected, best}, prog, {dc, "correct"});
   addCount(graph, correct, numCorrect, prog, dc);
   return prog;
 }
