@@ -134,6 +134,11 @@ inline constexpr std::uint32_t kChunkGrain = 16;
 /// Bytes of register storage one vertex call may use (on the host thread's stack).
 inline constexpr std::size_t kRegisterBytes = 64 * 1024;
 
+/// The tanh-approximated GELU's constants, x·0.5·(1 + tanh(x·kGeluAlpha·(1 + kGeluBeta·x·x))):
+/// what the fused kernels compute and the expressions the compiler recognises are written with.
+inline constexpr float kGeluAlpha = 0.7978845608f; // √(2/π)
+inline constexpr float kGeluBeta = 0.044715f;
+
 enum class InputField : std::uint32_t { In4 = 0, In2 = 1, In1 = 2 };
 enum class InputReading : std::uint32_t { PerElement = 0, Scalar = 1, Periodic = 2 };
 enum class PrologueKind : std::uint32_t { Const = 0, ScalarInput = 1 };

@@ -65,8 +65,7 @@ struct FusedPattern {
 
 const std::vector<FusedPattern> &patterns() {
   static const std::vector<FusedPattern> all = [] {
-    constexpr float kAlpha = 0.7978845608f; // √(2/π)
-    constexpr float kBeta = 0.044715f;
+    constexpr float kAlpha = mx::kGeluAlpha, kBeta = mx::kGeluBeta;
     std::vector<FusedPattern> v;
     v.push_back({mx::Op::GeluTanhF,
                  (_1 * 0.5f * (1.0f + Tanh(_1 * kAlpha * (1.0f + kBeta * _1 * _1)))).clone()});

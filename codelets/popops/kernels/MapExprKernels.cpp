@@ -185,8 +185,8 @@ struct ErrorFunction {
 /// exponential and division. e^(−2u) is capped below float's overflow, where x / (1 + e) is
 /// (−)0 either way.
 template <class D, class V> HWY_INLINE V geluExpMinus2u(D d, V x, V x2) {
-  constexpr float kMinus2Alpha = -2.0f * 0.7978845608f;
-  constexpr float kMinus2AlphaBeta = -2.0f * 0.7978845608f * 0.044715f;
+  constexpr float kMinus2Alpha = -2.0f * kGeluAlpha;
+  constexpr float kMinus2AlphaBeta = -2.0f * kGeluAlpha * kGeluBeta;
   const V arg = hn::Mul(x, hn::MulAdd(hn::Set(d, kMinus2AlphaBeta), x2, hn::Set(d, kMinus2Alpha)));
   return hn::Exp(d, hn::Min(arg, hn::Set(d, 88.0f)));
 }
@@ -202,12 +202,11 @@ struct GeluTanh {
 /// 1 − s is e·s, so no cancellation where s is near 1.
 struct GeluTanhGrad {
   template <class D, class V> static HWY_INLINE V apply(D d, V x, V dy) {
-    constexpr float kAlpha = 0.7978845608f;
-    constexpr float k3AlphaBeta = 3.0f * 0.7978845608f * 0.044715f;
+    constexpr float k3AlphaBeta = 3.0f * kGeluAlpha * kGeluBeta;
     const V x2 = hn::Mul(x, x);
     const V e = geluExpMinus2u(d, x, x2);
     const V s = hn::Div(hn::Set(d, 1.0f), hn::Add(hn::Set(d, 1.0f), e));
-    const V du = hn::MulAdd(hn::Set(d, k3AlphaBeta), x2, hn::Set(d, kAlpha));
+    const V du = hn::MulAdd(hn::Set(d, k3AlphaBeta), x2, hn::Set(d, kGeluAlpha));
     const V twoX = hn::Add(x, x);
     const V slope = hn::MulAdd(hn::Mul(hn::Mul(twoX, s), hn::Mul(e, s)), du, s);
     return hn::Mul(dy, slope);
