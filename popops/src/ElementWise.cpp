@@ -353,10 +353,10 @@ poplar::Tensor mapImpl(poplar::Graph &graph, const expr::Expr &e,
       std::vector<poplar::Tensor> lists[3];
       for (std::size_t g = first; g < last; ++g)
         appendInputs(g, code, lists);
-      detail::CompiledMapExpr periodicCode;
+      // This vertex's own copy of the program, made only when it reads a periodic input.
+      std::optional<detail::CompiledMapExpr> periodicCode;
       if (!twoD && !scalars && runs[tile][first].size() == 1) {
         const poplar::Interval run = runs[tile][first].front();
-        periodicCode = code;
         std::size_t listed[3] = {0, 0, 0};
         for (std::size_t k = 0; k < code.inputs.size(); ++k) {
           const auto &use = code.inputs[k];
@@ -364,15 +364,17 @@ poplar::Tensor mapImpl(poplar::Graph &graph, const expr::Expr &e,
           const std::size_t p = period[use.tensorIndex];
           if (use.isScalar || p == 0 || run.size() <= p)
             continue;
-          std::uint32_t *desc = periodicCode.code.data() + mx::kHeaderWords + k * mx::kInputWords;
+          if (!periodicCode)
+            periodicCode = code;
+          std::uint32_t *desc = periodicCode->code.data() + mx::kHeaderWords + k * mx::kInputWords;
           desc[2] = static_cast<std::uint32_t>(mx::InputReading::Periodic);
           desc[3] = static_cast<std::uint32_t>(p);
           desc[4] = static_cast<std::uint32_t>(run.begin() % p);
           lists[use.field][at] = inputs[use.tensorIndex].slice(0, p);
         }
       }
-      poplar::VertexRef v = addMapVertex(twoD ? vertexType2d : vertexType,
-                                         periodicCode.code.empty() ? code : periodicCode, tile);
+      poplar::VertexRef v =
+          addMapVertex(twoD ? vertexType2d : vertexType, periodicCode ? *periodicCode : code, tile);
       graph.connect(v["in4"], lists[0]);
       graph.connect(v["in2"], lists[1]);
       graph.connect(v["in1"], lists[2]);
