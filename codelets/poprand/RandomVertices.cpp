@@ -97,8 +97,8 @@ StreamKey streamKey(const poplar::Input<poplar::Vector<unsigned>> &seed, unsigne
 /// Worker `workerId`'s share of all the elements of `groups`: regions of tile memory holding
 /// runs of the output back to back, run r (`lengths[r]` elements, the runs in order through the
 /// groups) beginning at row-major index bases[r]. Calls f(g, j, index, numbers) for element j of
-/// group g, whose row-major index is `index`, with what `walk` (forEachBlock, forEachDropoutWord)
-/// makes for it; a walk may cover several consecutive elements of one run per call.
+/// group g, whose row-major index is `index`, with what `walk` (forEachBlock, forEachDropoutWord,
+/// wholeSegment) makes for it; a walk may cover several consecutive elements of one run per call.
 template <class Groups, class F, class Walk>
 void forEachElement(const Groups &groups, const poplar::Vector<unsigned> &lengths,
                     const poplar::Vector<unsigned long long> &bases, const StreamKey &key,
@@ -140,10 +140,6 @@ void forEachElement(const Groups &groups, const poplar::Vector<unsigned> &length
   template <class F> void forMyElements(unsigned workerId, Stream stream, F &&f) {                 \
     forEachElement(out, runLength, baseIndex, streamKey(seed, seedModifier, stream), workerId,     \
                    numWorkers(), f, [](auto &&...a) { forEachBlock(a...); });                      \
-  }                                                                                                \
-  template <class F> void forMyDropoutWords(unsigned workerId, F &&f) {                            \
-    forEachElement(out, runLength, baseIndex, streamKey(seed, seedModifier, Stream::Dropout),      \
-                   workerId, numWorkers(), f, [](auto &&...a) { forEachDropoutWord(a...); });      \
   }
 
 /// Uniform in [minVal, minVal + range) for float and half.
@@ -257,16 +253,16 @@ public:
           },
           [](auto &&...a) { wholeSegment(a...); });
     } else {
-      forMyDropoutWords(workerId,
-                        [&](std::size_t g, std::size_t j, [[maybe_unused]] unsigned long long index,
-                            const DropoutWords &w) {
-                          // A chunk lies inside one run, so its elements are consecutive in the
-                          // group.
-                          T *o = &out[g][j];
-                          const T *x = &in[g][j];
-                          for (std::size_t k = 0; k < w.count; ++k)
-                            o[k] = fires(w.words[k], threshold) ? T(float(x[k]) * scale) : T(0.0f);
-                        });
+      // A chunk of words lies inside one run, so its elements are consecutive in the group.
+      forEachElement(
+          out, runLength, baseIndex, key, workerId, numWorkers(),
+          [&](std::size_t g, std::size_t j, unsigned long long, const DropoutWords &w) {
+            T *o = &out[g][j];
+            const T *x = &in[g][j];
+            for (std::size_t k = 0; k < w.count; ++k)
+              o[k] = fires(w.words[k], threshold) ? T(float(x[k]) * scale) : T(0.0f);
+          },
+          [](auto &&...a) { forEachDropoutWord(a...); });
     }
   }
 };
