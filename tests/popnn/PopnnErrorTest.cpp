@@ -164,6 +164,15 @@ TEST(PopnnErrors, LossNamesItsArguments) {
                             var(g, poplar::FLOAT, {1}, "numCorrect"));
       },
       {"'numCorrect'", "UNSIGNED_INT"});
+  // calcLoss counting correct rows in its own pass checks the counter itself.
+  expectError(
+      [](auto &g, auto &) {
+        popnn::calcLoss(g, var(g, poplar::FLOAT, {4, 3}, "probs"),
+                        var(g, poplar::UNSIGNED_INT, {4}, "labels"),
+                        var(g, poplar::FLOAT, {4}, "loss"), var(g, poplar::FLOAT, {4, 3}, "deltas"),
+                        var(g, poplar::UNSIGNED_INT, {2}, "numCorrect"), popnn::CROSS_ENTROPY_LOSS);
+      },
+      {"popnn::calcLoss", "'numCorrect'", "one UNSIGNED_INT element"});
   expectError([](auto &g, auto &prog) { popnn::argMax(g, var(g, poplar::FLOAT, {4}, "x"), prog); },
               {"popnn::argMax", "'input'", "2-D"});
 }
