@@ -19,3 +19,10 @@ install(FILES
   "${CMAKE_CURRENT_BINARY_DIR}/TesseraConfigVersion.cmake"
   DESTINATION "${TESSERA_CMAKE_DIR}")
 install(FILES "${CMAKE_CURRENT_SOURCE_DIR}/VERSION" DESTINATION "${CMAKE_INSTALL_DATADIR}/tessera")
+
+# Graphcore's package names, for projects that say find_package(poplar) / find_package(poplibs)
+# and link the plain target names (poplar, poputil, popops, …): thin packages over Tessera's.
+install(FILES "${CMAKE_CURRENT_SOURCE_DIR}/cmake/compat/poplarConfig.cmake"
+        DESTINATION "${CMAKE_INSTALL_LIBDIR}/cmake/poplar")
+install(FILES "${CMAKE_CURRENT_SOURCE_DIR}/cmake/compat/poplibsConfig.cmake"
+        DESTINATION "${CMAKE_INSTALL_LIBDIR}/cmake/poplibs")

@@ -222,7 +222,7 @@ int main(int argc, char **argv) {
     return 1;
   const IPUModel model;
   std::printf("%s | IPUModel %s: %u tiles, %u KiB/tile | host threads: %u\n",
-              versionString().c_str(), model.ipuVersion.c_str(), model.tilesPerIPU,
+              versionString().c_str(), model.IPUVersion.c_str(), model.tilesPerIPU,
               model.memoryBytesPerTile / 1024, std::max(1u, std::thread::hardware_concurrency()));
   std::fflush(stdout);
   RecordingReporter reporter;

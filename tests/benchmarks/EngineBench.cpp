@@ -256,7 +256,7 @@ int main(int argc, char **argv) {
   const IPUModel model;
   std::printf("%s | IPUModel %s: %u tiles, %u workers/tile, %u KiB/tile | host threads: %u "
               "(hostThreads:0 = engine default) | exchange size %zu MiB, %u vertices/tile\n",
-              versionString().c_str(), model.ipuVersion.c_str(), model.tilesPerIPU,
+              versionString().c_str(), model.IPUVersion.c_str(), model.tilesPerIPU,
               model.numWorkerContexts, model.memoryBytesPerTile / 1024,
               std::max(1u, std::thread::hardware_concurrency()), kExchangeBytes >> 20,
               kVerticesPerTile);

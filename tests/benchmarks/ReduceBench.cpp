@@ -232,7 +232,7 @@ int main(int argc, char **argv) {
   const poplar::IPUModel model;
   std::printf("%s | IPUModel %s: %u tiles, %u KiB/tile | host threads: %u (hostThreads:0 = "
               "engine default)\n",
-              poplar::versionString().c_str(), model.ipuVersion.c_str(), model.tilesPerIPU,
+              poplar::versionString().c_str(), model.IPUVersion.c_str(), model.tilesPerIPU,
               model.memoryBytesPerTile / 1024, std::max(1u, std::thread::hardware_concurrency()));
   std::fflush(stdout);
   reduce_bench::RecordingReporter reporter(benchmark::ConsoleReporter::OO_Tabular);

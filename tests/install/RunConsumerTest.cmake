@@ -103,6 +103,28 @@ endfunction()
 run_step("run consumer" ${clean_env} "${consumer_build}/consumer")
 check_consumer_output("CMake" "${step_output}")
 
+# Graphcore's package names: find_package(poplar) and find_package(poplibs) with plain targets.
+set(gc_args "")
+foreach(arg IN LISTS configure_args) # the same settings, another source and build directory
+  if("${arg}" STREQUAL "${CONSUMER_SOURCE_DIR}")
+    set(arg "${CONSUMER_SOURCE_DIR}/../graphcore_packages")
+  elseif("${arg}" STREQUAL "${consumer_build}")
+    set(arg "${WORK_DIR}/graphcore-packages-build")
+  elseif(arg MATCHES "^-DTESSERA_REQUESTED_VERSION=")
+    continue()
+  endif()
+  list(APPEND gc_args "${arg}")
+endforeach()
+run_step("configure find_package(poplar/poplibs) project" "${CMAKE_COMMAND}" ${gc_args})
+run_step("build find_package(poplar/poplibs) project"
+         "${CMAKE_COMMAND}" --build "${WORK_DIR}/graphcore-packages-build")
+run_step("run find_package(poplar/poplibs) project"
+         ${clean_env} "${WORK_DIR}/graphcore-packages-build/graphcore_packages")
+if(NOT step_output STREQUAL "ok\n")
+  message(FATAL_ERROR "install_consumer: the find_package(poplar/poplibs) project printed:\n"
+                      "${step_output}")
+endif()
+
 # The same program from a plain Makefile after `source enable.sh` (-lpoplar -lpoputil …), and
 # the enable scripts of each shell: nothing on the search paths but what they set.
 set(makefile_dir "${CONSUMER_SOURCE_DIR}/../makefile")

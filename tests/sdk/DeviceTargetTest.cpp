@@ -68,7 +68,7 @@ TEST(Types, EquivalentDeviceTypeMatchesHostSizes) {
 
 TEST(IPUModelDefaults, Mk2Is1472TilesOf624KiBWith6Workers) {
   IPUModel model;
-  EXPECT_EQ(model.ipuVersion, "ipu2");
+  EXPECT_EQ(model.IPUVersion, "ipu2");
   Target t = model.createTarget();
   EXPECT_EQ(t.getTargetType(), TargetType::IPU_MODEL);
   EXPECT_EQ(t.getTargetArchString(), "ipu2");

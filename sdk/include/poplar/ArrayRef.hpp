@@ -46,3 +46,9 @@ private:
 };
 
 } // namespace poplar
+
+/// Poplar's ArrayRef lives in namespace gccs and is re-exported into poplar; programs name it
+/// either way (`gccs::ArrayRef(vector)` deduces the element type).
+namespace gccs {
+using poplar::ArrayRef;
+} // namespace gccs

@@ -24,6 +24,11 @@ public:
   /// A device simulating `target` exactly.
   static Device createSimulatorDevice(const Target &target, const OptionFlags &opts = {});
 
+  /// The same device with only `tilesPerIPU` tiles on each IPU (the first ones), for graphs
+  /// built for fewer tiles. It stands for the same IPUs: attaching it conflicts with attaching
+  /// this one. Throws `invalid_machine_model` for 0 tiles or more than the device has.
+  Device createVirtualDevice(unsigned tilesPerIPU);
+
   const Target &getTarget() const;
   unsigned getId() const;
   /// Claims the device for this process; false if another handle holds it.

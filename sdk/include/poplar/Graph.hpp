@@ -6,6 +6,7 @@
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <iosfwd>
 #include <memory>
@@ -42,14 +43,24 @@ struct replication_factor {
   unsigned value;
 };
 
-/// A field connection given to `addVertex`: `{"field", tensor}` or `{"field", {t0, t1}}`.
+/// A field connection given to `addVertex`: `{"field", tensor}`, `{"field", {t0, t1}}`, or a
+/// plain member's value `{"numRows", n}` (any arithmetic host type, converted to the member's
+/// type as `setInitialValue` does).
 struct ConnectionDesc {
   ConnectionDesc(StringRef field, const Tensor &t) : field(field.str()), tensors{t} {}
   ConnectionDesc(StringRef field, ArrayRef<Tensor> ts)
       : field(field.str()), tensors(ts.begin(), ts.end()), isList(true) {}
+  template <class T, class = typename std::enable_if<std::is_arithmetic<T>::value>::type>
+  ConnectionDesc(StringRef field, T v)
+      : field(field.str()), valueType(equivalent_device_type<T>::value), value(sizeof(T)) {
+    std::memcpy(value.data(), &v, sizeof(T));
+  }
   std::string field;
   std::vector<Tensor> tensors;
   bool isList = false;
+  /// For a value connection: the host type and bytes of the value (else an invalid type).
+  Type valueType;
+  std::vector<unsigned char> value;
 };
 
 /// A dataflow graph for one Target. Build it, then hand it with programs to an Engine.
@@ -57,6 +68,10 @@ struct ConnectionDesc {
 /// shares the same variables and compute sets.
 class Graph {
 public:
+  /// Poplar spells these as members of Graph too.
+  using TileToTensorMapping = poplar::TileToTensorMapping;
+  using ConnectionDesc = poplar::ConnectionDesc;
+
   explicit Graph(const Target &target, replication_factor r = replication_factor(1));
   explicit Graph(const Device &device, replication_factor r = replication_factor(1));
   Graph(Graph &&) noexcept;

@@ -40,6 +40,28 @@ inline std::uint16_t floatToHalfBits(float f) {
   return static_cast<std::uint16_t>(sign | h);
 }
 
+/// Rounds `d` to the nearest half (ties to even) in one rounding. Going through float first
+/// could round twice; rounding to float towards zero and marking inexactness in the lowest bit
+/// ("round to odd") keeps enough information for the second rounding to be the correct one,
+/// because float carries 13 more fraction bits than half.
+inline std::uint16_t doubleToHalfBits(double d) {
+  float f = static_cast<float>(d);
+  if (f != f) // NaN
+    return floatToHalfBits(f);
+  const double back = static_cast<double>(f);
+  if (back != d) {
+    std::uint32_t x;
+    std::memcpy(&x, &f, 4);
+    // |f| rounded away from zero: step one unit back towards zero (also turns an overflow to
+    // infinity into the largest float), then mark the result inexact.
+    if ((back > 0 && back > d) || (back < 0 && back < d))
+      --x;
+    x |= 1u;
+    std::memcpy(&f, &x, 4);
+  }
+  return floatToHalfBits(f);
+}
+
 /// The float equal to half `h` (exact).
 inline float halfBitsToFloat(std::uint16_t h) {
   const std::uint32_t sign = (h & 0x8000u) << 16;

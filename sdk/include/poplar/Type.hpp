@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <string>
 
@@ -23,8 +24,14 @@ enum class TypeId : std::uint8_t {
   Bool,
   LongLong,
   UnsignedLongLong,
+  // Host-only types: Poplar declares LONG and UNSIGNED_LONG but no device supports them, and a
+  // double is accepted as a host value (addConstant, setInitialValue, connection lists) and
+  // converted to the tensor's or field's type. The graph refuses tensors of these types.
+  Long,
+  UnsignedLong,
+  Double,
 };
-inline constexpr unsigned kNumTypeIds = 13;
+inline constexpr unsigned kNumTypeIds = 16;
 
 /// An element type. A cheap value type: compare with `==`, print with `<<`.
 /// HALF is stored as IEEE-754 binary16 (2 bytes); BOOL as one byte holding 0 or 1.
@@ -38,8 +45,20 @@ public:
   std::size_t size() const;
   /// Poplar's spelling: "float", "half", "int", "unsigned int", …
   std::string toString() const;
-  bool isFloatingPoint() const { return id_ == TypeId::Float || id_ == TypeId::Half; }
+  bool isFloatingPoint() const {
+    return id_ == TypeId::Float || id_ == TypeId::Half || id_ == TypeId::Double;
+  }
   bool isValid() const { return id_ != TypeId::Invalid; }
+  /// True for types whose values need a format description to be read (Poplar's 8-bit
+  /// QUARTER); no type Tessera has yet.
+  bool requiresMetadata() const { return false; }
+  /// False for the host-only types (LONG, UNSIGNED_LONG, double): values of them can be given to
+  /// the graph, but no tensor can hold them.
+  bool isDeviceType() const {
+    return isValid() && id_ != TypeId::Long && id_ != TypeId::UnsignedLong &&
+           id_ != TypeId::Double;
+  }
+  std::size_t hash() const { return static_cast<std::size_t>(id_); }
 
   friend constexpr bool operator==(Type a, Type b) { return a.id_ == b.id_; }
   friend constexpr bool operator!=(Type a, Type b) { return a.id_ != b.id_; }
@@ -63,6 +82,9 @@ inline constexpr Type UNSIGNED_CHAR{TypeId::UnsignedChar};
 inline constexpr Type BOOL{TypeId::Bool};
 inline constexpr Type LONGLONG{TypeId::LongLong};
 inline constexpr Type UNSIGNED_LONGLONG{TypeId::UnsignedLongLong};
+/// Host-only (see TypeId::Long): accepted for host values, refused for tensors.
+inline constexpr Type LONG{TypeId::Long};
+inline constexpr Type UNSIGNED_LONG{TypeId::UnsignedLong};
 
 /// Maps a host C++ type to its device element type: `equivalent_device_type<float>().value ==
 /// FLOAT`.
@@ -80,6 +102,16 @@ TESSERA_DEVICE_TYPE(unsigned char, UNSIGNED_CHAR)
 TESSERA_DEVICE_TYPE(bool, BOOL)
 TESSERA_DEVICE_TYPE(long long, LONGLONG)
 TESSERA_DEVICE_TYPE(unsigned long long, UNSIGNED_LONGLONG)
+TESSERA_DEVICE_TYPE(long, LONG)
+TESSERA_DEVICE_TYPE(unsigned long, UNSIGNED_LONG)
+// No public DOUBLE: Poplar has none. A double host value converts to the destination's type.
+TESSERA_DEVICE_TYPE(double, Type(TypeId::Double))
 #undef TESSERA_DEVICE_TYPE
 
 } // namespace poplar
+
+namespace std {
+template <> struct hash<poplar::Type> {
+  size_t operator()(const poplar::Type &t) const { return t.hash(); }
+};
+} // namespace std

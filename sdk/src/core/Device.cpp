@@ -60,6 +60,20 @@ Device Device::createSimulatorDevice(const Target &target, const OptionFlags &) 
   return Device(std::move(impl));
 }
 
+Device Device::createVirtualDevice(unsigned tilesPerIPU) {
+  const Target &t = getTarget();
+  if (tilesPerIPU == 0 || tilesPerIPU > t.getTilesPerIPU())
+    throw invalid_machine_model("createVirtualDevice: asked for " + std::to_string(tilesPerIPU) +
+                                " tiles per IPU of a device with " +
+                                std::to_string(t.getTilesPerIPU()) +
+                                " (a virtual device has between 1 and that many)");
+  auto impl = std::make_unique<Impl>();
+  impl->target = t.createVirtualTarget(t.getNumIPUs(), tilesPerIPU);
+  impl->id = impl_->id;
+  impl->firstIPU = impl_->firstIPU;
+  return Device(std::move(impl));
+}
+
 const Target &Device::getTarget() const {
   if (!impl_)
     throw poplar_error("getTarget on an empty Device");

@@ -2,9 +2,11 @@
 
 #include <cmath>
 #include <cstring>
+#include <string>
 
 #include <poplar/Half.hpp>
 #include <poplar/Target.hpp>
+#include <poplar/TypeConversion.hpp>
 #include <poplar/exceptions.hpp>
 
 namespace poplar::core {
@@ -38,6 +40,12 @@ template <class F> void visitType(Type t, F &&f) {
     return f(static_cast<long long>(0));
   case TypeId::UnsignedLongLong:
     return f(static_cast<unsigned long long>(0));
+  case TypeId::Long:
+    return f(long{});
+  case TypeId::UnsignedLong:
+    return f(static_cast<unsigned long>(0));
+  case TypeId::Double:
+    return f(double{});
   case TypeId::Half:
   case TypeId::Invalid:
     break;
@@ -72,6 +80,15 @@ void convertElements(Type srcType, const void *src, Type dstType, void *dst, std
     return;
   }
   auto *out = static_cast<unsigned char *>(dst);
+  if (dstType == HALF && srcType.id() == TypeId::Double) {
+    for (std::size_t i = 0; i < count; ++i) {
+      double d;
+      std::memcpy(&d, static_cast<const unsigned char *>(src) + sizeof(double) * i, sizeof d);
+      std::uint16_t h = doubleToHalfBits(d);
+      std::memcpy(out + 2 * i, &h, 2);
+    }
+    return;
+  }
   if (dstType == HALF) {
     for (std::size_t i = 0; i < count; ++i) {
       std::uint16_t h = floatToHalf(load<float>(srcType, src, i));
@@ -85,7 +102,7 @@ void convertElements(Type srcType, const void *src, Type dstType, void *dst, std
       T v;
       if (srcType.isFloatingPoint())
         v = static_cast<T>(load<double>(srcType, src, i));
-      else if (srcType == LONGLONG || srcType == INT || srcType == SHORT ||
+      else if (srcType == LONGLONG || srcType == LONG || srcType == INT || srcType == SHORT ||
                srcType == SIGNED_CHAR || srcType == CHAR)
         v = static_cast<T>(load<long long>(srcType, src, i));
       else
@@ -103,12 +120,34 @@ double elementAsDouble(Type type, const void *base, std::size_t i) {
 
 namespace poplar {
 
+namespace core {
+void convertHostAndDevice(const char *function, bool toDevice, Type deviceType, Type hostType,
+                          const void *hostValues, void *deviceBytes, std::size_t count) {
+  if (!deviceType.isDeviceType())
+    throw type_error(std::string(function) + ": " +
+                     (deviceType.isValid() ? "'" + deviceType.toString() + "' is not a device type"
+                                           : std::string("invalid device type")));
+  if (toDevice)
+    convertElements(hostType, hostValues, deviceType, deviceBytes, count);
+  else
+    convertElements(deviceType, deviceBytes, hostType, const_cast<void *>(hostValues), count);
+}
+} // namespace core
+
 void copyFloatToDeviceHalf(const Target &, const float *src, void *dst, std::size_t n) {
   core::convertElements(FLOAT, src, HALF, dst, n);
 }
 
 void copyDeviceHalfToFloat(const Target &, const void *src, float *dst, std::size_t n) {
   core::convertElements(HALF, src, FLOAT, dst, n);
+}
+
+void copyDoubleToDeviceHalf(const Target &, const double *src, void *dst, std::size_t n) {
+  core::convertElements(Type(TypeId::Double), src, HALF, dst, n);
+}
+
+void copyDeviceHalfToDouble(const Target &, const void *src, double *dst, std::size_t n) {
+  core::convertElements(HALF, src, Type(TypeId::Double), dst, n);
 }
 
 } // namespace poplar

@@ -110,6 +110,10 @@ unsigned Graph::absoluteTile(unsigned tile, const std::function<std::string()> &
 Tensor Graph::addVariable(const Type &type, ArrayRef<std::size_t> shape, const DebugContext &dc) {
   if (!type.isValid())
     throw type_error("addVariable '" + dc.getPathName() + "': invalid element type");
+  if (!type.isDeviceType())
+    throw type_error("addVariable '" + dc.getPathName() + "': element type " + type.toString() +
+                     " exists only on the host; no device holds it (use " +
+                     (type.isFloatingPoint() ? "FLOAT" : "LONGLONG, INT or UNSIGNED_INT") + ")");
   core::VariableData v;
   v.type = type;
   v.shape.assign(shape.begin(), shape.end());
@@ -405,6 +409,9 @@ DataStream addStream(GraphData &g, StringRef handle, const Type &type, std::size
                      bool toDevice) {
   if (!type.isValid())
     throw type_error("stream '" + handle.str() + "': invalid element type");
+  if (!type.isDeviceType())
+    throw type_error("stream '" + handle.str() + "': element type " + type.toString() +
+                     " exists only on the host; no device holds it");
   if (g.streamByHandle.count(handle.str()))
     throw graph_object_creation_error("a data stream with handle '" + handle.str() +
                                       "' already exists");

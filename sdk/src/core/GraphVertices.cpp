@@ -48,7 +48,9 @@ VertexRef Graph::addVertex(ComputeSet cs, StringRef vertexType,
                            ArrayRef<ConnectionDesc> connections) {
   VertexRef v = addVertex(cs, vertexType);
   for (const auto &c : connections) {
-    if (c.isList)
+    if (c.valueType.isValid())
+      setFieldValueImpl(v[c.field], c.valueType, c.value.data(), 1);
+    else if (c.isList)
       connect(v[c.field], c.tensors);
     else
       connect(v[c.field], c.tensors.front());

@@ -26,8 +26,11 @@ constexpr std::array<TypeRow, kNumTypeIds> kTypes = {{
     {"bool", 1},
     {"long long", 8},
     {"unsigned long long", 8},
+    {"long", sizeof(long)},
+    {"unsigned long", sizeof(unsigned long)},
+    {"double", sizeof(double)},
 }};
-static_assert(static_cast<unsigned>(TypeId::UnsignedLongLong) + 1 == kNumTypeIds);
+static_assert(static_cast<unsigned>(TypeId::Double) + 1 == kNumTypeIds);
 } // namespace
 
 std::size_t Type::size() const { return kTypes[static_cast<unsigned>(id_)].size; }
