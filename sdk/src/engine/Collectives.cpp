@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -309,23 +310,26 @@ void runGrouped(const compiler::CollectivePlan &c, const ReplicaGroup &g) {
       c.op.kind == CrossReplicaKind::ReduceScatter ? std::max(bytes, G * slice) : c.dst.bytes;
   unsigned char *out = buf.send.get(std::max<std::size_t>(1, outBytes));
   std::vector<const unsigned char *> parts(G);
+  std::size_t reducedFor = g.total; // the group (by first member) whose reduction `out` holds
+  const auto reduceGroup = [&](std::size_t r) {
+    if (local) {
+      std::memcpy(out, source[r], bytes);
+    } else if (reducedFor != layout.member(r, 0)) { // neighbours often share a group
+      reduceElements(c.src.type, c.op.op, parts, n, out);
+      reducedFor = layout.member(r, 0);
+    }
+  };
   for (std::size_t l = 0; l < L; ++l) {
     const std::size_t r = g.offset + l, rank = layout.rank(r);
     for (std::size_t j = 0; j < G; ++j)
       parts[j] = source[layout.member(r, j)];
     switch (c.op.kind) {
     case CrossReplicaKind::AllReduce:
-      if (local)
-        std::memcpy(out, source[r], bytes);
-      else
-        reduceElements(c.src.type, c.op.op, parts, n, out);
+      reduceGroup(r);
       g.local[l]->scatter(c.dst, out);
       break;
     case CrossReplicaKind::ReduceScatter:
-      if (local)
-        std::memcpy(out, source[r], bytes);
-      else
-        reduceElements(c.src.type, c.op.op, parts, n, out);
+      reduceGroup(r);
       std::memset(out + bytes, 0, outBytes - bytes);
       g.local[l]->scatter(c.dst, out + rank * slice);
       break;
@@ -350,9 +354,11 @@ std::string describeOp(const core::CrossReplicaOp &o) {
   static const char *const kinds[] = {"all-reduce", "reduce-scatter", "all-gather", "all-to-all"};
   static const char *const ops[] = {"ADD",         "MEAN",       "MUL",        "MIN",  "MAX",
                                     "LOGICAL_AND", "LOGICAL_OR", "SQUARE_ADD", "LOCAL"};
+  static_assert(std::size(kinds) == std::size_t(CrossReplicaKind::AllToAll) + 1 &&
+                std::size(ops) == std::size_t(CrossReplicaOperator::LOCAL) + 1);
   std::string text = kinds[std::size_t(o.kind) & 3];
   if (o.kind == CrossReplicaKind::AllReduce || o.kind == CrossReplicaKind::ReduceScatter)
-    text += std::string(" ") + (std::size_t(o.op) < 9 ? ops[std::size_t(o.op)] : "?");
+    text += std::string(" ") + (std::size_t(o.op) < std::size(ops) ? ops[std::size_t(o.op)] : "?");
   if (o.groups.size)
     text += " over groups of " + std::to_string(o.groups.size) + ", " +
             std::to_string(o.groups.stride) + " apart";
