@@ -395,7 +395,8 @@ TEST(CollectivesErrors, UnknownOptionSuggestsTheNearest) {
   poputil::mapTensorLinearly(graph, data);
   Sequence prog;
   try {
-    gcl::allReduceCrossReplica(graph, data, CollectiveOperator::ADD, prog, {}, {{"methd", "auto"}});
+    gcl::allReduceCrossReplica(graph, data, CollectiveOperator::ADD, prog, "sum",
+                               {{"methd", "auto"}});
     FAIL() << "expected invalid_option";
   } catch (const invalid_option &e) {
     EXPECT_NE(std::string(e.what()).find("methd"), std::string::npos) << e.what();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -274,6 +275,98 @@ void allReduceOneReplicaEach(const compiler::CollectivePlan &c, const ReplicaGro
   g.across->allToAllScattered(send, into);
 }
 
+/// True when every group lies within one instance's replicas (the layout is the same on every
+/// instance, so every instance decides alike).
+bool groupsStayInInstances(const core::GroupLayout &layout, std::size_t total, std::size_t L) {
+  for (std::size_t r = 0; r < total; ++r)
+    if (layout.member(r, 0) / L != layout.member(r, layout.size - 1) / L)
+      return false;
+  return true;
+}
+
+/// A collective over sub-groups of the replicas (or an all-to-all): every member's source is
+/// brought to the host — from the other instances too when a group spans them — and each local
+/// replica's result is made from its group's members in ascending replica order.
+void runGrouped(const compiler::CollectivePlan &c, const ReplicaGroup &g) {
+  const core::GroupLayout layout(c.op.groups, g.total);
+  const std::size_t L = g.local.size(), G = layout.size, bytes = c.src.bytes;
+  const std::size_t e = c.src.type.size(), n = e ? bytes / e : 0;
+  Buffers &buf = buffers();
+  std::vector<const unsigned char *> source(g.total, nullptr);
+  unsigned char *mine = buf.in.get(std::max<std::size_t>(1, L * bytes));
+  for (std::size_t l = 0; l < L; ++l) {
+    g.local[l]->gather(c.src, mine + l * bytes);
+    source[g.offset + l] = mine + l * bytes;
+  }
+  if (g.across && !groupsStayInInstances(layout, g.total, L)) {
+    unsigned char *all = buf.full.get(std::max<std::size_t>(1, g.total * bytes));
+    g.across->allGather(mine, L * bytes, all);
+    for (std::size_t r = 0; r < g.total; ++r)
+      source[r] = all + r * bytes;
+  }
+  const bool local = c.op.op == CrossReplicaOperator::LOCAL;
+  const std::size_t slice = c.dst.bytes; // reduce-scatter: one member's share
+  const std::size_t outBytes =
+      c.op.kind == CrossReplicaKind::ReduceScatter ? std::max(bytes, G * slice) : c.dst.bytes;
+  unsigned char *out = buf.send.get(std::max<std::size_t>(1, outBytes));
+  std::vector<const unsigned char *> parts(G);
+  std::size_t reducedFor = g.total; // the group (by first member) whose reduction `out` holds
+  const auto reduceGroup = [&](std::size_t r) {
+    if (local) {
+      std::memcpy(out, source[r], bytes);
+    } else if (reducedFor != layout.member(r, 0)) { // neighbours often share a group
+      reduceElements(c.src.type, c.op.op, parts, n, out);
+      reducedFor = layout.member(r, 0);
+    }
+  };
+  for (std::size_t l = 0; l < L; ++l) {
+    const std::size_t r = g.offset + l, rank = layout.rank(r);
+    for (std::size_t j = 0; j < G; ++j)
+      parts[j] = source[layout.member(r, j)];
+    switch (c.op.kind) {
+    case CrossReplicaKind::AllReduce:
+      reduceGroup(r);
+      g.local[l]->scatter(c.dst, out);
+      break;
+    case CrossReplicaKind::ReduceScatter:
+      reduceGroup(r);
+      std::memset(out + bytes, 0, outBytes - bytes);
+      g.local[l]->scatter(c.dst, out + rank * slice);
+      break;
+    case CrossReplicaKind::AllGather:
+      for (std::size_t j = 0; j < G; ++j)
+        std::memcpy(out + j * bytes, parts[j], bytes);
+      g.local[l]->scatter(c.dst, out);
+      break;
+    case CrossReplicaKind::AllToAll: {
+      const std::size_t block = bytes / G; // member j's block `rank` lands at position j
+      for (std::size_t j = 0; j < G; ++j)
+        std::memcpy(out + j * block, parts[j] + rank * block, block);
+      g.local[l]->scatter(c.dst, out);
+      break;
+    }
+    }
+  }
+}
+
+/// "all-reduce ADD over groups of 2, 1 apart", for messages.
+std::string describeOp(const core::CrossReplicaOp &o) {
+  static const char *const kinds[] = {"all-reduce", "reduce-scatter", "all-gather", "all-to-all"};
+  static const char *const ops[] = {"ADD",         "MEAN",       "MUL",        "MIN",  "MAX",
+                                    "LOGICAL_AND", "LOGICAL_OR", "SQUARE_ADD", "LOCAL"};
+  static_assert(std::size(kinds) == std::size_t(CrossReplicaKind::AllToAll) + 1 &&
+                std::size(ops) == std::size_t(CrossReplicaOperator::LOCAL) + 1);
+  std::string text = kinds[std::size_t(o.kind) & 3];
+  if (o.kind == CrossReplicaKind::AllReduce || o.kind == CrossReplicaKind::ReduceScatter)
+    text += std::string(" ") + (std::size_t(o.op) < std::size(ops) ? ops[std::size_t(o.op)] : "?");
+  if (o.groups.size)
+    text += " over groups of " + std::to_string(o.groups.size) + ", " +
+            std::to_string(o.groups.stride) + " apart";
+  else
+    text += " over every replica";
+  return text;
+}
+
 } // namespace
 
 void runCollective(const compiler::CollectivePlan &c, const ReplicaGroup &g) {
@@ -282,6 +375,11 @@ void runCollective(const compiler::CollectivePlan &c, const ReplicaGroup &g) {
   const std::size_t elemBytes = c.src.type.size();
   const std::size_t n = elemBytes ? c.src.bytes / elemBytes : 0;
   const bool local = c.op.op == CrossReplicaOperator::LOCAL;
+  if (core::GroupLayout(c.op.groups, g.total).size != g.total ||
+      c.op.kind == CrossReplicaKind::AllToAll) {
+    runGrouped(c, g);
+    return;
+  }
   Buffers &buf = buffers();
   switch (c.op.kind) {
   case CrossReplicaKind::AllReduce: {
@@ -333,6 +431,8 @@ void runCollective(const compiler::CollectivePlan &c, const ReplicaGroup &g) {
       replicas[r]->scatter(c.dst, all);
     return;
   }
+  case CrossReplicaKind::AllToAll: // handled by runGrouped
+    return;
   }
 }
 
@@ -342,6 +442,7 @@ void agreeAcrossInstances(CrossInstance &across, const compiler::CompiledGraph &
   struct Point {
     std::uint64_t step;
     std::uint64_t srcBytes, dstBytes;
+    std::uint64_t op; ///< kind, operator and groups (core::encode)
     char name[48];
   };
   Point me{};
@@ -351,6 +452,7 @@ void agreeAcrossInstances(CrossInstance &across, const compiler::CompiledGraph &
     const auto &c = plan.collectives[plan.steps[*step].index];
     me.srcBytes = c.src.bytes;
     me.dstBytes = c.dst.bytes;
+    me.op = core::encode(c.op);
     name = "collective '" + c.name + "'";
   }
   std::snprintf(me.name, sizeof(me.name), "%s", name.c_str());
@@ -358,13 +460,14 @@ void agreeAcrossInstances(CrossInstance &across, const compiler::CompiledGraph &
   across.allGather(&me, sizeof(Point), all.data());
   for (std::size_t j = 0; j < all.size(); ++j) {
     const Point &p = all[j];
-    if (p.step == me.step && p.srcBytes == me.srcBytes && p.dstBytes == me.dstBytes)
+    if (p.step == me.step && p.srcBytes == me.srcBytes && p.dstBytes == me.dstBytes &&
+        p.op == me.op)
       continue;
     const auto describe = [](const Point &q) {
       std::string text(q.name, strnlen(q.name, sizeof(q.name)));
       if (q.step != ~std::uint64_t(0))
         text += " (" + std::to_string(q.srcBytes) + " bytes in, " + std::to_string(q.dstBytes) +
-                " out)";
+                " out, " + describeOp(core::decodeCrossReplicaOp(q.op)) + ")";
       return text;
     };
     throw runtime_error("Engine::run: instances disagree: instance " +

@@ -20,8 +20,9 @@ struct ReplicaGroup {
   CrossInstance *across = nullptr;
 };
 
-/// Combines the replicas as `collective` says. Reductions run element by element over global
-/// replicas 0, 1, …, R-1 in that order, in the element type (FLOAT in float, HALF accumulated in
+/// Combines the replicas as `collective` says, within the groups it names (one group of every
+/// replica by default). Reductions run element by element over the group's global replicas in
+/// ascending order, in the element type (FLOAT in float, HALF accumulated in
 /// float and rounded once, integers in their own type), so the result depends on the data only
 /// — never on threads or on how replicas are spread over processes.
 void runCollective(const compiler::CollectivePlan &collective, const ReplicaGroup &replicas);

@@ -187,6 +187,8 @@ pb::Executable toProto(const Executable::Impl &exe) {
     cm.set_name(c.name);
     cm.set_kind(static_cast<std::uint32_t>(c.op.kind));
     cm.set_operator_(static_cast<std::uint32_t>(c.op.op));
+    cm.set_group_size(c.op.groups.size);
+    cm.set_group_stride(c.op.groups.stride);
     put(*cm.mutable_src(), c.src);
     put(*cm.mutable_dst(), c.dst);
   }
@@ -491,12 +493,15 @@ public:
       plan.prints.push_back({p.title(), image(p.tensor())});
     plan.messages.assign(m_.messages().begin(), m_.messages().end());
     for (const auto &c : m_.collectives()) {
-      expect(c.kind() <= std::uint32_t(core::CrossReplicaKind::AllGather) &&
-                 c.operator_() <= std::uint32_t(core::CrossReplicaOperator::LOCAL),
+      expect(c.kind() <= std::uint32_t(core::CrossReplicaKind::AllToAll) &&
+                 c.operator_() <= std::uint32_t(core::CrossReplicaOperator::LOCAL) &&
+                 c.group_size() <= core::kMaxGroupField && c.group_stride() <= core::kMaxGroupField,
              "collective");
       plan.collectives.push_back({c.name(),
                                   {static_cast<core::CrossReplicaKind>(c.kind()),
-                                   static_cast<core::CrossReplicaOperator>(c.operator_())},
+                                   static_cast<core::CrossReplicaOperator>(c.operator_()),
+                                   {static_cast<std::uint16_t>(c.group_size()),
+                                    static_cast<std::uint16_t>(c.group_stride())}},
                                   image(c.src()),
                                   image(c.dst())});
     }

@@ -114,6 +114,8 @@ TransferCost estimateStreamCopy(const compiler::TensorImage &tensor, const CostP
 TransferCost estimateCollective(const compiler::CollectivePlan &c, unsigned replicas,
                                 const CostParameters &p) {
   TransferCost t;
+  if (c.op.groups.size) // a ring within each group, the groups side by side
+    replicas = std::min<unsigned>(replicas, c.op.groups.size);
   if (replicas <= 1)
     return t;
   const double r = replicas;
@@ -127,6 +129,9 @@ TransferCost estimateCollective(const compiler::CollectivePlan &c, unsigned repl
     break;
   case core::CrossReplicaKind::AllGather:
     bytes = (r - 1) * double(c.src.bytes);
+    break;
+  case core::CrossReplicaKind::AllToAll:
+    bytes = (r - 1) / r * double(c.src.bytes);
     break;
   }
   const unsigned ringSteps =

@@ -3,10 +3,16 @@
 // a host reference computed from every global replica's data in replica order — the same
 // reference the one-process tests use, so any process layout must give the same bits.
 //
-//   gcl_mpi_check collectives   all-reduce (ADD, MEAN, MAX), reduce-scatter, all-gather, index
+//   gcl_mpi_check collectives   all-reduce (ADD, MEAN, MAX), reduce-scatter, all-gather, index;
+//                               grouped: all-reduce over ORTHOGONAL pairs {g, g + R/2} (which
+//                               span instances), reduce-scatter over CONSECUTIVE pairs, and an
+//                               all-to-all over every replica
 //   gcl_mpi_check mismatch      instance 1 builds a bigger tensor: every instance must fail,
 //                               naming the collective, not hang
+//   gcl_mpi_check groups        instance 1 groups its pairs CONSECUTIVE where the others use
+//                               ORTHOGONAL: every instance must fail, naming both groupings
 //   gcl_mpi_check die           instance 1 exits before running: the others must not hang
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -48,7 +54,7 @@ void expectSame(const char *what, unsigned replica, const std::vector<float> &go
     }
 }
 
-int collectives(bool mismatch) {
+int collectives(bool mismatch, bool otherGroups) {
   const unsigned local = dist::numLocalReplicas(), total = dist::numTotalReplicas();
   const unsigned offset = dist::replicaIndexOffset();
   std::size_t n = 1000;
@@ -71,11 +77,24 @@ int collectives(bool mismatch) {
   Tensor slice =
       gcl::reduceScatterCrossReplica(graph, data, gcl::CollectiveOperator::ADD, prog, "slice");
   Tensor gathered = gcl::allGatherCrossReplica(graph, data, prog);
+  const gcl::CommGroup pairsApart(gcl::CommGroupType::ORTHOGONAL, 2);
+  const gcl::CommGroup neighbours(gcl::CommGroupType::CONSECUTIVE, 2);
+  const bool swap = otherGroups && dist::instanceIndex() == 1;
+  Tensor pairSum = gcl::allReduceCrossReplica(graph, data, gcl::CollectiveOperator::ADD, prog,
+                                              swap ? neighbours : pairsApart, "pairSum");
+  Tensor pairSlice = gcl::reduceScatterCrossReplica(graph, data, gcl::CollectiveOperator::MEAN,
+                                                    prog, neighbours, "pairSlice");
+  const std::size_t block = n / total; // all-to-all: the first total × block elements
+  Tensor exchanged =
+      gcl::allToAllCrossReplica(graph, data.slice(0, total * block).reshape({total, block}), prog);
   for (auto &[name, t] : {std::pair<const char *, Tensor>{"sum", sum},
                           {"mean", mean},
                           {"max", max},
                           {"slice", slice},
-                          {"gathered", gathered}})
+                          {"gathered", gathered},
+                          {"pairSum", pairSum},
+                          {"pairSlice", pairSlice},
+                          {"exchanged", exchanged}})
     graph.createHostRead(name, t);
   Engine engine(graph, prog);
   engine.load(device);
@@ -123,6 +142,31 @@ int collectives(bool mismatch) {
     expectSame("slice", r, gotSlice, wantSlice);
     engine.readTensor("gathered", r, gotGathered.data(), gotGathered.data() + gotGathered.size());
     expectSame("gathered", r, gotGathered, wantGathered);
+
+    // Grouped: the reference lists the members from GCL's definitions, ascending.
+    const unsigned partner = (g + total / 2) % total; // ORTHOGONAL 2: {g, g + R/2}
+    const unsigned first = std::min(g, partner), second = std::max(g, partner);
+    std::vector<float> want(n);
+    for (std::size_t i = 0; i < n; ++i)
+      want[i] = all[first][i] + all[second][i];
+    engine.readTensor("pairSum", r, got.data(), got.data() + n);
+    expectSame("pairSum", r, got, want);
+    const unsigned pair = g / 2 * 2; // CONSECUTIVE 2: {2k, 2k+1}; g's slice is g - pair
+    const std::size_t half = (n + 1) / 2;
+    std::vector<float> gotHalf(half), wantHalf(half, 0.0f);
+    for (std::size_t k = 0; k < half && (g - pair) * half + k < n; ++k) {
+      const std::size_t i = (g - pair) * half + k;
+      wantHalf[k] = (all[pair][i] + all[pair + 1][i]) / 2.0f;
+    }
+    engine.readTensor("pairSlice", r, gotHalf.data(), gotHalf.data() + half);
+    expectSame("pairSlice", r, gotHalf, wantHalf);
+    std::vector<float> gotExchanged(total * block), wantExchanged;
+    for (unsigned j = 0; j < total; ++j) // block j: replica j's block g
+      wantExchanged.insert(wantExchanged.end(), all[j].begin() + g * block,
+                           all[j].begin() + (g + 1) * block);
+    engine.readTensor("exchanged", r, gotExchanged.data(),
+                      gotExchanged.data() + gotExchanged.size());
+    expectSame("exchanged", r, gotExchanged, wantExchanged);
   }
   std::printf("instance %u of %u (replicas %u-%u of %u): %s\n", dist::instanceIndex(),
               dist::numInstances(), offset, offset + local - 1, total,
@@ -140,7 +184,7 @@ int main(int argc, char **argv) {
       std::fflush(stdout);
       std::_Exit(3);
     }
-    return collectives(mode == "mismatch");
+    return collectives(mode == "mismatch", mode == "groups");
   } catch (const poplar::poplar_error &e) {
     std::printf("instance %u: %s: %s\n", dist::instanceIndex(), e.type.c_str(), e.what());
     return 1;

@@ -37,6 +37,15 @@ grep -q "(4000 bytes in" "$work/out" && grep -q "(4004 bytes in" "$work/out" ||
   { cat "$work/out"; fail "the sizes were not named"; }
 echo "ok: mismatched shapes are named"
 
+# An instance that groups its replicas differently: every instance names both groupings.
+if timeout 120 "$run" --num-instances 2 --num-replicas 4 -- "$check" groups > "$work/out" 2>&1; then
+  fail "mismatched groups did not fail"
+fi
+grep -q "reached collective 'pairSum.*all-reduce ADD over groups of 2, 2 apart" "$work/out" &&
+  grep -q "all-reduce ADD over groups of 2, 1 apart" "$work/out" ||
+  { cat "$work/out"; fail "the groups were not named"; }
+echo "ok: mismatched groups are named"
+
 # An instance that dies: the run ends (no hang) with tessera-run's report.
 start=$SECONDS
 timeout 120 "$run" --num-instances 2 -- "$check" die > "$work/out" 2>&1
