@@ -4,9 +4,11 @@
 #include <cstddef>
 #include <vector>
 
+#include <poplar/DebugContext.hpp>
 #include <poplar/Graph.hpp>
 #include <poplar/Interval.hpp>
 #include <poplar/Tensor.hpp>
+#include <poplar/Type.hpp>
 
 namespace poputil {
 
@@ -30,9 +32,35 @@ void mapTensorLinearly(poplar::Graph &graph, const poplar::Tensor &t);
 /// the same grain and minimum: 0 for a perfectly balanced tensor.
 unsigned getTileImbalance(const poplar::Graph &graph, const poplar::Tensor &t,
                           unsigned minElementsPerTile = 0, unsigned grainSize = 1);
+/// The same for a tensor's tile mapping (one list of intervals per tile; its length is taken as
+/// the number of tiles).
+unsigned getTileImbalance(const std::vector<std::vector<poplar::Interval>> &mapping,
+                          unsigned minElementsPerTile = 0, unsigned grainSize = 1);
 
 /// Tiles that hold at least one element of `t`, in increasing order.
 std::vector<unsigned> getTilesUsed(const poplar::Graph &graph, const poplar::Tensor &t);
+
+/// Whether some line of `t` along `dimension` (every index of that dimension, the others fixed)
+/// has elements on more than one tile. Throws poplibs_error if `dimension` is not below t's rank,
+/// or invalid_tile_mapping if an element of `t` is unmapped.
+bool dimIsSplitOverTiles(const poplar::Graph &graph, const poplar::Tensor &t, unsigned dimension);
+
+/// As dimIsSplitOverTiles, counting tiles of the same IPU as one (always false on one IPU).
+bool dimIsSplitOverIPUs(const poplar::Graph &graph, const poplar::Tensor &t, unsigned dimension);
+
+/// A new 1-D variable of `type` with fullTensor.dim(dim) elements, for use as the operand
+/// broadcast along the other dimensions of `fullTensor` (a bias or a per-channel scale).
+/// Element i is mapped to the tiles holding elements of fullTensor's slice i along `dim`:
+/// consecutive elements used by the same tiles are shared out evenly between those tiles, in
+/// grains of the data path width, so an element-wise operation needs little exchange.
+/// `ditherMapping` rotates the whole mapping by a number of tiles derived from fullTensor's
+/// shape, so that many small operands of different shapes do not all land on the same tiles.
+/// Throws poplibs_error if `dim` is not below fullTensor's rank, or invalid_tile_mapping if
+/// fullTensor is not completely mapped.
+poplar::Tensor createBroadcastOperand(poplar::Graph &graph, const poplar::Tensor &fullTensor,
+                                      const poplar::Type &type, unsigned dim,
+                                      bool ditherMapping = false,
+                                      const poplar::DebugContext &debugContext = {});
 
 /// Tessera extension, for vertices that work on whole rows of a [rows][n] tensor (softmax,
 /// losses, top-k): the tile to work on each row. A row held whole by one tile is worked on

@@ -1,0 +1,171 @@
+// The PopLibs 3.x additions to poputil/TileMapping.hpp: createBroadcastOperand against the
+// tiles that use each element (found by walking every element of the full tensor), its dither
+// as a rotation, dimIsSplitOverTiles/IPUs on known mappings, and getTileImbalance on a mapping.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <set>
+
+#include <poplar/Graph.hpp>
+#include <poputil/TileMapping.hpp>
+#include <poputil/exceptions.hpp>
+
+#include "ErrorMatchers.hpp"
+#include "ViewReference.hpp"
+
+using namespace poplar;
+using poputil::poplibs_error;
+using viewref::Shape;
+
+namespace {
+
+/// Tile of each element of `t` in tensor order.
+std::vector<unsigned> tileOfEach(const Graph &graph, const Tensor &t) {
+  std::vector<unsigned> out(t.numElements(), ~0u);
+  const auto m = graph.getTileMapping(t);
+  for (unsigned tile = 0; tile < m.size(); ++tile)
+    for (const auto &iv : m[tile])
+      for (auto i = iv.begin(); i < iv.end(); ++i)
+        out[i] = tile;
+  return out;
+}
+
+/// Naive: for each index k of dimension `dim`, the tiles holding an element with that index.
+std::vector<std::set<unsigned>> usersOf(const Graph &graph, const Tensor &full, unsigned dim) {
+  std::vector<std::set<unsigned>> users(full.dim(dim));
+  const auto tiles = tileOfEach(graph, full);
+  std::size_t flat = 0;
+  viewref::forEachIndex(full.shape(),
+                        [&](const Shape &idx) { users[idx[dim]].insert(tiles[flat++]); });
+  return users;
+}
+
+Device device(unsigned ipus, unsigned tilesPerIpu) {
+  IPUModel model;
+  model.numIPUs = ipus;
+  model.tilesPerIPU = tilesPerIpu;
+  return model.createDevice();
+}
+
+} // namespace
+
+TEST(PoputilTileMapping, BroadcastOperandOfRowsPerTileSpreadsChannelsOverTheRowTiles) {
+  Device d = device(1, 4);
+  Graph graph(d.getTarget());
+  Tensor acts = graph.addVariable(FLOAT, {4, 8}, "acts");
+  for (unsigned r = 0; r < 4; ++r)
+    graph.setTileMapping(acts[r], r);
+  // Along dim 0, operand element r is used only by tile r.
+  Tensor perRow = poputil::createBroadcastOperand(graph, acts, FLOAT, 0, false, "perRow");
+  EXPECT_EQ(perRow.shape(), (Shape{4}));
+  EXPECT_EQ(tileOfEach(graph, perRow), (std::vector<unsigned>{0, 1, 2, 3}));
+  // Along dim 1 every tile uses every element: shared out in grains of one 64-bit data-path
+  // word, 2 floats or 4 halves.
+  Tensor floats = poputil::createBroadcastOperand(graph, acts, FLOAT, 1, false, "bias");
+  EXPECT_EQ(tileOfEach(graph, floats), (std::vector<unsigned>{0, 0, 1, 1, 2, 2, 3, 3}));
+  Tensor halves = poputil::createBroadcastOperand(graph, acts, HALF, 1, false, "halfBias");
+  EXPECT_EQ(halves.elementType(), HALF);
+  EXPECT_EQ(tileOfEach(graph, halves), (std::vector<unsigned>{0, 0, 0, 0, 1, 1, 1, 1}));
+}
+
+TEST(PoputilTileMapping, BroadcastOperandElementsLieOnTilesThatUseThem) {
+  std::mt19937 rng(3);
+  for (int trial = 0; trial < 40; ++trial) {
+    Device d = device(1, 6);
+    Graph graph(d.getTarget());
+    const Shape shape{1 + rng() % 4, 1 + rng() % 9, 1 + rng() % 5};
+    Tensor full = graph.addVariable(FLOAT, shape);
+    const std::size_t grain = 1 + rng() % 7;
+    for (std::size_t at = 0; at < full.numElements(); at += grain)
+      graph.setTileMapping(full.flatten().slice(at, std::min(at + grain, full.numElements())),
+                           rng() % 6);
+    const unsigned dim = rng() % 3;
+    SCOPED_TRACE(::testing::Message()
+                 << ::testing::PrintToString(shape) << " dim " << dim << " grain " << grain);
+    Tensor op = poputil::createBroadcastOperand(graph, full, FLOAT, dim);
+    const auto users = usersOf(graph, full, dim);
+    const auto tiles = tileOfEach(graph, op); // also checks it is completely mapped
+    for (std::size_t k = 0; k < tiles.size(); ++k)
+      EXPECT_TRUE(users[k].count(tiles[k])) << "element " << k << " on tile " << tiles[k];
+  }
+}
+
+TEST(PoputilTileMapping, DitheredBroadcastOperandIsARotationOfTheUndithered) {
+  Device d = device(1, 8);
+  Graph graph(d.getTarget());
+  Tensor acts = graph.addVariable(FLOAT, {3, 16});
+  poputil::mapTensorLinearly(graph, acts, 1, 1);
+  const auto plain = graph.getTileMapping(poputil::createBroadcastOperand(graph, acts, FLOAT, 1));
+  const auto dithered =
+      graph.getTileMapping(poputil::createBroadcastOperand(graph, acts, FLOAT, 1, true));
+  const auto again =
+      graph.getTileMapping(poputil::createBroadcastOperand(graph, acts, FLOAT, 1, true));
+  EXPECT_EQ(dithered, again) << "the dither depends only on the shape";
+  bool rotationFound = false;
+  for (std::size_t s = 0; s < 8 && !rotationFound; ++s) {
+    bool same = true;
+    for (std::size_t t = 0; t < 8; ++t)
+      same = same && dithered[(t + s) % 8] == plain[t];
+    rotationFound = same;
+  }
+  EXPECT_TRUE(rotationFound);
+}
+
+TEST(PoputilTileMapping, BroadcastOperandErrors) {
+  Device d = device(1, 4);
+  Graph graph(d.getTarget());
+  Tensor acts = graph.addVariable(FLOAT, {2, 3}, "acts");
+  graph.setTileMapping(acts, 0);
+  EXPECT_THROW_MSG(poplibs_error, poputil::createBroadcastOperand(graph, acts, FLOAT, 2),
+                   {"poputil::createBroadcastOperand", "dimension 2", "rank 2"});
+  Tensor unmapped = graph.addVariable(FLOAT, {2, 3}, "unmappedActs");
+  EXPECT_THROW_MSG(invalid_tile_mapping, poputil::createBroadcastOperand(graph, unmapped, FLOAT, 1),
+                   {"unmappedActs"});
+  // A full tensor without elements still gives a mapped operand.
+  Tensor empty = graph.addVariable(FLOAT, {0, 5});
+  Tensor op = poputil::createBroadcastOperand(graph, empty, FLOAT, 1);
+  EXPECT_EQ(tileOfEach(graph, op).size(), 5u);
+}
+
+TEST(PoputilTileMapping, DimIsSplitOverTilesAndIPUs) {
+  Device d = device(2, 2); // tiles 0,1 on IPU 0; tiles 2,3 on IPU 1
+  Graph graph(d.getTarget());
+  Tensor rows = graph.addVariable(FLOAT, {4, 8});
+  for (unsigned r = 0; r < 4; ++r)
+    graph.setTileMapping(rows[r], r);
+  EXPECT_FALSE(poputil::dimIsSplitOverTiles(graph, rows, 1)); // each row on one tile
+  EXPECT_TRUE(poputil::dimIsSplitOverTiles(graph, rows, 0));  // each column on four
+  EXPECT_TRUE(poputil::dimIsSplitOverIPUs(graph, rows, 0));
+  EXPECT_FALSE(poputil::dimIsSplitOverIPUs(graph, rows, 1));
+  // Rows 0 and 1 on IPU 0 only: columns span tiles, not IPUs.
+  Tensor two = graph.addVariable(FLOAT, {2, 8});
+  graph.setTileMapping(two[0], 0);
+  graph.setTileMapping(two[1], 1);
+  EXPECT_TRUE(poputil::dimIsSplitOverTiles(graph, two, 0));
+  EXPECT_FALSE(poputil::dimIsSplitOverIPUs(graph, two, 0));
+  // One tile holding a line in two pieces from different variables is still one tile.
+  Tensor joined = concat(graph.addVariable(FLOAT, {3}), graph.addVariable(FLOAT, {5}));
+  graph.setTileMapping(joined, 3);
+  EXPECT_FALSE(poputil::dimIsSplitOverTiles(graph, joined, 0));
+  EXPECT_THROW_MSG(poplibs_error, poputil::dimIsSplitOverTiles(graph, rows, 2),
+                   {"poputil::dimIsSplitOverTiles", "dimension 2", "rank 2"});
+  EXPECT_THROW_MSG(poplibs_error, poputil::dimIsSplitOverIPUs(graph, rows, 5),
+                   {"poputil::dimIsSplitOverIPUs", "dimension 5"});
+}
+
+TEST(PoputilTileMapping, TileImbalanceOfAMappingAgreesWithTheTensorForm) {
+  Device d = device(1, 4);
+  Graph graph(d.getTarget());
+  Tensor t = graph.addVariable(FLOAT, {100});
+  graph.setTileMapping(t.slice(0, 70), 1);
+  graph.setTileMapping(t.slice(70, 100), 2);
+  for (auto [minElems, grain] : {std::pair{0u, 1u}, {0u, 8u}, {40u, 4u}, {200u, 1u}}) {
+    EXPECT_EQ(poputil::getTileImbalance(graph.getTileMapping(t), minElems, grain),
+              poputil::getTileImbalance(graph, t, minElems, grain));
+  }
+  // 70 on the fullest tile against 25 balanced.
+  EXPECT_EQ(poputil::getTileImbalance(graph.getTileMapping(t)), 45u);
+  EXPECT_EQ(poputil::getTileImbalance(std::vector<std::vector<Interval>>{}), 0u);
+  EXPECT_THROW_MSG(poplibs_error, poputil::getTileImbalance(graph.getTileMapping(t), 0, 0),
+                   {"poputil::getTileImbalance", "grainSize"});
+}
