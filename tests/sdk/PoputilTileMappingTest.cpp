@@ -151,6 +151,9 @@ TEST(PoputilTileMapping, DimIsSplitOverTilesAndIPUs) {
                    {"poputil::dimIsSplitOverTiles", "dimension 2", "rank 2"});
   EXPECT_THROW_MSG(poplibs_error, poputil::dimIsSplitOverIPUs(graph, rows, 5),
                    {"poputil::dimIsSplitOverIPUs", "dimension 5"});
+  Tensor unmapped = graph.addVariable(FLOAT, {2, 2}, "unmappedRows");
+  EXPECT_THROW_MSG(invalid_tile_mapping, poputil::dimIsSplitOverTiles(graph, unmapped, 0),
+                   {"unmappedRows"});
 }
 
 TEST(PoputilTileMapping, TileImbalanceOfAMappingAgreesWithTheTensorForm) {
