@@ -1,11 +1,13 @@
 // The PopLibs 3.x additions to poputil/TileMapping.hpp: createBroadcastOperand against the
 // tiles that use each element (found by walking every element of the full tensor), its dither
-// as a rotation, dimIsSplitOverTiles/IPUs on known mappings, and getTileImbalance on a mapping.
+// as a rotation, dimIsSplitOverTiles/IPUs on known mappings, getTileImbalance on a mapping, and
+// moving tensors between IPUs (placement and values through the Engine).
 #include <gtest/gtest.h>
 
 #include <random>
 #include <set>
 
+#include <poplar/Engine.hpp>
 #include <poplar/Graph.hpp>
 #include <poputil/TileMapping.hpp>
 #include <poputil/exceptions.hpp>
@@ -171,4 +173,55 @@ TEST(PoputilTileMapping, TileImbalanceOfAMappingAgreesWithTheTensorForm) {
   EXPECT_EQ(poputil::getTileImbalance(std::vector<std::vector<Interval>>{}), 0u);
   EXPECT_THROW_MSG(poplibs_error, poputil::getTileImbalance(graph.getTileMapping(t), 0, 0),
                    {"poputil::getTileImbalance", "grainSize"});
+}
+
+TEST(PoputilTileMapping, CloneAndCopyToIpuKeepTheTileWithinTheIpu) {
+  Device d = device(2, 3); // tiles 0-2 on IPU 0, 3-5 on IPU 1
+  Graph graph(d.getTarget());
+  Tensor t = graph.addVariable(FLOAT, {2, 3}, "t");
+  for (unsigned i = 0; i < 6; ++i)
+    graph.setTileMapping(t.flatten().slice(i, i + 1), i);
+  Tensor onIpu1 = poputil::cloneToIpu(graph, t, 1, "onIpu1");
+  EXPECT_EQ(onIpu1.shape(), t.shape());
+  EXPECT_FALSE(onIpu1.intersectsWith(t));
+  EXPECT_EQ(tileOfEach(graph, onIpu1), (std::vector<unsigned>{3, 4, 5, 3, 4, 5}));
+  EXPECT_EQ(tileOfEach(graph, poputil::cloneToIpu(graph, t, 0)),
+            (std::vector<unsigned>{0, 1, 2, 0, 1, 2}));
+
+  program::Sequence prog;
+  Tensor copied = poputil::copyToIpu(graph, t, prog, 1, "copied");
+  EXPECT_EQ(tileOfEach(graph, copied), (std::vector<unsigned>{3, 4, 5, 3, 4, 5}));
+  Tensor src, dst;
+  Tensor made = poputil::createIpuCopy(graph, t, 1, src, dst, "made");
+  EXPECT_TRUE(src == t);
+  EXPECT_TRUE(dst == made);
+  prog.add(program::Copy(src, dst));
+  graph.createHostWrite("t", t);
+  graph.createHostRead("copied", copied);
+  graph.createHostRead("made", made);
+  Engine engine(graph, prog);
+  engine.load(d);
+  const std::vector<float> values{1, -2, 3.5f, 4, 5, 6};
+  engine.writeTensor("t", values.data(), values.data() + 6);
+  engine.run();
+  std::vector<float> gotCopied(6), gotMade(6);
+  engine.readTensor("copied", gotCopied.data(), gotCopied.data() + 6);
+  engine.readTensor("made", gotMade.data(), gotMade.data() + 6);
+  EXPECT_EQ(gotCopied, values);
+  EXPECT_EQ(gotMade, values);
+}
+
+TEST(PoputilTileMapping, CloneToIpuErrors) {
+  Device d = device(2, 3);
+  Graph graph(d.getTarget());
+  Tensor t = graph.addVariable(FLOAT, {4}, "t");
+  graph.setTileMapping(t, 0);
+  EXPECT_THROW_MSG(poplibs_error, poputil::cloneToIpu(graph, t, 2),
+                   {"poputil::cloneToIpu", "dstIPU 2", "has 2 IPUs"});
+  program::Sequence prog;
+  EXPECT_THROW_MSG(poplibs_error, poputil::copyToIpu(graph, t, prog, 7),
+                   {"poputil::cloneToIpu", "dstIPU 7"});
+  Tensor unmapped = graph.addVariable(FLOAT, {4}, "unmappedForIpu");
+  EXPECT_THROW_MSG(invalid_tile_mapping, poputil::cloneToIpu(graph, unmapped, 1),
+                   {"unmappedForIpu"});
 }

@@ -7,7 +7,9 @@
 #include <poplar/DebugContext.hpp>
 #include <poplar/Graph.hpp>
 #include <poplar/Interval.hpp>
+#include <poplar/Program.hpp>
 #include <poplar/Tensor.hpp>
+#include <poplar/TensorCloneMethod.hpp>
 #include <poplar/Type.hpp>
 
 namespace poputil {
@@ -61,6 +63,28 @@ poplar::Tensor createBroadcastOperand(poplar::Graph &graph, const poplar::Tensor
                                       const poplar::Type &type, unsigned dim,
                                       bool ditherMapping = false,
                                       const poplar::DebugContext &debugContext = {});
+
+/// A clone of `t` (see Graph::clone for `method`) mapped on IPU `dstIPU` of a multi-IPU graph:
+/// each element goes to the tile with the same index within dstIPU as its source element's
+/// tile has within its own IPU. No data is copied. Throws poplibs_error if dstIPU is not an
+/// IPU of the target, or invalid_tile_mapping if `t` is not completely mapped.
+poplar::Tensor cloneToIpu(
+    poplar::Graph &graph, const poplar::Tensor &t, unsigned dstIPU,
+    const poplar::DebugContext &debugContext = {},
+    poplar::TensorCloneMethod method = poplar::TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES);
+
+/// cloneToIpu, plus a copy of `t` into the clone appended to `prog`; returns the clone.
+poplar::Tensor copyToIpu(
+    poplar::Graph &masterGraph, const poplar::Tensor &t, poplar::program::Sequence &prog,
+    unsigned dstIPU, const poplar::DebugContext &debugContext = {},
+    poplar::TensorCloneMethod method = poplar::TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES);
+
+/// cloneToIpu without the copy: sets `copySrc` and `copyDst` to the tensors a Copy program
+/// must take to move `t` there (the caller adds it where it wants) and returns the clone.
+poplar::Tensor createIpuCopy(
+    poplar::Graph &graph, const poplar::Tensor &t, unsigned dstIpu, poplar::Tensor &copySrc,
+    poplar::Tensor &copyDst, const poplar::DebugContext &debugContext = {},
+    poplar::TensorCloneMethod method = poplar::TensorCloneMethod::PRESERVE_ORDER_AND_ALIASES);
 
 /// Tessera extension, for vertices that work on whole rows of a [rows][n] tensor (softmax,
 /// losses, top-k): the tile to work on each row. A row held whole by one tile is worked on
