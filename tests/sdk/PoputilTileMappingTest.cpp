@@ -1,7 +1,8 @@
 // The PopLibs 3.x additions to poputil/TileMapping.hpp: createBroadcastOperand against the
 // tiles that use each element (found by walking every element of the full tensor), its dither
 // as a rotation, dimIsSplitOverTiles/IPUs on known mappings, getTileImbalance on a mapping, and
-// moving tensors between IPUs (placement and values through the Engine).
+// moving tensors between IPUs (placement and values through the Engine), and TensorUseTracker
+// against the recorded uses.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -224,4 +225,104 @@ TEST(PoputilTileMapping, CloneToIpuErrors) {
   Tensor unmapped = graph.addVariable(FLOAT, {4}, "unmappedForIpu");
   EXPECT_THROW_MSG(invalid_tile_mapping, poputil::cloneToIpu(graph, unmapped, 1),
                    {"unmappedForIpu"});
+}
+
+// ---- TensorUseTracker -----------------------------------------------------------------------
+
+TEST(PoputilTensorUseTracker, OverlappingUsesAreSharedBetweenTheirTiles) {
+  Device d = device(1, 4);
+  Graph graph(d.getTarget());
+  Tensor t = graph.addVariable(FLOAT, {12}, "t");
+  poputil::TensorUseTracker tracker(4);
+  EXPECT_TRUE(tracker.empty());
+  tracker.add(graph, 0, t.slice(0, 6));
+  tracker.add(graph, 1, t.slice(4, 12));
+  EXPECT_FALSE(tracker.empty());
+  poputil::TensorUseTracker halo = tracker; // an independent copy
+  tracker.mapTensorsByUse(graph, 1, 0);
+  // [0,4) only tile 0, [4,6) both (one each), [6,12) only tile 1.
+  EXPECT_EQ(tileOfEach(graph, t), (std::vector<unsigned>{0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1}));
+  halo.mapTensorsByUse(graph, 1, 0, false,
+                       poputil::TensorUseTracker::MappingMethod::OptimizeHaloRegions);
+  EXPECT_EQ(tileOfEach(graph, t), (std::vector<unsigned>{0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1}));
+}
+
+TEST(PoputilTensorUseTracker, EveryUsedElementGoesToATileThatUsesIt) {
+  std::mt19937 rng(9);
+  for (int trial = 0; trial < 40; ++trial) {
+    Device d = device(1, 5);
+    Graph graph(d.getTarget());
+    Tensor a = graph.addVariable(FLOAT, {40}), b = graph.addVariable(FLOAT, {4, 6});
+    poputil::TensorUseTracker first(5), second(5);
+    std::vector<std::set<unsigned>> usersA(40), usersB(24);
+    for (int u = 0; u < 6; ++u) {
+      const std::size_t lo = rng() % 40, hi = lo + 1 + rng() % (40 - lo);
+      const unsigned tile = rng() % 5;
+      first.add(graph, tile, a.slice(lo, hi));
+      for (auto i = lo; i < hi; ++i)
+        usersA[i].insert(tile);
+    }
+    // Every element of b is used: a whole column, and the rest row by row.
+    for (unsigned r = 0; r < 4; ++r) {
+      const unsigned tile = rng() % 5;
+      second.add(graph, tile, b[r]);
+      for (unsigned c = 0; c < 6; ++c)
+        usersB[r * 6 + c].insert(tile);
+    }
+    second.add(graph, 4, b.slice(2, 3, 1));
+    for (unsigned r = 0; r < 4; ++r)
+      usersB[r * 6 + 2].insert(4);
+    first.add(second); // merged into one tracker
+    first.mapTensorsByUse(graph, 2, 0);
+    bool complete = true;
+    const auto mapA = graph.getTileMapping(a, &complete);
+    std::vector<unsigned> tileA(40, ~0u);
+    for (unsigned tile = 0; tile < mapA.size(); ++tile)
+      for (const auto &iv : mapA[tile])
+        for (auto i = iv.begin(); i < iv.end(); ++i)
+          tileA[i] = tile;
+    for (std::size_t i = 0; i < 40; ++i) {
+      if (usersA[i].empty())
+        EXPECT_EQ(tileA[i], ~0u) << "unused element " << i << " is left unmapped";
+      else
+        EXPECT_TRUE(usersA[i].count(tileA[i])) << "element " << i << " on tile " << tileA[i];
+    }
+    const auto tileB = tileOfEach(graph, b);
+    for (std::size_t i = 0; i < 24; ++i)
+      EXPECT_TRUE(usersB[i].count(tileB[i])) << "b element " << i << " on tile " << tileB[i];
+  }
+}
+
+TEST(PoputilTensorUseTracker, ExtendPartialUsageMapsTheWholeVariable) {
+  Device d = device(1, 4);
+  Graph graph(d.getTarget());
+  Tensor t = graph.addVariable(FLOAT, {10}, "t");
+  poputil::TensorUseTracker tracker(4);
+  tracker.add(graph, 3, t.slice(2, 4));
+  tracker.add(graph, 1, t.slice(6, 7));
+  poputil::TensorUseTracker partial = tracker;
+  partial.mapTensorsByUse(graph, 1, 0);
+  bool complete = true;
+  graph.getTileMapping(t, &complete);
+  EXPECT_FALSE(complete);
+  tracker.mapTensorsByUse(graph, 1, 0, true);
+  // The start takes the first users, each later gap those of the run before it.
+  EXPECT_EQ(tileOfEach(graph, t), (std::vector<unsigned>{3, 3, 3, 3, 3, 3, 1, 1, 1, 1}));
+}
+
+TEST(PoputilTensorUseTracker, MovedFromTrackerIsEmptyAndErrorsAreNamed) {
+  Device d = device(1, 4);
+  Graph graph(d.getTarget());
+  Tensor t = graph.addVariable(FLOAT, {4}, "t");
+  poputil::TensorUseTracker tracker(4);
+  tracker.add(graph, 2, t);
+  poputil::TensorUseTracker moved(std::move(tracker));
+  EXPECT_FALSE(moved.empty());
+  EXPECT_TRUE(tracker.empty()); // NOLINT(bugprone-use-after-move): documented as empty
+  EXPECT_THROW_MSG(poplibs_error, moved.add(graph, 4, t),
+                   {"poputil::TensorUseTracker::add", "tile 4", "4 tiles"});
+  EXPECT_THROW_MSG(poplibs_error, moved.add(poputil::TensorUseTracker(8)),
+                   {"poputil::TensorUseTracker::add", "8 tiles into one of 4"});
+  EXPECT_THROW_MSG(poplibs_error, moved.resolve(graph, 0, 0),
+                   {"poputil::TensorUseTracker::resolve", "grainSize"});
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <vector>
 
 #include <poplar/DebugContext.hpp>
@@ -63,6 +64,65 @@ poplar::Tensor createBroadcastOperand(poplar::Graph &graph, const poplar::Tensor
                                       const poplar::Type &type, unsigned dim,
                                       bool ditherMapping = false,
                                       const poplar::DebugContext &debugContext = {});
+
+class TensorUseTrackerState;
+
+/// Records which tiles use which elements of variables (for example the tiles of the vertices
+/// that will read a tensor), then maps those elements onto the tiles that use them: elements
+/// used by one tile go there; consecutive elements used by the same several tiles are shared
+/// out evenly between those tiles. Copies are independent; moves leave an empty tracker.
+class TensorUseTracker {
+  std::unique_ptr<TensorUseTrackerState> st;
+
+public:
+  /// A tracker for tiles 0 … numTiles-1 (usually the graph's target's number of tiles).
+  TensorUseTracker(unsigned numTiles);
+  TensorUseTracker(const TensorUseTracker &other);
+  TensorUseTracker(TensorUseTracker &&other);
+  TensorUseTracker &operator=(const TensorUseTracker &other);
+  TensorUseTracker &operator=(TensorUseTracker &&other);
+  ~TensorUseTracker();
+
+  /// How resolve() treats elements used by several tiles.
+  enum class MappingMethod {
+    /// A run used by several tiles next to a run used by only some of them (a halo between
+    /// the regions of neighbouring tiles) goes whole to the lowest tile of that neighbour,
+    /// instead of being cut into small pieces.
+    OptimizeHaloRegions,
+    /// Elements only ever go to tiles that use them.
+    ConstrainMappingToUsedTiles,
+    /// No preference (Tessera maps to tiles that use the elements, as above).
+    None
+  };
+
+  /// Records that `tile` uses every element of `t`. Throws poplibs_error if tile is not below
+  /// the tracker's number of tiles.
+  void add(const poplar::Graph &graph, unsigned tile, const poplar::Tensor &t);
+
+  /// Adds every use recorded by `other`. Throws poplibs_error if it tracks another number of
+  /// tiles.
+  void add(TensorUseTracker other);
+
+  /// Decides a tile for every used element: runs of consecutive elements of a variable with the
+  /// same users are split between those users in grains of `grainSize` elements, at least
+  /// `minElementsPerTile` each where there are enough. With `extendPartialUsage`, the unused
+  /// elements of each tracked variable are treated as used by the users of the nearest used
+  /// run before them (or after them, at the start), so the whole variable gets mapped. The
+  /// uses are replaced by the decision. Throws poplibs_error if grainSize is 0.
+  void
+  resolve(const poplar::Graph &graph, unsigned grainSize, unsigned minElementsPerTile,
+          bool extendPartialUsage = false,
+          TensorUseTracker::MappingMethod mappingMethod = TensorUseTracker::MappingMethod::None);
+
+  /// resolve(), then sets the tile mapping of every element it decided on.
+  void mapTensorsByUse(
+      poplar::Graph &graph, unsigned grainSize, unsigned minElementsPerTile,
+      bool extendPartialUsage = false,
+      TensorUseTracker::MappingMethod mappingMethod = TensorUseTracker::MappingMethod::None);
+
+  /// Whether no use has been recorded.
+  bool empty() const;
+};
 
 /// A clone of `t` (see Graph::clone for `method`) mapped on IPU `dstIPU` of a multi-IPU graph:
 /// each element goes to the tile with the same index within dstIPU as its source element's
