@@ -37,8 +37,24 @@ public:
   }
 };
 
+/// data[i] = half(data[i] * factor): HALF arithmetic through float, as codelets compute it.
+class HalfScale : public Vertex {
+public:
+  InOut<Vector<half>> data;
+  float factor;
+  bool compute() {
+    for (std::size_t i = 0; i < data.size(); ++i)
+      data[i] = half(float(data[i]) * factor);
+    return true;
+  }
+};
+
 void registerDivide() {
   static const bool once = [] {
+    tessera::VertexTypeBuilder<HalfScale>("FpTestHalfScale")
+        .field("data", &HalfScale::data)
+        .field("factor", &HalfScale::factor)
+        .add();
     tessera::VertexTypeBuilder<Divide>("FpTestDivide")
         .field("a", &Divide::a)
         .field("b", &Divide::b)
@@ -216,4 +232,46 @@ TEST(FloatingPointBehaviourErrors, RestoringFromAnythingButUnsignedIntIsRefused)
   expectThrowWithMessage<type_error>([&] { setFloatingPointBehaviour(d.graph, prog, Tensor()); },
                                      {"setFloatingPointBehaviour", "(invalid)", "UNSIGNED_INT"});
   EXPECT_TRUE(prog.isEmpty());
+}
+
+namespace {
+/// Runs data *= factor in HALF on tile 1 (data = 60000, 1, 2, 3) after `behaviour`.
+std::vector<float> halfScale(const FloatingPointBehaviour &behaviour, float factor) {
+  registerDivide();
+  Device device = enginetest::smallDevice(2, 6);
+  Graph graph(device.getTarget());
+  Tensor data = graph.addVariable(HALF, {4}, "data");
+  graph.setTileMapping(data, 1);
+  ComputeSet cs = graph.addComputeSet("halfScale");
+  VertexRef v = graph.addVertex(cs, "FpTestHalfScale", {{"data", data}});
+  graph.setInitialValue(v["factor"], factor);
+  graph.setTileMapping(v, 1);
+  const std::vector<float> initial{60000.0f, 1.0f, 2.0f, 3.0f};
+  std::vector<half> initialHalf(initial.begin(), initial.end());
+  graph.setInitialValue(data, ArrayRef<half>(initialHalf));
+  Sequence prog;
+  setFloatingPointBehaviour(graph, prog, behaviour);
+  prog.add(Execute(cs));
+  graph.createHostRead("data", data);
+  Engine engine(graph, prog, {{"executableCache.enable", "false"}});
+  engine.load(device);
+  engine.run(0);
+  std::vector<half> out(4);
+  engine.readTensor("data", out.data(), out.data() + out.size());
+  return {out.begin(), out.end()};
+}
+} // namespace
+
+TEST(FloatingPointBehaviour, HalfOverflowWithOfloOnStops) {
+  expectThrowWithMessage<application_runtime_error>(
+      [] { halfScale(only(false, false, true), 2.0f); },
+      {"'FpTestHalfScale'", "compute set 'halfScale'", "on tile 1 ", "overflow"});
+}
+
+TEST(FloatingPointBehaviour, HalfOverflowWithOfloOffGivesInfinity) {
+  const auto out = halfScale(only(true, true, false), 2.0f);
+  EXPECT_EQ(out[0], std::numeric_limits<float>::infinity());
+  EXPECT_EQ(out[3], 6.0f);
+  // No overflow, no exception, with every trap on.
+  EXPECT_EQ(halfScale(FloatingPointBehaviour(), 0.5f)[0], 30000.0f);
 }
