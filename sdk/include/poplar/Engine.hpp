@@ -79,6 +79,8 @@ public:
   void load(const Device &device);
   /// Runs program `prog` (its index in the list given at construction) to completion.
   void run(unsigned prog = 0, const std::string &debugName = "");
+  /// `load(device)` then `run(prog, debugName)`.
+  void loadAndRun(const Device &device, unsigned prog = 0, const std::string &debugName = "");
 
   // Replicated graphs (Graph(target, replication_factor(R))): the forms without a replica index
   // write and connect every replica and read replica 0; those with one act on that replica only
@@ -91,6 +93,12 @@ public:
   /// Copies the tensor registered with `Graph::createHostRead(handle, …)` to [buf, bufEnd).
   void readTensor(StringRef handle, void *buf, void *bufEnd);
   void readTensor(StringRef handle, unsigned replicaIndex, void *buf, void *bufEnd);
+  /// The forms without an end: `buf` must hold the tensor's bytes (not checked — prefer the
+  /// forms with `bufEnd`).
+  void writeTensor(StringRef handle, const void *buf);
+  void writeTensor(StringRef handle, unsigned replicaIndex, const void *buf);
+  void readTensor(StringRef handle, void *buf);
+  void readTensor(StringRef handle, unsigned replicaIndex, void *buf);
 
   /// Every Copy on stream `handle` reads (or writes) exactly one transfer at `p`.
   void connectStream(StringRef handle, void *p);
@@ -153,6 +161,13 @@ public:
   /// data-dependent control flow this equals what an execution profile records for it.
   /// Throws `index_error` for a program that does not exist.
   std::uint64_t estimateProgramCycles(unsigned programIndex = 0) const;
+  /// Runs from now on are (enable) or are not (disable) recorded in the execution profile;
+  /// enabled from construction. No effect on an engine built without an execution profile or
+  /// instrumentation (autoReport.outputExecutionProfile, autoReport.all, debug.instrument).
+  void enableExecutionProfiling();
+  void disableExecutionProfiling();
+  /// Forgets every run the execution profile has recorded so far.
+  void resetExecutionProfile();
   /// Tessera extension: the graph profile (priced with vertex classes' own estimates once
   /// loaded; before `load` with setPerfEstimate or the cost model's default).
   tessera::profile::GraphProfile getGraphProfile() const;

@@ -1,6 +1,7 @@
 // IEEE-754 binary16: the storage of HALF tensors, and the `half` type codelets compute with.
 #pragma once
 
+#include <cfenv>
 #include <cstdint>
 #include <cstring>
 
@@ -8,7 +9,9 @@
 
 namespace poplar {
 
-/// Rounds `f` to the nearest half (ties to even); overflow gives infinity, NaN stays NaN.
+/// Rounds `f` to the nearest half (ties to even); overflow gives infinity, NaN stays NaN. A
+/// finite float that overflows raises FE_OVERFLOW, as a hardware conversion does (so a trap
+/// set with setFloatingPointBehaviour's oflo sees overflows in HALF arithmetic).
 inline std::uint16_t floatToHalfBits(float f) {
   std::uint32_t x;
   std::memcpy(&x, &f, 4);
@@ -16,8 +19,10 @@ inline std::uint16_t floatToHalfBits(float f) {
   const std::uint32_t absx = x & 0x7fffffffu;
   if (absx >= 0x7f800000u) // Inf or NaN (keep NaN quiet)
     return static_cast<std::uint16_t>(sign | 0x7c00u | (absx > 0x7f800000u ? 0x200u : 0));
-  if (absx >= 0x477ff000u) // rounds to >= 65520: overflow to Inf
+  if (absx >= 0x477ff000u) { // rounds to >= 65520: overflow to Inf
+    std::feraiseexcept(FE_OVERFLOW | FE_INEXACT);
     return static_cast<std::uint16_t>(sign | 0x7c00u);
+  }
   if (absx < 0x38800000u) { // below the smallest normal half: subnormal or zero
     if (absx < 0x33000000u)
       return static_cast<std::uint16_t>(sign);

@@ -10,6 +10,7 @@
 #include <poplar/ArrayRef.hpp>
 #include <poplar/DebugContext.hpp>
 #include <poplar/GraphElements.hpp>
+#include <poplar/SyncType.hpp>
 #include <poplar/Tensor.hpp>
 
 namespace poplar {
@@ -37,8 +38,9 @@ class Sequence : public Program {
 public:
   Sequence(const DebugContext &debugContext = {});
   Sequence(std::initializer_list<Program> programs, const DebugContext &debugContext = {});
+  /// `Sequence s = Repeat(…)` and `Sequence s(a, b, c)`: a Sequence of the given programs.
   template <class... P>
-  explicit Sequence(const Program &first, const P &...rest) : Sequence({first, rest...}) {}
+  Sequence(const Program &first, const P &...rest) : Sequence({first, rest...}) {}
   /// Appends `p`; later changes to this Sequence are seen by programs that already hold it.
   void add(const Program &p);
 };
@@ -121,7 +123,8 @@ public:
   explicit WriteUndef(const Tensor &t, const DebugContext &debugContext = {});
 };
 
-enum class SyncType { INTERNAL, EXTERNAL, GLOBAL };
+/// Poplar declares SyncType in namespace poplar (<poplar/SyncType.hpp>); also reachable here.
+using poplar::SyncType;
 
 /// A BSP synchronisation. Every step of Tessera's engine already ends in one, so it only
 /// costs cycles in the cost model.

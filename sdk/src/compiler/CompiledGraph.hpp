@@ -162,7 +162,21 @@ enum class StepKind : std::uint8_t {
   Abort,        ///< index: messages
   AbortIf,      ///< index: scalars, count: messages index
   CrossReplica, ///< index: collectives (the replicas meet here)
+  /// index: cycleTensors. count: kWriteClock, kStartCount or kWriteCount (CycleCounterMode).
+  CycleCounter,
+  /// count: bits to clear | bits to set << 8 (core/FloatModeBits.hpp).
+  SetFloatMode,
+  SaveFloatMode, ///< index: floatModeTensors (every element gets the mode)
+  LoadFloatMode, ///< index: floatModeTensors (the mode becomes its first element)
   End,
+};
+
+/// What a CycleCounter step does with the replica's cycle clock (the cost model's cycles of
+/// every step it has run since load).
+enum CycleCounterMode : std::uint64_t {
+  kWriteClock = 0, ///< cycleStamp: write the clock to the tensor (low word, high word).
+  kStartCount = 1, ///< cycleCount begins: remember the clock (in slot `index`).
+  kWriteCount = 2, ///< cycleCount ends: write the clock minus the remembered value.
 };
 
 struct Step {
@@ -223,6 +237,10 @@ struct CompiledGraph {
   std::vector<CollectivePlan> collectives;
   std::vector<std::string> messages;
   unsigned numLoopSlots = 0;
+  /// cycleCount / cycleStamp results: 2 × UNSIGNED_INT tensors, 8 bytes.
+  std::vector<TensorImage> cycleTensors;
+  /// Floating-point modes saved or restored (UNSIGNED_INT tensors, at least one element).
+  std::vector<TensorImage> floatModeTensors;
 
   std::vector<Step> steps;
   std::vector<std::size_t> programStart; ///< Entry step of each program passed to the Engine.

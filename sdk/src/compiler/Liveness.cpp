@@ -324,6 +324,22 @@ private:
     case Kind::Call:
       walk(*g_.functions[n.function.getId()].node());
       return;
+    case Kind::CycleCount:
+      walk(*n.children[0].node());
+      stepReading(n, n.dst, false, true);
+      return;
+    case Kind::CycleStamp:
+      stepReading(n, n.dst, false, true);
+      return;
+    case Kind::FloatMode: {
+      std::vector<Access> accesses;
+      if (n.src.valid())
+        addRegions(accesses, n.src, true, false);
+      if (n.dst.valid())
+        addRegions(accesses, n.dst, false, true);
+      step(n, accesses);
+      return;
+    }
     case Kind::Abort:
     case Kind::Sync:
       return;

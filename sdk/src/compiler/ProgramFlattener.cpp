@@ -81,6 +81,18 @@ private:
     return static_cast<unsigned>(out_.streamCopies.size() - 1);
   }
 
+  /// The 2 × UNSIGNED_INT tensor a cycleCount or cycleStamp writes (made by them).
+  unsigned cycleTensor(const ProgramNode &n) {
+    out_.cycleTensors.push_back(ctx_.layout.image(n.dst));
+    return static_cast<unsigned>(out_.cycleTensors.size() - 1);
+  }
+
+  /// A tensor that holds a saved floating-point mode (its type is checked by the API).
+  unsigned floatModeTensor(const Tensor &t) {
+    out_.floatModeTensors.push_back(ctx_.layout.image(t));
+    return static_cast<unsigned>(out_.floatModeTensors.size() - 1);
+  }
+
   bool shared(const ProgramNode &n) const {
     switch (n.kind) {
     case Kind::Sequence:
@@ -205,6 +217,24 @@ private:
       return;
     case Kind::WriteUndef:
     case Kind::Sync:
+      return;
+    case Kind::CycleCount: {
+      const unsigned index = cycleTensor(n);
+      push({StepKind::CycleCounter, index, 0, kStartCount});
+      emit(*n.children[0].node());
+      push({StepKind::CycleCounter, index, 0, kWriteCount});
+      return;
+    }
+    case Kind::CycleStamp:
+      push({StepKind::CycleCounter, cycleTensor(n), 0, kWriteClock});
+      return;
+    case Kind::FloatMode:
+      if (n.dst.valid())
+        push({StepKind::SaveFloatMode, floatModeTensor(n.dst)});
+      if (n.src.valid())
+        push({StepKind::LoadFloatMode, floatModeTensor(n.src)});
+      else
+        push({StepKind::SetFloatMode, 0, 0, n.count});
       return;
     case Kind::Abort:
       out_.messages.push_back(n.message.empty() ? "Abort program executed" : n.message);

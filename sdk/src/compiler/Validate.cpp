@@ -28,9 +28,13 @@ std::string programName(const ProgramNode &n) {
                                        "WriteUndef",
                                        "Sync",
                                        "Abort",
-                                       "AbortOnCondition"};
+                                       "AbortOnCondition",
+                                       "CrossReplica",
+                                       "cycleCount",
+                                       "cycleStamp",
+                                       "floating-point behaviour"};
   static_assert(sizeof(kNames) / sizeof(kNames[0]) ==
-                static_cast<std::size_t>(Kind::AbortOnCondition) + 1);
+                static_cast<std::size_t>(Kind::FloatMode) + 1);
   std::string s = kNames[static_cast<int>(n.kind)];
   if (!n.name.empty())
     s += " '" + n.name + "'";

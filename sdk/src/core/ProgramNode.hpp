@@ -29,6 +29,15 @@ struct ProgramNode {
     /// A collective across replicas (gcl): src on every replica → dst on every replica;
     /// `count` holds the CrossReplicaOp (core/CrossReplica.hpp).
     CrossReplica,
+    /// cycleCount: runs children[0] and then writes the cost model's cycles it took to `dst`
+    /// (2 × UNSIGNED_INT, low word first).
+    CycleCount,
+    /// cycleStamp: writes the cycles run since `load` to `dst` (2 × UNSIGNED_INT).
+    CycleStamp,
+    /// CSRFunctions.hpp: changes the floating-point mode. `dst` valid: first write the mode to
+    /// every element of it. `src` valid: the mode becomes its first element. Otherwise
+    /// mode = (mode & ~(count & 0xff)) | (count >> 8) (core/FloatModeBits.hpp).
+    FloatMode,
   };
 
   Kind kind = Kind::Sequence;

@@ -34,6 +34,7 @@ struct Engine::Impl {
   /// it never competes with runs).
   std::shared_ptr<executable::PendingStore> pendingStore;
   engine::EngineOptions options;
+  bool recordRuns = true; ///< enableExecutionProfiling / disableExecutionProfiling
   std::unique_ptr<engine::ThreadPool> pool;
   std::unique_ptr<profile::ProfileSession> profiler;
   /// One replica's state: its tile memory, stream bindings and step loop. They borrow `plan`,
@@ -216,6 +217,18 @@ void Engine::load(const Device &device) {
     }
   }
   im.profiler->loaded(plan, im.memory().typeCycleEstimates());
+  // The cycle clock is only kept for graphs that read it (pricing every step has a cost).
+  const std::vector<std::uint64_t> cycles =
+      plan.cycleTensors.empty() ? std::vector<std::uint64_t>{} : im.profiler->stepCycles();
+  for (auto &r : im.replicas) {
+    r->interpreter.resetRegisters();
+    r->interpreter.setStepCycles(cycles);
+  }
+}
+
+void Engine::loadAndRun(const Device &device, unsigned prog, const std::string &debugName) {
+  load(device);
+  run(prog, debugName);
 }
 
 void Engine::run(unsigned prog, const std::string &) {
@@ -227,11 +240,58 @@ void Engine::run(unsigned prog, const std::string &) {
                       " does not exist; the engine was built with " +
                       std::to_string(im.plan().programStart.size()) + " program(s)");
   const engine::ScopedTileFloatMode tileMode; // this thread runs tiles too
-  auto *recorder = im.profiler->recorder();
+  auto *recorder = im.recordRuns ? im.profiler->recorder() : nullptr;
   if (recorder)
     recorder->beginRun(prog);
   im.runReplicas(im.plan().programStart[prog], recorder);
-  im.profiler->runFinished();
+  if (recorder)
+    im.profiler->runFinished();
+}
+
+void Engine::enableExecutionProfiling() { impl_->recordRuns = true; }
+
+void Engine::disableExecutionProfiling() { impl_->recordRuns = false; }
+
+void Engine::resetExecutionProfile() { impl_->profiler->resetExecution(); }
+
+namespace {
+/// Bytes of the tensor registered as `handle` in `list` (host reads or writes), or 0 when there
+/// is none (HostIo then reports the unknown handle).
+std::uint64_t
+hostTensorBytes(const std::vector<std::pair<std::string, compiler::TensorImage>> &list,
+                StringRef handle) {
+  for (const auto &[name, image] : list)
+    if (name == handle.str())
+      return image.bytes;
+  return 0;
+}
+/// The end of a buffer that holds `bytes` (null for a null buffer, which HostIo refuses).
+const unsigned char *endOf(const void *buf, std::uint64_t bytes) {
+  return buf ? static_cast<const unsigned char *>(buf) + bytes : nullptr;
+}
+unsigned char *endOf(void *buf, std::uint64_t bytes) {
+  return buf ? static_cast<unsigned char *>(buf) + bytes : nullptr;
+}
+} // namespace
+
+void Engine::writeTensor(StringRef handle, const void *buf) {
+  const auto bytes = hostTensorBytes(impl_->plan().hostWrites, handle);
+  writeTensor(handle, buf, endOf(buf, bytes));
+}
+
+void Engine::writeTensor(StringRef handle, unsigned replicaIndex, const void *buf) {
+  const auto bytes = hostTensorBytes(impl_->plan().hostWrites, handle);
+  writeTensor(handle, replicaIndex, buf, endOf(buf, bytes));
+}
+
+void Engine::readTensor(StringRef handle, void *buf) {
+  const auto bytes = hostTensorBytes(impl_->plan().hostReads, handle);
+  readTensor(handle, buf, endOf(buf, bytes));
+}
+
+void Engine::readTensor(StringRef handle, unsigned replicaIndex, void *buf) {
+  const auto bytes = hostTensorBytes(impl_->plan().hostReads, handle);
+  readTensor(handle, replicaIndex, buf, endOf(buf, bytes));
 }
 
 void Engine::writeTensor(StringRef handle, const void *buf, const void *bufEnd) {

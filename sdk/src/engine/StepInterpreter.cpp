@@ -1,6 +1,7 @@
 #include "engine/StepInterpreter.hpp"
 
 #include <algorithm>
+#include <cfenv>
 #include <cstring>
 #include <iostream>
 #include <mutex>
@@ -9,6 +10,7 @@
 #include <poplar/exceptions.hpp>
 
 #include "core/ElementConversion.hpp"
+#include "core/FloatModeBits.hpp"
 #include "engine/TensorFormatter.hpp"
 
 namespace poplar::detail {
@@ -22,7 +24,63 @@ using compiler::StepKind;
 StepInterpreter::StepInterpreter(const compiler::CompiledGraph &plan, TileMemory &memory,
                                  HostIo &hostIo, ThreadPool &pool, bool runtimeVerify)
     : plan_(plan), memory_(memory), hostIo_(hostIo), pool_(pool), runtimeVerify_(runtimeVerify),
-      printStream_(&std::cout) {}
+      printStream_(&std::cout) {
+  resetRegisters();
+}
+
+void StepInterpreter::resetRegisters() {
+  clock_ = 0;
+  countStart_.assign(plan_.cycleTensors.size(), 0);
+  setFloatMode(0);
+}
+
+namespace {
+/// The name of the first exception of `raised` (FE_* flags), as the message reports it.
+std::string exceptionName(int raised) {
+  if (raised & FE_INVALID)
+    return "invalid operation (inv is on)";
+  if (raised & FE_DIVBYZERO)
+    return "division by zero (div0 is on)";
+  return "overflow (oflo is on)";
+}
+} // namespace
+
+void StepInterpreter::setFloatMode(std::uint32_t mode) {
+  floatMode_ = mode & core::kFloatAll;
+  trappedExceptions_ = ((floatMode_ & core::kFloatInv) ? FE_INVALID : 0) |
+                       ((floatMode_ & core::kFloatDiv0) ? FE_DIVBYZERO : 0) |
+                       ((floatMode_ & core::kFloatOflo) ? FE_OVERFLOW : 0);
+}
+
+void StepInterpreter::saveFloatMode(unsigned index) {
+  const compiler::TensorImage &img = plan_.floatModeTensors[index];
+  const std::vector<std::uint32_t> words(img.bytes / sizeof(std::uint32_t), floatMode_);
+  memory_.scatter(img, reinterpret_cast<const unsigned char *>(words.data()));
+}
+
+void StepInterpreter::loadFloatMode(unsigned index) {
+  const compiler::TensorImage &img = plan_.floatModeTensors[index];
+  std::vector<std::uint32_t> words((img.bytes + 3) / sizeof(std::uint32_t));
+  memory_.gather(img, reinterpret_cast<unsigned char *>(words.data()));
+  setFloatMode(words.empty() ? 0 : words[0]);
+}
+
+void StepInterpreter::cycleCounter(const compiler::Step &s) {
+  std::uint64_t value = clock_;
+  switch (s.count) {
+  case compiler::kStartCount:
+    countStart_[s.index] = clock_;
+    return;
+  case compiler::kWriteCount:
+    value = clock_ - countStart_[s.index];
+    break;
+  default:
+    break;
+  }
+  const std::uint32_t words[2] = {static_cast<std::uint32_t>(value),
+                                  static_cast<std::uint32_t>(value >> 32)};
+  memory_.scatter(plan_.cycleTensors[s.index], reinterpret_cast<const unsigned char *>(words));
+}
 
 void StepInterpreter::runCopies(const compiler::CopyList &list) {
   if (list.empty())
@@ -53,10 +111,13 @@ std::string StepInterpreter::runTile(unsigned index, std::size_t t) const {
         memory_.copy(cs.hostExchangeIn.ops[i]);
   }
   const RuntimeCall *end = rt.calls.data() + rt.tileBegin[t + 1];
+  const int traps = trappedExceptions_;
   for (const RuntimeCall *call = rt.calls.data() + rt.tileBegin[t]; call != end; ++call) {
     unsigned worker = 0;
     bool ok = true;
     std::string problem;
+    if (traps) // flags are per thread: whatever is raised from here on is this vertex's
+      std::feclearexcept(FE_ALL_EXCEPT);
     try {
       for (; worker < call->workers; ++worker)
         if (!call->compute(call->object, worker)) {
@@ -74,10 +135,17 @@ std::string StepInterpreter::runTile(unsigned index, std::size_t t) const {
       ok = false;
       problem = "threw a non-standard exception";
     }
+    if (ok && traps)
+      if (const int raised = std::fetestexcept(traps)) {
+        ok = false;
+        worker = call->workers; // all of them ran: not one worker's failure
+        problem = "raised a floating-point exception: " + exceptionName(raised) +
+                  " (setFloatingPointBehaviour)";
+      }
     if (ok)
       continue;
     // Cold path.
-    if (call->workers > 1)
+    if (call->workers > 1 && worker < call->workers)
       problem = "worker " + std::to_string(worker) + " " + problem;
     const auto &obj = plan_.vertexObjects[call->objectIndex];
     return "vertex " + std::to_string(obj.vertexId) + " '" + obj.type->name + "' in compute set '" +
@@ -216,9 +284,13 @@ std::optional<std::size_t> StepInterpreter::resume(std::size_t pc,
 /// step by step, so every compute set keeps its own record).
 bool StepInterpreter::step(std::size_t &pc, bool joinRuns) {
   const auto &s = plan_.steps[pc];
+  if (!stepCycles_.empty())
+    clock_ += stepCycles_[pc];
   switch (s.kind) {
   case StepKind::Execute:
     if (joinRuns && s.count > 1) {
+      for (std::size_t p = 1; p < s.count && !stepCycles_.empty(); ++p)
+        clock_ += stepCycles_[pc + p];
       executeTileByTile(pc, s.count);
       pc += s.count;
     } else {
@@ -278,6 +350,22 @@ bool StepInterpreter::step(std::size_t &pc, bool joinRuns) {
   case StepKind::AbortIf:
     if (scalarNonZero(s.index))
       throw application_runtime_error(plan_.messages[s.count]);
+    ++pc;
+    break;
+  case StepKind::CycleCounter:
+    cycleCounter(s);
+    ++pc;
+    break;
+  case StepKind::SetFloatMode:
+    setFloatMode((floatMode_ & ~std::uint32_t(s.count & 0xff)) | std::uint32_t(s.count >> 8));
+    ++pc;
+    break;
+  case StepKind::SaveFloatMode:
+    saveFloatMode(s.index);
+    ++pc;
+    break;
+  case StepKind::LoadFloatMode:
+    loadFloatMode(s.index);
     ++pc;
     break;
   case StepKind::CrossReplica:

@@ -35,6 +35,12 @@ public:
   std::optional<std::size_t> resume(std::size_t pc, profile::ExecutionRecorder *recorder);
   /// Where PrintTensor steps write (std::cout until set); borrowed.
   void setPrintStream(std::ostream &out) { printStream_ = &out; }
+  /// Back to the state of a freshly loaded replica: cycle clock 0, floating-point mode all off.
+  void resetRegisters();
+  /// The cost model's cycles of each step (one per plan step), which the cycle clock adds up
+  /// as steps run; empty (the default) keeps no clock — only graphs with cycleCount or
+  /// cycleStamp need one.
+  void setStepCycles(std::vector<std::uint64_t> cycles) { stepCycles_ = std::move(cycles); }
 
 private:
   /// Executes one step; false at End and at CrossReplica (pc left on it).
@@ -47,6 +53,10 @@ private:
   bool scalarNonZero(unsigned index) const;
   std::size_t switchTarget(unsigned index) const;
   void print(unsigned index) const;
+  void cycleCounter(const compiler::Step &s);
+  void setFloatMode(std::uint32_t mode);
+  void saveFloatMode(unsigned index);
+  void loadFloatMode(unsigned index);
 
   const compiler::CompiledGraph &plan_;
   TileMemory &memory_;
@@ -57,6 +67,11 @@ private:
   std::vector<std::size_t> callStack_;
   std::vector<unsigned char> staging_;
   std::ostream *printStream_;
+  std::vector<std::uint64_t> stepCycles_;
+  std::uint64_t clock_ = 0;               ///< Cycles run since load (with stepCycles_).
+  std::vector<std::uint64_t> countStart_; ///< Per cycleTensors entry: where its count began.
+  std::uint32_t floatMode_ = 0;           ///< core/FloatModeBits.hpp
+  int trappedExceptions_ = 0;             ///< <cfenv> flags that stop a vertex (from floatMode_)
 };
 
 } // namespace poplar::engine

@@ -9,6 +9,7 @@
 #include <poplar/Version.hpp>
 #include <poplar/exceptions.hpp>
 
+#include "core/FloatModeBits.hpp"
 #include "executable.pb.h"
 #include "executable/ExecutableData.hpp"
 #include "executable/VertexTypeResolver.hpp"
@@ -196,6 +197,10 @@ pb::Executable toProto(const Executable::Impl &exe) {
   for (const auto &t : plan.replicationIndex)
     put(*m.add_replication_index(), t);
   m.set_num_loop_slots(plan.numLoopSlots);
+  for (const auto &t : plan.cycleTensors)
+    put(*m.add_cycle_tensors(), t);
+  for (const auto &t : plan.floatModeTensors)
+    put(*m.add_float_mode_tensors(), t);
   for (const auto &s : plan.steps) {
     m.add_step_kind(static_cast<std::uint32_t>(s.kind));
     m.add_step_index(s.index);
@@ -510,6 +515,14 @@ public:
     for (const auto &t : m_.replication_index())
       plan.replicationIndex.push_back(image(t));
     plan.numLoopSlots = m_.num_loop_slots();
+    for (const auto &t : m_.cycle_tensors()) {
+      plan.cycleTensors.push_back(image(t));
+      expect(plan.cycleTensors.back().bytes == 8, "cycle counter tensor");
+    }
+    for (const auto &t : m_.float_mode_tensors()) {
+      plan.floatModeTensors.push_back(image(t));
+      expect(plan.floatModeTensors.back().bytes >= 4, "floating-point mode tensor");
+    }
     expect(m_.step_index_size() == int(numSteps) && m_.step_target_size() == int(numSteps) &&
                m_.step_count_size() == int(numSteps) && numSteps > 0,
            "steps");
@@ -541,6 +554,11 @@ public:
     for (const auto &h : m_.host_reads())
       plan.hostReads.emplace_back(h.handle(), image(h.tensor()));
     exe.description = profile::parseGraphProfile(m_.graph_profile());
+    // The profile is priced by plan index (compute sets and steps), at load when the programs
+    // read cycle counters, so it must describe the same plan.
+    expect(exe.description.computeSets.size() == plan.computeSets.size() &&
+               exe.description.steps.size() == plan.steps.size(),
+           "graph profile");
     plan.defaultVertexCycles.assign(m_.default_vertex_cycles().begin(),
                                     m_.default_vertex_cycles().end());
     expect(plan.defaultVertexCycles.size() == plan.vertexObjects.size(), "default cycle estimates");
@@ -589,6 +607,19 @@ private:
       break;
     case StepKind::Abort:
       within(plan.messages.size());
+      break;
+    case StepKind::CycleCounter:
+      within(plan.cycleTensors.size());
+      expect(s.count <= compiler::kWriteCount, "cycle counter mode");
+      break;
+    case StepKind::SetFloatMode:
+      expect(s.count < (std::uint64_t(1) << 16) && (s.count & 0xff) <= core::kFloatAll &&
+                 (s.count >> 8) <= core::kFloatAll,
+             "floating-point mode");
+      break;
+    case StepKind::SaveFloatMode:
+    case StepKind::LoadFloatMode:
+      within(plan.floatModeTensors.size());
       break;
     default:
       break;

@@ -20,9 +20,10 @@ constexpr std::size_t kMaxVariables = 1000;
 
 const char *stepKindName(StepKind k) {
   static const char *const kNames[] = {
-      "Execute",       "Copy",     "StreamIn", "StreamOut",    "Jump", "JumpIfZero",
-      "JumpIfNonZero", "LoopInit", "LoopNext", "Switch",       "Call", "Return",
-      "Print",         "Abort",    "AbortIf",  "CrossReplica", "End"};
+      "Execute",       "Copy",          "StreamIn", "StreamOut",    "Jump",         "JumpIfZero",
+      "JumpIfNonZero", "LoopInit",      "LoopNext", "Switch",       "Call",         "Return",
+      "Print",         "Abort",         "AbortIf",  "CrossReplica", "CycleCounter", "SetFloatMode",
+      "SaveFloatMode", "LoadFloatMode", "End"};
   static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<std::size_t>(StepKind::End) + 1);
   return kNames[static_cast<int>(k)];
 }

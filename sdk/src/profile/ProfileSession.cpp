@@ -60,23 +60,30 @@ void ProfileSession::ensurePriced() const {
   priced_ = true;
 }
 
-std::uint64_t ProfileSession::programCycles(std::size_t program) const {
+std::vector<std::uint64_t> ProfileSession::stepCycles() const {
   ensurePriced();
   std::vector<std::uint64_t> cycles;
   cycles.reserve(graph_.steps.size());
   for (const auto &s : graph_.steps)
     cycles.push_back(s.estimatedCycles);
-  return staticProgramCycles(*plan_, cycles, program);
+  return cycles;
+}
+
+std::uint64_t ProfileSession::programCycles(std::size_t program) const {
+  return staticProgramCycles(*plan_, stepCycles(), program);
+}
+
+void ProfileSession::resetExecution() {
+  if (!recorder_)
+    return;
+  recorder_ = std::make_unique<ExecutionRecorder>(plan_->steps.size(), options_.instrument);
+  updateRecorder();
 }
 
 void ProfileSession::updateRecorder() {
   if (!recorder_)
     return;
-  ensurePriced();
-  std::vector<std::uint64_t> cycles;
-  for (const auto &s : graph_.steps)
-    cycles.push_back(s.estimatedCycles);
-  recorder_->setStepCycles(std::move(cycles));
+  recorder_->setStepCycles(stepCycles());
 }
 
 void ProfileSession::compileFailed(const std::string &what) noexcept {

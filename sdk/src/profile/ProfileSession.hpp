@@ -50,6 +50,11 @@ public:
     return graph_;
   }
   std::optional<tessera::profile::ExecutionProfile> execution() const;
+  /// The cost model's cycles of each step of the plan (0 for control steps), priced as the
+  /// profile prices them.
+  std::vector<std::uint64_t> stepCycles() const;
+  /// Engine::resetExecutionProfile: forgets every run recorded so far.
+  void resetExecution();
   /// Estimated cycles of one run of `program` without running it (ProgramCycles.hpp).
   std::uint64_t programCycles(std::size_t program) const;
   /// Engine::printProfileSummary: options {"showExecutionSteps", "true"|"false"}; an unknown
