@@ -33,7 +33,8 @@ public:
   std::optional<std::size_t> run(std::size_t pc, profile::ExecutionRecorder *recorder);
   /// Goes on from `pc` within the same run (loop counters and calls as they were).
   std::optional<std::size_t> resume(std::size_t pc, profile::ExecutionRecorder *recorder);
-  /// Where PrintTensor steps write (std::cout until set); borrowed.
+  /// Where PrintTensor steps and printf from vertices (<print.h>) write (std::cout until set);
+  /// borrowed.
   void setPrintStream(std::ostream &out) { printStream_ = &out; }
 
 private:
@@ -47,6 +48,9 @@ private:
   bool scalarNonZero(unsigned index) const;
   std::size_t switchTarget(unsigned index) const;
   void print(unsigned index) const;
+  /// Writes what vertices printed into the first `count` print buffers, in order, and empties
+  /// them.
+  void flushVertexPrints(std::size_t count);
 
   const compiler::CompiledGraph &plan_;
   TileMemory &memory_;
@@ -57,6 +61,9 @@ private:
   std::vector<std::size_t> callStack_;
   std::vector<unsigned char> staging_;
   std::ostream *printStream_;
+  /// printf output of the running compute set(s): one buffer per tile (per compute set and tile
+  /// for tile-by-tile runs), written in that order when they end.
+  std::vector<std::string> printBuffers_;
 };
 
 } // namespace poplar::engine
