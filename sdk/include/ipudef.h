@@ -20,8 +20,7 @@
 #include <poplar/Half.hpp>
 
 #if defined(__clang__)
-#define TESSERA_IPU_VECTOR(T, N, ALIGN)                                                            \
-  __attribute__((ext_vector_type(N), aligned(ALIGN)))
+#define TESSERA_IPU_VECTOR(T, N, ALIGN) __attribute__((ext_vector_type(N), aligned(ALIGN)))
 #else
 #define TESSERA_IPU_VECTOR(T, N, ALIGN) __attribute__((vector_size(sizeof(T) * N), aligned(ALIGN)))
 #endif

@@ -154,10 +154,10 @@ TEST(CodeletCache, CodeletsAreBuiltForThisHostsInstructionSetAndItIsInTheKey) {
   const std::string command = codelettest::readText(log);
 #if defined(__x86_64__)
   // The widest tier of those Highway dispatches to that this CPU has, named by -march.
-  const char *expected = __builtin_cpu_supports("avx512bw")  ? "-march=skylake-avx512"
-                         : __builtin_cpu_supports("avx2")    ? "-march=haswell"
+  const char *expected = __builtin_cpu_supports("avx512bw") ? "-march=skylake-avx512"
+                         : __builtin_cpu_supports("avx2")   ? "-march=haswell"
                          : __builtin_cpu_supports("sse4.2") ? "-march=westmere"
-                                                             : "-D__POPC__";
+                                                            : "-D__POPC__";
   EXPECT_THAT(command, HasSubstr(expected));
 #else
   EXPECT_THAT(command, HasSubstr("-march=native"));

@@ -120,9 +120,9 @@ TEST(CodeletEnvironment, PrintfFromEveryWorkerOfAMultiVertex) {
 }
 
 TEST(CodeletEnvironment, VectorTypesComputeElementWise) {
-  const auto r = tessera::testing::runVertex("IntegerVectors",
-                                             {{"out", std::vector<int>(43)}, {"base", 7}},
-                                             codelettest::fixtureOptions("VectorTypes.cpp"));
+  const auto r =
+      tessera::testing::runVertex("IntegerVectors", {{"out", std::vector<int>(43)}, {"base", 7}},
+                                  codelettest::fixtureOptions("VectorTypes.cpp"));
   // Host arithmetic on plain ints, element by element.
   const int b = 7;
   std::vector<int> expected = {b * 3 - 1, (b + 1) * 3 - 2};
@@ -140,11 +140,11 @@ TEST(CodeletEnvironment, VectorTypesComputeElementWise) {
   expected.insert(expected.end(), {-1, 2, -3, 4});
   expected.insert(expected.end(), {(200 + 100) % 256, 200});
   expected.insert(expected.end(), {2, 4, 6, 8});
-  expected.insert(expected.end(), {3, 4});   // float2: 1.5 * 2, element 1 set to 4
-  expected.insert(expected.end(), {9, 25});  // half2: 1.5², 2.5² (times 4)
-  expected.push_back(8 + 16 + 4 + 8);        // sizes of float2, float4, half2, half4
-  expected.push_back(8 + 8);                 // alignments of float2, half4
-  expected.push_back(6);                     // CTXT_WORKERS
+  expected.insert(expected.end(), {3, 4});  // float2: 1.5 * 2, element 1 set to 4
+  expected.insert(expected.end(), {9, 25}); // half2: 1.5², 2.5² (times 4)
+  expected.push_back(8 + 16 + 4 + 8);       // sizes of float2, float4, half2, half4
+  expected.push_back(8 + 8);                // alignments of float2, half4
+  expected.push_back(6);                    // CTXT_WORKERS
   ASSERT_EQ(expected.size(), 43u);
   EXPECT_EQ(r.vector<int>("out"), expected);
 }
@@ -157,10 +157,9 @@ TEST(CodeletEnvironment, ReinterpretingAsFloat2MatchesTheScalarLoop) {
       b[i] = 1.5f - 0.125f * float(i % 13);
     }
     const auto run = [&](const char *type) {
-      return tessera::testing::runVertex(type,
-                                         {{"a", a}, {"b", b}, {"out", std::vector<float>(n)},
-                                          {"c", 0.75f}},
-                                         codelettest::fixtureOptions("VectorTypes.cpp"))
+      return tessera::testing::runVertex(
+                 type, {{"a", a}, {"b", b}, {"out", std::vector<float>(n)}, {"c", 0.75f}},
+                 codelettest::fixtureOptions("VectorTypes.cpp"))
           .vector<float>("out");
     };
     const auto vectorised = run("MulAddFloat2");
@@ -220,9 +219,9 @@ TEST(CodeletEnvironment, Float4AndHalf4ReinterpretTensorData) {
 }
 
 TEST(CodeletEnvironment, TemplateVerticesWithAlignedVectors) {
-  const auto r = tessera::testing::runVertex("Negate<float>",
-                                             {{"data", std::vector<float>{1, -2, 3}}},
-                                             codelettest::fixtureOptions("VectorTypes.cpp"));
+  const auto r =
+      tessera::testing::runVertex("Negate<float>", {{"data", std::vector<float>{1, -2, 3}}},
+                                  codelettest::fixtureOptions("VectorTypes.cpp"));
   EXPECT_EQ(r.vector<float>("data"), (std::vector<float>{-1, 2, -3}));
 }
 
@@ -237,8 +236,9 @@ TEST(CodeletEnvironment, UnsetPlainMembersRunAsZeroAndWarnOnce) {
   const std::string warnings = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(first, (std::vector<float>{1, 2})) << "bias, count and weights.size() all zero";
   for (const char *member : {"'bias'", "'count'", "'weights'"})
-    EXPECT_THAT(warnings, HasSubstr(std::string("member ") + member + " of vertex type 'AddBias'"
-                                                                      " is never given a value"));
+    EXPECT_THAT(warnings, HasSubstr(std::string("member ") + member +
+                                    " of vertex type 'AddBias'"
+                                    " is never given a value"));
   EXPECT_THAT(warnings, HasSubstr("setInitialValue"));
   EXPECT_THAT(warnings, HasSubstr("run with it as 0"));
   EXPECT_THAT(warnings, HasSubstr("run with it empty"));
@@ -249,13 +249,12 @@ TEST(CodeletEnvironment, UnsetPlainMembersRunAsZeroAndWarnOnce) {
 }
 
 TEST(CodeletEnvironment, SetPlainMembersAreUsed) {
-  const auto r = tessera::testing::runVertex(
-      "AddBias",
-      {{"x", std::vector<float>{1, 2}},
-       {"bias", 0.5f},
-       {"count", 2u},
-       {"weights", std::vector<float>{9, 9, 9}}},
-      codelettest::fixtureOptions("UnsetMember.cpp"));
+  const auto r = tessera::testing::runVertex("AddBias",
+                                             {{"x", std::vector<float>{1, 2}},
+                                              {"bias", 0.5f},
+                                              {"count", 2u},
+                                              {"weights", std::vector<float>{9, 9, 9}}},
+                                             codelettest::fixtureOptions("UnsetMember.cpp"));
   EXPECT_EQ(r.vector<float>("x"), (std::vector<float>{6.5f, 7.5f}));
 }
 

@@ -142,8 +142,7 @@ TEST(CodeletPopc, SeveralSourcesMakeOneObjectRegisteringAllTheirVertices) {
   poplar::Graph graph(codelettest::device().getTarget());
   graph.addCodelets(object);
   EXPECT_EQ(tessera::testing::runVertex("PlusOne", {{"x", 2.0f}}).scalar<float>("x"), 3.0f);
-  EXPECT_EQ(tessera::testing::runVertex("TimesTwo<float>", {{"x", 2.0f}}).scalar<float>("x"),
-            4.0f);
+  EXPECT_EQ(tessera::testing::runVertex("TimesTwo<float>", {{"x", 2.0f}}).scalar<float>("x"), 4.0f);
 }
 
 TEST(CodeletPopc, AcceptsTheFlagsGraphcoreBuildFilesPass) {
@@ -179,8 +178,7 @@ public:
             0)
       << out;
   EXPECT_THAT(out, HasSubstr("unused"));
-  EXPECT_EQ(codelettest::run(kPopc + " -Wall -Werror '" + source + "' -o '" + dir.path() +
-                                 "/b.gp'",
+  EXPECT_EQ(codelettest::run(kPopc + " -Wall -Werror '" + source + "' -o '" + dir.path() + "/b.gp'",
                              &out),
             1);
   EXPECT_THAT(out, HasSubstr("Unused.cpp:5:"));

@@ -67,8 +67,8 @@ BuiltObject buildCodeletObject(const std::vector<std::string> &sourcePaths,
     for (const auto &v : parsed.back().vertices) {
       const auto [at, fresh] = definedIn.emplace(v.registeredName, source);
       if (!fresh)
-        throw graph_object_load_error("vertex type '" + v.registeredName + "' is defined in both '" +
-                                      at->second + "' and '" + source +
+        throw graph_object_load_error("vertex type '" + v.registeredName +
+                                      "' is defined in both '" + at->second + "' and '" + source +
                                       "': one object cannot register it twice");
     }
   }

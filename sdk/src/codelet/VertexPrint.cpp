@@ -15,7 +15,7 @@ void setVertexPrintBuffer(std::string *buffer) { tlsPrintBuffer = buffer; }
 
 /// What `printf` names in code that includes <print.h>.
 extern "C" __attribute__((visibility("default"))) int tessera_vertex_printf(const char *format,
-                                                                              ...) {
+                                                                            ...) {
   std::va_list args;
   va_start(args, format);
   std::string *buffer = poplar::codelet::tlsPrintBuffer;

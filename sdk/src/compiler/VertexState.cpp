@@ -42,7 +42,8 @@ void warnUnsetPlainMember(const core::GraphData &g, unsigned vertexId, const std
       return;
   }
   std::cerr << "tessera: warning: member '" << member << "' of vertex type '" << type
-            << "' is never given a value (Graph::setInitialValue); " << core::describeVertex(g, vertexId)
+            << "' is never given a value (Graph::setInitialValue); "
+            << core::describeVertex(g, vertexId)
             << (isVector ? " and any others run with it empty" : " and any others run with it as 0")
             << " (Poplar leaves it unspecified)\n";
 }
