@@ -127,9 +127,13 @@ std::vector<std::string> hostTargetFlags() {
 const std::vector<std::string> &fixedCompileFlags() {
   // __POPC__ is what Poplar's codelet compiler defines, so codelet files written for Poplar can
   // keep host-only code (printing, host includes) out of their vertices with `#ifdef __POPC__`.
+  // -ffp-contract=off: with the instruction set's FMA available, GCC would fuse `a * b + c`
+  // (its default for C++), so a codelet's float results would depend on the host's tier and
+  // differ from the same C++ compiled without -march; every operation rounds, as on the IPU.
   static const std::vector<std::string> flags = [] {
-    std::vector<std::string> f{"-std=c++20", "-O2",        "-fPIC",
-                               "-shared",    "-D__POPC__", "-fvisibility=hidden"};
+    std::vector<std::string> f{"-std=c++20",       "-O2",        "-fPIC",
+                               "-shared",          "-D__POPC__", "-fvisibility=hidden",
+                               "-ffp-contract=off"};
     for (auto &t : hostTargetFlags())
       f.push_back(std::move(t));
     return f;

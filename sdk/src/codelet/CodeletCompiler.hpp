@@ -21,7 +21,8 @@ std::string sdkIncludeDir();
 std::vector<std::string> hostTargetFlags();
 
 /// The flags every codelet compile starts with, before the caller's: the language standard,
-/// optimisation, shared-object flags, `-D__POPC__` and hostTargetFlags() (computed once per
+/// optimisation, shared-object flags, `-D__POPC__`, `-ffp-contract=off` (no fused multiply-adds,
+/// so results do not depend on the host) and hostTargetFlags() (computed once per
 /// process). Part of the codelet cache key, so objects built for a wider instruction set than
 /// this host's are never loaded from a cache moved here. A caller's own -march comes later on
 /// the command line and wins.
