@@ -130,3 +130,51 @@ TEST(CodeletCache, LocationComesFromTheEnvironment) {
   EXPECT_EQ(tessera::codeletCacheDirectory(), dir.path() + "/xdg/tessera/codelets");
   EXPECT_TRUE(std::filesystem::is_directory(dir.path() + "/xdg/tessera/codelets"));
 }
+
+TEST(CodeletCache, CodeletsAreBuiltForThisHostsInstructionSetAndItIsInTheKey) {
+#if !defined(__x86_64__)
+  GTEST_SKIP() << "the flags below are x86's";
+#endif
+  TempDir dir;
+  const std::string log = dir.path() + "/compiler.log";
+  const std::string cxx = writeLoggingCompiler(dir, log);
+  const std::string source =
+      dir.write("DotProduct.cpp", codelettest::readText(codelettest::fixture("DotProduct.cpp")));
+  const auto probe = [&](const std::string &targetFlags) {
+    std::string env = "TESSERA_CODELET_CACHE='" + dir.path() + "/cache' TESSERA_CXX='" + cxx + "'";
+    if (targetFlags != "default")
+      env += " TESSERA_CODELET_TARGET_FLAGS='" + targetFlags + "'";
+    std::string out;
+    EXPECT_EQ(codelettest::run(env + " '" TESSERA_CACHE_PROBE "' '" + source + "'", &out), 0)
+        << out;
+    EXPECT_THAT(out, HasSubstr("out=32"));
+  };
+  probe("default");
+  ASSERT_EQ(lines(log), 1u);
+  const std::string command = codelettest::readText(log);
+#if defined(__x86_64__)
+  // The widest tier of those Highway dispatches to that this CPU has, named by -march.
+  const char *expected = __builtin_cpu_supports("avx512bw") ? "-march=skylake-avx512"
+                         : __builtin_cpu_supports("avx2")   ? "-march=haswell"
+                         : __builtin_cpu_supports("sse4.2") ? "-march=westmere"
+                                                            : "-D__POPC__";
+  EXPECT_THAT(command, HasSubstr(expected));
+#else
+  EXPECT_THAT(command, HasSubstr("-march=native"));
+#endif
+  std::cout << "[ info ] codelet compile command: " << command;
+  probe("default");
+  EXPECT_EQ(lines(log), 1u) << "same host flags: a cache hit";
+  // Another machine's instruction set (as a moved cache would meet) is another key.
+  probe("-march=x86-64");
+  EXPECT_EQ(lines(log), 2u) << "other target flags must not reuse the object";
+  EXPECT_THAT(codelettest::readText(log), HasSubstr("-march=x86-64"));
+  probe("");
+  EXPECT_EQ(lines(log), 3u) << "no target flags: a third object";
+  probe("-march=x86-64");
+  EXPECT_EQ(lines(log), 3u) << "back to known flags: still cached";
+  std::size_t objects = 0;
+  for (const auto &e : std::filesystem::directory_iterator(dir.path() + "/cache"))
+    objects += e.path().extension() == ".so";
+  EXPECT_EQ(objects, 3u);
+}

@@ -21,30 +21,10 @@
 #include <cstdint>
 #include <type_traits>
 
+#include <poplar/FieldTypes.hpp>
 #include <poplar/Half.hpp>
 
 namespace poplar {
-
-/// Layout hints Poplar uses to compress vertex state on the IPU. Accepted for source
-/// compatibility; on Tessera every layout stores a full pointer and a size, so `size()` and
-/// iteration work for all of them (Poplar offers them for SPAN and SHORT_SPAN only).
-enum class VectorLayout {
-  ONE_PTR,
-  SPAN,
-  SCALED_PTR32,
-  SCALED_PTR64,
-  SCALED_PTR128,
-  COMPACT_PTR,
-  SHORT_SPAN
-};
-enum class VectorListLayout {
-  ONE_PTR,
-  SCALED_PTR32,
-  SCALED_PTR64,
-  DELTAN,
-  DELTANELEMENTS,
-  COMPACT_DELTAN
-};
 
 /// Base of single-threaded vertices: `bool compute()` or `void compute()` runs once.
 class Vertex {
@@ -94,6 +74,8 @@ public:
   bool empty() const { return size_ == 0; }
   T &operator[](std::size_t i) const { return data_[i]; }
   T &operator*() const { return *data_; }
+  /// The first element's members (`in->x` for a vector of structs), as Poplar's Vector has.
+  T *operator->() const { return data_; }
   T *begin() const { return data_; }
   T *end() const { return data_ + size_; }
   const T *cbegin() const { return data_; }
@@ -108,9 +90,19 @@ public:
 /// A table of runs: the layout of every VectorList field.
 template <class T> class SpanList {
 public:
+  using value_type = Span<T>;
+  using size_type = std::size_t;
+  using iterator = const Span<T> *;
+  using const_iterator = const Span<T> *;
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
   const Span<T> &operator[](std::size_t i) const { return data_[i]; }
+  /// The first run (`*lists`), and its members through `->`.
+  const Span<T> &operator*() const { return *data_; }
+  const Span<T> *operator->() const { return data_; }
+  const Span<T> *data() const { return data_; }
+  const Span<T> *cbegin() const { return data_; }
+  const Span<T> *cend() const { return data_ + size_; }
   const Span<T> *begin() const { return data_; }
   const Span<T> *end() const { return data_ + size_; }
 

@@ -29,6 +29,13 @@ struct CodeletBuild {
 CodeletBuild precompileCodelets(const std::string &sourcePath, const std::string &objectPath,
                                 const std::string &compileFlags = "");
 
+/// Compiles several codelet sources into one object registering the vertex classes of all of
+/// them (each file is its own translation unit, as `popc a.cpp b.cpp -o ab.gp` does). Throws
+/// as above, and poplar::graph_object_load_error when two files define the same vertex type.
+CodeletBuild precompileCodelets(const std::vector<std::string> &sourcePaths,
+                                const std::string &objectPath,
+                                const std::string &compileFlags = "");
+
 /// The vertex type names the codelet source `sourcePath` defines, found without compiling.
 std::vector<std::string> codeletVertexTypes(const std::string &sourcePath);
 

@@ -26,6 +26,12 @@ ParsedCodelets parseCodeletFile(const std::string &sourcePath);
 BuiltObject buildCodeletObject(const std::string &sourcePath, const std::string &objectPath,
                                const std::string &flags);
 
+/// Compiles several codelet files (absolute paths), each as its own translation unit, into one
+/// object registering all their vertex classes. Throws graph_object_load_error as above, and
+/// when two files define a vertex type of the same name.
+BuiltObject buildCodeletObject(const std::vector<std::string> &sourcePaths,
+                               const std::string &objectPath, const std::string &flags);
+
 /// The cached object of `sourcePath` compiled with `flags`, compiling it only when the cache
 /// has no object for the current key.
 BuiltObject cachedCodeletObject(const std::string &sourcePath, const std::string &flags);

@@ -101,24 +101,64 @@ std::string sdkIncludeDir() {
   return TESSERA_BUILD_INCLUDE_DIR;
 }
 
+std::vector<std::string> hostTargetFlags() {
+  if (const char *env = std::getenv("TESSERA_CODELET_TARGET_FLAGS"))
+    return splitFlags(env);
+#if defined(__x86_64__) || defined(__i386__)
+  // The tiers Highway dispatches the SDK's own kernels to (AVX-512, AVX2, SSE4), named by the
+  // -march of the oldest CPU that has each one, rather than -march=native: the name is the same
+  // on every machine of a tier, and Highway 1.0.3 rejects -march=native on CPUs newer than it.
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw"))
+    return {"-march=skylake-avx512"};
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+      __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("f16c"))
+    return {"-march=haswell"};
+  if (__builtin_cpu_supports("sse4.2") && __builtin_cpu_supports("pclmul") &&
+      __builtin_cpu_supports("aes"))
+    return {"-march=westmere"};
+  return {};
+#else
+  return {"-march=native"};
+#endif
+}
+
 const std::vector<std::string> &fixedCompileFlags() {
   // __POPC__ is what Poplar's codelet compiler defines, so codelet files written for Poplar can
   // keep host-only code (printing, host includes) out of their vertices with `#ifdef __POPC__`.
-  static const std::vector<std::string> flags{"-std=c++20", "-O2",        "-fPIC",
-                                              "-shared",    "-D__POPC__", "-fvisibility=hidden"};
+  // -ffp-contract=off: with the instruction set's FMA available, GCC would fuse `a * b + c`
+  // (its default for C++), so a codelet's float results would depend on the host's tier and
+  // differ from the same C++ compiled without -march; every operation rounds, as on the IPU.
+  static const std::vector<std::string> flags = [] {
+    std::vector<std::string> f{"-std=c++20",       "-O2",        "-fPIC",
+                               "-shared",          "-D__POPC__", "-fvisibility=hidden",
+                               "-ffp-contract=off"};
+    for (auto &t : hostTargetFlags())
+      f.push_back(std::move(t));
+    return f;
+  }();
   return flags;
 }
 
 CompileResult compileSharedObject(const std::string &stubPath, const std::string &outputPath,
                                   const std::string &userFlags) {
+  return compileSharedObject(std::vector<std::string>{stubPath}, outputPath, userFlags);
+}
+
+CompileResult compileSharedObject(const std::vector<std::string> &stubPaths,
+                                  const std::string &outputPath, const std::string &userFlags) {
   std::vector<std::string> args = hostCompiler();
   for (const auto &f : fixedCompileFlags())
     args.push_back(f);
   args.push_back("-I" + sdkIncludeDir());
   for (auto &f : splitFlags(userFlags))
     args.push_back(std::move(f));
-  for (const auto &f : {std::string("-o"), outputPath, stubPath, std::string("-lhwy")})
-    args.push_back(f);
+  args.push_back("-o");
+  args.push_back(outputPath);
+  for (const auto &stub : stubPaths)
+    args.push_back(stub);
+  args.push_back("-lhwy");
 
   CompileResult result;
   for (const auto &a : args)

@@ -167,6 +167,16 @@ tessera::CodeletBuild precompileCodelets(const std::string &sourcePath,
   return {built.objectPath, built.vertexTypes, built.command, built.diagnostics};
 }
 
+tessera::CodeletBuild precompileCodelets(const std::vector<std::string> &sourcePaths,
+                                         const std::string &objectPath,
+                                         const std::string &compileFlags) {
+  std::vector<std::string> sources;
+  for (const auto &s : sourcePaths)
+    sources.push_back(fs::absolute(s).lexically_normal().string());
+  const auto built = poplar::codelet::buildCodeletObject(sources, objectPath, compileFlags);
+  return {built.objectPath, built.vertexTypes, built.command, built.diagnostics};
+}
+
 std::vector<std::string> codeletVertexTypes(const std::string &sourcePath) {
   std::vector<std::string> names;
   const auto parsed =

@@ -3,6 +3,10 @@
 // need pointing at their data (the exchange stage decides where that data will be).
 #include <algorithm>
 #include <cstddef>
+#include <iostream>
+#include <mutex>
+#include <set>
+#include <utility>
 
 #include <poplar/exceptions.hpp>
 
@@ -23,6 +27,25 @@ constexpr std::uint64_t kSpanBytes = sizeof(poplar::detail::Span<float>);
 
 std::string fieldOf(const core::GraphData &g, unsigned vertexId, const std::string &field) {
   return "field '" + field + "' of " + core::describeVertex(g, vertexId);
+}
+
+/// Poplar runs a vertex whose plain member was never given a value with whatever its memory
+/// holds; Tessera runs it with zero (an empty vector for a plain Vector) and says so on stderr,
+/// once per vertex type and member in the process, since it is almost always a mistake.
+void warnUnsetPlainMember(const core::GraphData &g, unsigned vertexId, const std::string &type,
+                          const std::string &member, bool isVector) {
+  static std::mutex mutex;
+  static std::set<std::pair<std::string, std::string>> warned;
+  {
+    std::lock_guard lock(mutex);
+    if (!warned.emplace(type, member).second)
+      return;
+  }
+  std::cerr << "tessera: warning: member '" << member << "' of vertex type '" << type
+            << "' is never given a value (Graph::setInitialValue); "
+            << core::describeVertex(g, vertexId)
+            << (isVector ? " and any others run with it empty" : " and any others run with it as 0")
+            << " (Poplar leaves it unspecified)\n";
 }
 
 } // namespace
@@ -60,14 +83,19 @@ void planVertexState(CompilerContext &ctx, const std::vector<unsigned> &computeS
 
       for (std::size_t f = 0; f < type.fields.size(); ++f) {
         const auto &info = type.fields[f];
-        const auto &state = v.fields[f];
         const TileAddress slot{tile, obj.at.offset + info.offset};
+        const bool plain = info.kind == FieldKind::Plain || info.kind == FieldKind::PlainVector;
+        core::FieldState unsetPlain;
+        if (plain && !v.fields[f].connected) {
+          warnUnsetPlainMember(g, vid, type.name, info.name, info.kind == FieldKind::PlainVector);
+          unsetPlain.connected = true;
+          if (info.kind == FieldKind::Plain)
+            unsetPlain.value.assign(info.elementType.size(), 0);
+        }
+        const auto &state = unsetPlain.connected ? unsetPlain : v.fields[f];
         if (!state.connected)
           throw graph_connection_error(
-              fieldOf(g, vid, info.name) + " is " +
-              (info.kind == FieldKind::Plain || info.kind == FieldKind::PlainVector
-                   ? std::string("never given a value (use setInitialValue)")
-                   : "not connected to a tensor") +
+              fieldOf(g, vid, info.name) + " is not connected to a tensor" +
               (info.kind == FieldKind::VectorList && state.size
                    ? " (some of its " + std::to_string(*state.size) + " elements are unset)"
                    : ""));

@@ -9,6 +9,7 @@
 
 #include <poplar/exceptions.hpp>
 
+#include "codelet/VertexPrint.hpp"
 #include "core/ElementConversion.hpp"
 #include "core/FloatModeBits.hpp"
 #include "engine/TensorFormatter.hpp"
@@ -165,9 +166,15 @@ void StepInterpreter::executeComputeSet(unsigned index) {
   std::string failMessage;
   const unsigned workers = plan_.numWorkerContexts;
   const bool verify = runtimeVerify_;
+  if (printBuffers_.size() < cs.tiles.size())
+    printBuffers_.resize(cs.tiles.size());
   pool_.parallelFor(cs.tiles.size(), [&](std::size_t t) {
     detail::setVertexContext(workers, verify);
-    std::string problem = runTile(index, t);
+    std::string problem;
+    {
+      codelet::ScopedVertexPrintBuffer prints(printBuffers_[t]);
+      problem = runTile(index, t);
+    }
     if (problem.empty())
       return;
     std::lock_guard lock(failMutex);
@@ -176,6 +183,9 @@ void StepInterpreter::executeComputeSet(unsigned index) {
       failMessage = std::move(problem);
     }
   });
+  // What the vertices printed, by tile, before any failure is reported (as a device would have
+  // printed it before stopping).
+  flushVertexPrints(cs.tiles.size());
   if (!failMessage.empty())
     throw application_runtime_error(failMessage);
   runCopies(cs.exchangeOut);
@@ -193,10 +203,18 @@ void StepInterpreter::executeTileByTile(std::size_t pc, std::size_t count) {
   std::string failMessage;
   const unsigned workers = plan_.numWorkerContexts;
   const bool verify = runtimeVerify_;
+  // Print buffers by compute set, then tile: flushed in that order, the output is the same as
+  // running the compute sets one after another.
+  if (printBuffers_.size() < count * tiles.size())
+    printBuffers_.resize(count * tiles.size());
   pool_.parallelFor(tiles.size(), [&](std::size_t u) {
     detail::setVertexContext(workers, verify);
     for (std::size_t p = 0; p < count; ++p) {
-      std::string problem = runTile(plan_.steps[pc + p].index, u);
+      std::string problem;
+      {
+        codelet::ScopedVertexPrintBuffer prints(printBuffers_[p * tiles.size() + u]);
+        problem = runTile(plan_.steps[pc + p].index, u);
+      }
       if (problem.empty())
         continue;
       std::lock_guard lock(failMutex);
@@ -208,8 +226,23 @@ void StepInterpreter::executeTileByTile(std::size_t pc, std::size_t count) {
       return;
     }
   });
+  flushVertexPrints(count * tiles.size());
   if (!failMessage.empty())
     throw application_runtime_error(failMessage);
+}
+
+void StepInterpreter::flushVertexPrints(std::size_t count) {
+  bool wrote = false;
+  for (std::size_t i = 0; i < count; ++i) {
+    std::string &text = printBuffers_[i];
+    if (text.empty())
+      continue;
+    printStream_->write(text.data(), static_cast<std::streamsize>(text.size()));
+    text.clear();
+    wrote = true;
+  }
+  if (wrote)
+    printStream_->flush();
 }
 
 void StepInterpreter::runTensorCopy(unsigned index) {

@@ -33,7 +33,8 @@ public:
   std::optional<std::size_t> run(std::size_t pc, profile::ExecutionRecorder *recorder);
   /// Goes on from `pc` within the same run (loop counters and calls as they were).
   std::optional<std::size_t> resume(std::size_t pc, profile::ExecutionRecorder *recorder);
-  /// Where PrintTensor steps write (std::cout until set); borrowed.
+  /// Where PrintTensor steps and printf from vertices (<print.h>) write (std::cout until set);
+  /// borrowed.
   void setPrintStream(std::ostream &out) { printStream_ = &out; }
   /// Back to the state of a freshly loaded replica: cycle clock 0, floating-point mode all off.
   void resetRegisters();
@@ -57,6 +58,9 @@ private:
   void setFloatMode(std::uint32_t mode);
   void saveFloatMode(unsigned index);
   void loadFloatMode(unsigned index);
+  /// Writes what vertices printed into the first `count` print buffers, in order, and empties
+  /// them.
+  void flushVertexPrints(std::size_t count);
 
   const compiler::CompiledGraph &plan_;
   TileMemory &memory_;
@@ -72,6 +76,9 @@ private:
   std::vector<std::uint64_t> countStart_; ///< Per cycleTensors entry: where its count began.
   std::uint32_t floatMode_ = 0;           ///< core/FloatModeBits.hpp
   int trappedExceptions_ = 0;             ///< <cfenv> flags that stop a vertex (from floatMode_)
+  /// printf output of the running compute set(s): one buffer per tile (per compute set and tile
+  /// for tile-by-tile runs), written in that order when they end.
+  std::vector<std::string> printBuffers_;
 };
 
 } // namespace poplar::engine

@@ -1,7 +1,10 @@
-// popc: compiles a codelet file ahead of time, like Graphcore's popc.
+// popc: compiles codelet files ahead of time, like Graphcore's popc.
 //
-//   popc [options] codelets.cpp -o codelets.gp
+//   popc [options] codelets.cpp [more.cpp …] -o codelets.gp
 //
+// It takes what Graphcore's build files pass popc: several sources into one object, -I, -D,
+// -O<level>, -g, any -W<warning> (-Wall, -Wextra, -Werror, -Wno-…) and --target with one
+// target or a comma-separated list.
 // Tessera runs codelets on the host, so the object is a host shared library (plus Tessera's
 // registration function) that `graph.addCodelets("codelets.gp")` loads without compiling.
 #include <algorithm>
@@ -33,19 +36,21 @@ std::string shellQuoted(const std::string &s) {
 } // namespace
 
 int main(int argc, char **argv) {
-  std::vector<std::string> inputs, includes, defines, extra;
-  std::string output, optLevel, target, compileFlags;
+  std::vector<std::string> inputs, includes, defines, warnings, targetLists;
+  std::string output, optLevel, compileFlags;
   bool debug = false, verbose = false;
 
   po::options_description visible("popc (Tessera " + poplar::versionNumber() +
-                                  "): precompile a codelet file\n\n"
-                                  "Usage: popc [options] <codelets.cpp> -o <codelets.gp>\n\n"
+                                  "): precompile codelet files\n\n"
+                                  "Usage: popc [options] <codelets.cpp> [more.cpp ...] -o "
+                                  "<codelets.gp>\n\n"
                                   "Options");
   visible.add_options()                             //
       ("help,h", "print this help and exit")        //
       ("version", "print the SDK version and exit") //
       ("output-file,o", po::value(&output),
-       "object to write (default: the input's name with .gp)") //
+       "object to write (default: the first input's name with .gp); every input's vertices "
+       "are registered by it") //
       ("include-path,I", po::value(&includes)->composing(),
        "add a directory to the include search path (repeatable)") //
       ("define,D", po::value(&defines)->composing(),
@@ -54,9 +59,13 @@ int main(int argc, char **argv) {
       ("optimize,O", po::value(&optLevel)->default_value("2"),
        "optimisation level: 0, 1, 2, 3, s or fast")                     //
       ("debug,g", po::bool_switch(&debug), "include debug information") //
-      ("target", po::value(&target)->default_value("cpu"),
-       "target name (ipu1, ipu2, ipu21, cpu): accepted for compatibility; Tessera codelets run "
-       "on the host") //
+      ("warning,W", po::value(&warnings)->composing(),
+       "a compiler warning option, passed on as -W<option>: -Wall, -Wextra, -Werror, "
+       "-Wno-unused-parameter, … (repeatable)") //
+      ("target", po::value(&targetLists)->composing(),
+       "targets to compile for, one or a comma-separated list (cpu, ipu1, ipu2, ipu21; "
+       "--target=ipu2 or --target ipu1,ipu2): checked and accepted for compatibility; Tessera "
+       "codelets run on the host, so one object serves them all") //
       ("compile-flags,X", po::value(&compileFlags),
        "extra flags for the host C++ compiler, e.g. \"-march=native -ffast-math\"") //
       ("verbose,v", po::bool_switch(&verbose),
@@ -86,9 +95,8 @@ int main(int argc, char **argv) {
     std::cout << poplar::versionString() << "\n";
     return 0;
   }
-  if (inputs.size() != 1) {
-    std::cerr << "popc: expected one codelet source file, got " << inputs.size()
-              << " (try --help)\n";
+  if (inputs.empty()) {
+    std::cerr << "popc: no codelet source file given (try --help)\n";
     return 2;
   }
   const std::vector<std::string> levels = {"0", "1", "2", "3", "s", "fast"};
@@ -98,10 +106,26 @@ int main(int argc, char **argv) {
     return 2;
   }
   const std::vector<std::string> targets = {"cpu", "ipu1", "ipu2", "ipu21", "ipu2:cpp"};
-  if (std::find(targets.begin(), targets.end(), target) == targets.end()) {
-    std::cerr << "popc: unknown target '" << target << "' (use cpu, ipu1, ipu2 or ipu21)\n";
-    return 2;
+  for (const auto &list : targetLists) {
+    std::size_t begin = 0;
+    for (;;) {
+      const std::size_t comma = list.find(',', begin);
+      const std::string target = list.substr(begin, comma - begin);
+      if (std::find(targets.begin(), targets.end(), target) == targets.end()) {
+        std::cerr << "popc: unknown target '" << target << "' in --target=" << list
+                  << " (use cpu, ipu1, ipu2 or ipu21, or a comma-separated list of them)\n";
+        return 2;
+      }
+      if (comma == std::string::npos)
+        break;
+      begin = comma + 1;
+    }
   }
+  for (const auto &w : warnings)
+    if (w.empty()) {
+      std::cerr << "popc: -W needs a warning option, as in -Wall (try --help)\n";
+      return 2;
+    }
   if (output.empty())
     output = std::filesystem::path(inputs.front()).replace_extension(".gp").string();
 
@@ -112,12 +136,14 @@ int main(int argc, char **argv) {
     flags += " -I" + shellQuoted(dir);
   for (const auto &d : defines)
     flags += " -D" + shellQuoted(d);
+  for (const auto &w : warnings)
+    flags += " -W" + shellQuoted(w);
   if (!compileFlags.empty())
     flags += " " + compileFlags;
 
   try {
     const auto start = std::chrono::steady_clock::now();
-    const tessera::CodeletBuild build = tessera::precompileCodelets(inputs.front(), output, flags);
+    const tessera::CodeletBuild build = tessera::precompileCodelets(inputs, output, flags);
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::cerr << build.diagnostics;
