@@ -187,6 +187,10 @@ Limits limitsOf(const Type &t) {
     TESSERA_LIMITS(Long, long)
     TESSERA_LIMITS(UnsignedLong, unsigned long)
 #undef TESSERA_LIMITS
+  case TypeId::Quarter:
+  case TypeId::QuarterMetadata:
+    throw type_error("type limits of " + t.toString() +
+                     ": a QUARTER's range depends on its metadata (format and scale)");
   case TypeId::Invalid:
     break;
   }
