@@ -2,10 +2,12 @@
 //   popops::CastToQuarter<float|half>    out[i] = encode(in[i]) under the output's metadata
 //   popops::CastFromQuarter<float|half>  out[i] = decode(in[i]) under the input's metadata
 //   popops::CastQuarterToQuarter         re-encodes under another format or scale
-// QUARTER data and metadata are connected as unsigned char (the bytes); the arithmetic is
-// tessera::quarter's, the same the host conversions use, so tiles and host agree bit for bit.
+// Fields are Poplar's codelet types (<poplar/QuarterFloat.hpp>): `quarter` elements and the
+// packed `MetadataType`; the arithmetic is tessera::quarter's, the same the host conversions
+// use, so tiles and host agree bit for bit.
 // A scalar loop: a byte table lookup would not beat it for the sizes casts see.
 #include <poplar/Half.hpp>
+#include <poplar/QuarterFloat.hpp>
 #include <poplar/Vertex.hpp>
 #include <tessera/QuarterCodec.hpp>
 
@@ -25,14 +27,14 @@ WorkerRange share(std::size_t n, unsigned workerId, unsigned workers) {
 template <class T> class CastToQuarter : public poplar::MultiVertex {
 public:
   poplar::Input<poplar::Vector<T>> in;
-  poplar::Output<poplar::Vector<unsigned char>> out;
-  poplar::Input<unsigned char> metadata;
+  poplar::Output<poplar::Vector<poplar::quarter>> out;
+  poplar::Input<poplar::MetadataType> metadata;
 
   bool compute(unsigned workerId) {
     const auto r = share(out.size(), workerId, numWorkers());
     const unsigned char md = *metadata;
     for (std::size_t i = r.begin; i < r.end; ++i)
-      out[i] = tessera::quarter::encode(static_cast<float>(in[i]), md);
+      out[i].value = tessera::quarter::encode(static_cast<float>(in[i]), md);
     return true;
   }
   std::uint64_t cycleEstimate() const { return 20 + out.size(); }
@@ -40,15 +42,15 @@ public:
 
 template <class T> class CastFromQuarter : public poplar::MultiVertex {
 public:
-  poplar::Input<poplar::Vector<unsigned char>> in;
+  poplar::Input<poplar::Vector<poplar::quarter>> in;
   poplar::Output<poplar::Vector<T>> out;
-  poplar::Input<unsigned char> metadata;
+  poplar::Input<poplar::MetadataType> metadata;
 
   bool compute(unsigned workerId) {
     const auto r = share(out.size(), workerId, numWorkers());
     const unsigned char md = *metadata;
     for (std::size_t i = r.begin; i < r.end; ++i)
-      out[i] = T(tessera::quarter::decode(in[i], md));
+      out[i] = T(tessera::quarter::decode(in[i].value, md));
     return true;
   }
   std::uint64_t cycleEstimate() const { return 20 + out.size(); }
@@ -56,16 +58,16 @@ public:
 
 class CastQuarterToQuarter : public poplar::MultiVertex {
 public:
-  poplar::Input<poplar::Vector<unsigned char>> in;
-  poplar::Output<poplar::Vector<unsigned char>> out;
-  poplar::Input<unsigned char> inMetadata;
-  poplar::Input<unsigned char> outMetadata;
+  poplar::Input<poplar::Vector<poplar::quarter>> in;
+  poplar::Output<poplar::Vector<poplar::quarter>> out;
+  poplar::Input<poplar::MetadataType> inMetadata;
+  poplar::Input<poplar::MetadataType> outMetadata;
 
   bool compute(unsigned workerId) {
     const auto r = share(out.size(), workerId, numWorkers());
     const unsigned char from = *inMetadata, to = *outMetadata;
     for (std::size_t i = r.begin; i < r.end; ++i)
-      out[i] = tessera::quarter::encode(tessera::quarter::decode(in[i], from), to);
+      out[i].value = tessera::quarter::encode(tessera::quarter::decode(in[i].value, from), to);
     return true;
   }
   std::uint64_t cycleEstimate() const { return 20 + 2 * out.size(); }

@@ -52,9 +52,6 @@ poplar::Tensor quarterLike(poplar::Graph &graph, const poplar::Tensor &like,
   return out.reshape(like.shape());
 }
 
-/// A QUARTER tensor's elements (or metadata) as the bytes the vertices take.
-poplar::Tensor bytes(const poplar::Tensor &t) { return t.reinterpret(poplar::UNSIGNED_CHAR); }
-
 /// Adds to `cs` the vertices computing `dst` from `src` (same shape) where one or both are
 /// QUARTER and the other FLOAT or HALF: one per run of `dst` on each tile.
 void addQuarterCastVertices(poplar::Graph &graph, const poplar::Tensor &src,
@@ -71,14 +68,14 @@ void addQuarterCastVertices(poplar::Graph &graph, const poplar::Tensor &src,
     for (const auto &run : runs[tile]) {
       const poplar::Tensor in = srcFlat.slice(run), out = dstFlat.slice(run);
       auto v = graph.addVertex(cs, vertexType);
-      graph.connect(v["in"], fromQuarter ? bytes(in) : in);
-      graph.connect(v["out"], toQuarter ? bytes(out) : out);
+      graph.connect(v["in"], in);
+      graph.connect(v["out"], out);
       if (fromQuarter && toQuarter) {
-        graph.connect(v["inMetadata"], bytes(src.getMetadata()).reshape({}));
-        graph.connect(v["outMetadata"], bytes(dst.getMetadata()).reshape({}));
+        graph.connect(v["inMetadata"], src.getMetadata().reshape({}));
+        graph.connect(v["outMetadata"], dst.getMetadata().reshape({}));
       } else {
         const poplar::Tensor &q = toQuarter ? dst : src;
-        graph.connect(v["metadata"], bytes(q.getMetadata()).reshape({}));
+        graph.connect(v["metadata"], q.getMetadata().reshape({}));
       }
       graph.setTileMapping(v, tile);
     }

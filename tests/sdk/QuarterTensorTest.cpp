@@ -189,3 +189,13 @@ TEST(QuarterTensor, ExecutableRoundTripKeepsQuarterTypes) {
   EXPECT_EQ(readMd, md);
   EXPECT_EQ(back, in);
 }
+
+TEST(QuarterTensor, TargetKnowsTheQuarterType) {
+  Device device = enginetest::smallDevice(4);
+  const Target &target = device.getTarget();
+  EXPECT_EQ(target.getTypeSize(QUARTER), 1u);
+  EXPECT_EQ(target.getTypeSize(QUARTER_METADATA), 1u);
+  EXPECT_EQ(target.getNumConvUnits(QUARTER, HALF), target.getNumConvUnits(UNSIGNED_CHAR, HALF));
+  EXPECT_TRUE(testerrors::throwsWithMessage<type_error>(
+      [&] { target.getTypeLimitsMaxAs<double>(QUARTER); }, {"quarter", "metadata"}));
+}

@@ -102,7 +102,9 @@ unsigned Target::getVectorWidth(const Type &t) const {
 }
 
 namespace {
-bool isEightBitFloat(const Type &t) { return t == UNSIGNED_CHAR || t == CHAR || t == SIGNED_CHAR; }
+bool isEightBitFloat(const Type &t) {
+  return t == QUARTER || t == UNSIGNED_CHAR || t == CHAR || t == SIGNED_CHAR;
+}
 
 [[noreturn]] void noConvUnits(const char *what, const Type &t) {
   throw type_error(std::string("Target::") + what + ": no convolution unit takes " +
