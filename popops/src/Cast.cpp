@@ -12,8 +12,8 @@ namespace popops {
 namespace {
 
 void checkCastType(const poplar::Tensor &src, const poplar::Type &t) {
-  const poplar::Type ok[] = {poplar::FLOAT, poplar::HALF, poplar::INT, poplar::UNSIGNED_INT,
-                             poplar::BOOL, poplar::QUARTER};
+  const poplar::Type ok[] = {poplar::FLOAT,        poplar::HALF, poplar::INT,
+                             poplar::UNSIGNED_INT, poplar::BOOL, poplar::QUARTER};
   for (const auto &x : ok)
     if (x == t)
       return;
@@ -58,10 +58,11 @@ void addQuarterCastVertices(poplar::Graph &graph, const poplar::Tensor &src,
                             const poplar::Tensor &dst, poplar::ComputeSet cs) {
   const poplar::Type from = src.elementType(), to = dst.elementType();
   const bool toQuarter = to.requiresMetadata(), fromQuarter = from.requiresMetadata();
-  const std::string vertexType =
-      toQuarter && fromQuarter ? std::string("popops::CastQuarterToQuarter")
-      : toQuarter              ? "popops::CastToQuarter<" + from.toString() + ">"
-                               : "popops::CastFromQuarter<" + to.toString() + ">";
+  std::string vertexType = "popops::CastQuarterToQuarter";
+  if (!fromQuarter)
+    vertexType = "popops::CastToQuarter<" + from.toString() + ">";
+  else if (!toQuarter)
+    vertexType = "popops::CastFromQuarter<" + to.toString() + ">";
   const poplar::Tensor srcFlat = src.flatten(), dstFlat = dst.flatten();
   const auto runs = detail::contiguousRunsPerTile(graph, dst);
   for (unsigned tile = 0; tile < runs.size(); ++tile)
@@ -84,8 +85,7 @@ void addQuarterCastVertices(poplar::Graph &graph, const poplar::Tensor &src,
 /// `src` as FLOAT or HALF (or QUARTER) so a quarter vertex can take it: other types go through
 /// FLOAT first.
 poplar::Tensor quarterVertexInput(poplar::Graph &graph, const poplar::Tensor &src,
-                                  poplar::program::Sequence &prog,
-                                  const poplar::DebugContext &dc) {
+                                  poplar::program::Sequence &prog, const poplar::DebugContext &dc) {
   const poplar::Type t = src.elementType();
   if (t == poplar::FLOAT || t == poplar::HALF || t.requiresMetadata())
     return src;

@@ -41,8 +41,8 @@ TEST(CodeletQuarter, VertexDoublesQuarterValuesUnderTheirMetadata) {
   graph.setTileMapping(in, 0);
   graph.setTileMapping(out, 0);
   ComputeSet cs = graph.addComputeSet("twice");
-  graph.setTileMapping(
-      graph.addVertex(cs, "Twice", {{"in", in}, {"out", out}, {"metadata", md}}), 0);
+  graph.setTileMapping(graph.addVertex(cs, "Twice", {{"in", in}, {"out", out}, {"metadata", md}}),
+                       0);
   graph.createHostWrite("in", in);
   graph.createHostRead("out", out);
   Engine engine(graph, Execute(cs));

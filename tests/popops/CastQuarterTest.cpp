@@ -139,8 +139,8 @@ TEST(CastQuarter, HalfRoundTripAndWithOutput) {
   std::vector<half> expectedBack(200);
   convertFromDeviceType(QUARTER, md, expected.data(), ArrayRef<half>(expectedBack));
   for (std::size_t i = 0; i < 200; ++i)
-    EXPECT_EQ(got[i].bits, expectedBack[i].bits) << "element " << i << " from "
-                                                 << float(transposed[i]);
+    EXPECT_EQ(got[i].bits, expectedBack[i].bits)
+        << "element " << i << " from " << float(transposed[i]);
 }
 
 // QUARTER -> QUARTER under other metadata re-encodes; a QUARTER source written with one

@@ -41,8 +41,8 @@ double referenceValue(const FormatSpec &f, unsigned code, int scale) {
   const unsigned e = (code >> f.mantissaBits) & ((1u << f.exponentBits) - 1);
   const unsigned m = code & ((1u << f.mantissaBits) - 1);
   const double fraction = double(m) / double(1u << f.mantissaBits);
-  const double magnitude =
-      e == 0 ? std::pow(2.0, 1 - f.bias) * fraction : std::pow(2.0, int(e) - f.bias) * (1 + fraction);
+  const double magnitude = e == 0 ? std::pow(2.0, 1 - f.bias) * fraction
+                                  : std::pow(2.0, int(e) - f.bias) * (1 + fraction);
   return (sign ? -1.0 : 1.0) * magnitude * std::pow(2.0, scale);
 }
 
@@ -128,10 +128,10 @@ TEST(QuarterMetadataPacking, FormatBitAndSixBitScale) {
 }
 
 TEST(QuarterMetadataPacking, ScaleOutOfRangeIsRefused) {
-  EXPECT_TRUE(testerrors::throwsWithMessage<index_error>(
-      [] { QuarterMetadata(Format::F143, 32); }, {"scale 32", "[-32, 31]"}));
-  EXPECT_TRUE(testerrors::throwsWithMessage<index_error>(
-      [] { QuarterMetadata(Format::F152, -33); }, {"scale -33"}));
+  EXPECT_TRUE(testerrors::throwsWithMessage<index_error>([] { QuarterMetadata(Format::F143, 32); },
+                                                         {"scale 32", "[-32, 31]"}));
+  EXPECT_TRUE(testerrors::throwsWithMessage<index_error>([] { QuarterMetadata(Format::F152, -33); },
+                                                         {"scale -33"}));
 }
 
 // Every one of the 256 codes of both formats, at several scales, decodes bit-exactly (to float
@@ -164,7 +164,8 @@ TEST(QuarterConversion, FormatsMatchTheIpuFloat8Definitions) {
   EXPECT_EQ(referenceValue(kFormats[1], 1, 0), std::ldexp(1.0, -17));
   const unsigned char nanCode = 0x80;
   float v = 0;
-  convertFromDeviceType(QUARTER, QuarterMetadata(Format::F143, 0), &nanCode, ArrayRef<float>(&v, 1));
+  convertFromDeviceType(QUARTER, QuarterMetadata(Format::F143, 0), &nanCode,
+                        ArrayRef<float>(&v, 1));
   EXPECT_TRUE(std::isnan(v));
 }
 

@@ -73,7 +73,8 @@ TEST(QuarterTensor, MetadataErrorsNameTheCulprit) {
   EXPECT_TRUE(testerrors::throwsWithMessage<type_error>(
       [&] { graph.addConstant<float>(QUARTER, {2}, 1.0f, "k"); }, {"'k'", "without metadata"}));
   EXPECT_TRUE(testerrors::throwsWithMessage<index_error>(
-      [&] { createConstantMetadataTensor(graph, Format::F143, 32); }, {"fp8Scale 32", "[-31, 31]"}));
+      [&] { createConstantMetadataTensor(graph, Format::F143, 32); },
+      {"fp8Scale 32", "[-31, 31]"}));
   EXPECT_TRUE(testerrors::throwsWithMessage<index_error>(
       [&] { createVariableMetadataTensor(graph, Format::F143, -32); }, {"fp8Scale -32"}));
   Sequence prog;
@@ -137,8 +138,8 @@ TEST(QuarterTensor, SetMetadataTensorFromARunTimeScale) {
   }
   const signed char bad = 32;
   engine.writeTensor("scale", &bad, &bad + 1);
-  EXPECT_TRUE(testerrors::throwsWithMessage<application_runtime_error>([&] { engine.run(); },
-                                                                       {"'scale'", "out of range"}));
+  EXPECT_TRUE(testerrors::throwsWithMessage<application_runtime_error>(
+      [&] { engine.run(); }, {"'scale'", "out of range"}));
 }
 
 TEST(QuarterTensor, PrintTensorShowsValuesAsFloats) {

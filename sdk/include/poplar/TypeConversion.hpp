@@ -21,8 +21,8 @@ void convertHostAndDevice(const char *function, bool toDevice, Type deviceType, 
 /// `metadata`; `nanOnOverflow` as convertToDeviceType's.
 void convertHostAndDeviceWithMetadata(const char *function, bool toDevice, Type deviceType,
                                       QuarterMetadata metadata, Type hostType,
-                                      const void *hostValues, void *deviceBytes,
-                                      std::size_t count, bool nanOnOverflow);
+                                      const void *hostValues, void *deviceBytes, std::size_t count,
+                                      bool nanOnOverflow);
 } // namespace core
 
 /// Writes `src` (floats, doubles, halves or integers) as `dstType` elements at `dst`, as the
@@ -52,8 +52,8 @@ namespace poplar {
 /// `nanOnOverflow`; NaN and infinities become NaN (the format has no infinity). `dstType` must
 /// be a type that requires metadata (QUARTER), else type_error.
 template <class T>
-void convertToDeviceType(Type dstType, const QuarterMetadata &metadata, ArrayRef<T> src,
-                         void *dst, bool nanOnOverflow = false) {
+void convertToDeviceType(Type dstType, const QuarterMetadata &metadata, ArrayRef<T> src, void *dst,
+                         bool nanOnOverflow = false) {
   core::convertHostAndDeviceWithMetadata("convertToDeviceType", true, dstType, metadata,
                                          equivalent_device_type<T>::value, src.data(), dst,
                                          src.size(), nanOnOverflow);
@@ -64,10 +64,9 @@ void convertToDeviceType(Type dstType, const QuarterMetadata &metadata, ArrayRef
 template <class T>
 void convertFromDeviceType(Type srcType, const QuarterMetadata &metadata, const void *src,
                            ArrayRef<T> dst) {
-  core::convertHostAndDeviceWithMetadata("convertFromDeviceType", false, srcType, metadata,
-                                         equivalent_device_type<T>::value,
-                                         const_cast<T *>(dst.data()), const_cast<void *>(src),
-                                         dst.size(), false);
+  core::convertHostAndDeviceWithMetadata(
+      "convertFromDeviceType", false, srcType, metadata, equivalent_device_type<T>::value,
+      const_cast<T *>(dst.data()), const_cast<void *>(src), dst.size(), false);
 }
 
 } // namespace poplar

@@ -53,8 +53,8 @@ inline float decode(std::uint8_t code, std::uint8_t metadata) {
   // Subnormals continue the exponent-1 binade without the implicit bit.
   const int significand = exponent == 0 ? mantissa : mantissa + (1 << l.mantissaBits);
   const int unitExponent = (exponent == 0 ? 1 : exponent) - l.bias - l.mantissaBits;
-  const double magnitude = std::ldexp(static_cast<double>(significand),
-                                      unitExponent + scaleOf(metadata));
+  const double magnitude =
+      std::ldexp(static_cast<double>(significand), unitExponent + scaleOf(metadata));
   return static_cast<float>((code & 0x80) ? -magnitude : magnitude);
 }
 
@@ -72,8 +72,8 @@ inline std::uint8_t encode(double value, std::uint8_t metadata, bool nanOnOverfl
     return 0;
   const std::uint8_t signBit = negative ? 0x80 : 0;
   const int maxExponent = (1 << l.exponentBits) - 1;
-  const std::uint8_t largestCode = static_cast<std::uint8_t>((maxExponent << l.mantissaBits) |
-                                                             ((1 << l.mantissaBits) - 1));
+  const std::uint8_t largestCode =
+      static_cast<std::uint8_t>((maxExponent << l.mantissaBits) | ((1 << l.mantissaBits) - 1));
   if (std::isinf(a) || a > 2 * largest(l)) // far beyond the format, whatever the rounding
     return nanOnOverflow ? kNaN : static_cast<std::uint8_t>(signBit | largestCode);
   int binade;

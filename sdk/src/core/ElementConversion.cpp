@@ -143,8 +143,8 @@ void convertHostAndDevice(const char *function, bool toDevice, Type deviceType, 
 
 void convertHostAndDeviceWithMetadata(const char *function, bool toDevice, Type deviceType,
                                       QuarterMetadata metadata, Type hostType,
-                                      const void *hostValues, void *deviceBytes,
-                                      std::size_t count, bool nanOnOverflow) {
+                                      const void *hostValues, void *deviceBytes, std::size_t count,
+                                      bool nanOnOverflow) {
   if (!deviceType.requiresMetadata())
     throw type_error(std::string(function) + " with a QuarterMetadata: device type '" +
                      deviceType.toString() + "' takes no metadata (only QUARTER does)");
@@ -157,8 +157,7 @@ void convertHostAndDeviceWithMetadata(const char *function, bool toDevice, Type 
     return;
   if (toDevice) {
     for (std::size_t i = 0; i < count; ++i)
-      bytes[i] = tessera::quarter::encode(load<double>(hostType, hostValues, i), md,
-                                          nanOnOverflow);
+      bytes[i] = tessera::quarter::encode(load<double>(hostType, hostValues, i), md, nanOnOverflow);
     return;
   }
   // Decode to floats (exact), then to the host type as a float converts.

@@ -34,9 +34,7 @@ std::string describe(const Tensor &t) {
   return (name.empty() ? std::string("tensor") : "'" + name + "'") + " (" + t.shortString() + ")";
 }
 
-std::string metadataHandle(const std::string &handle) {
-  return "<metadata of '" + handle + "'>";
-}
+std::string metadataHandle(const std::string &handle) { return "<metadata of '" + handle + "'>"; }
 
 std::string describeVertex(const GraphData &g, unsigned vertexId) {
   const auto &v = g.vertices[vertexId];

@@ -52,14 +52,14 @@ Tensor createVariableMetadataTensor(Graph &graph, QuarterMetadata::Format fp8For
 }
 
 void setMetadataTensor(Graph &graph, QuarterMetadata::Format fp8Format, const Tensor &fp8Scale,
-                       const Tensor &metadataOut, program::Sequence &prog,
-                       const DebugContext &dc) {
+                       const Tensor &metadataOut, program::Sequence &prog, const DebugContext &dc) {
   if (!metadataOut.valid() || metadataOut.elementType() != QUARTER_METADATA ||
       metadataOut.numElements() != 1)
     throw type_error("setMetadataTensor: metadataOut " + core::describe(metadataOut) +
                      " must be one element of type quarter_metadata");
-  if (!fp8Scale.valid() || fp8Scale.numElements() != 1 || fp8Scale.elementType().isFloatingPoint() ||
-      fp8Scale.elementType().requiresMetadata() || fp8Scale.elementType() == QUARTER_METADATA)
+  if (!fp8Scale.valid() || fp8Scale.numElements() != 1 ||
+      fp8Scale.elementType().isFloatingPoint() || fp8Scale.elementType().requiresMetadata() ||
+      fp8Scale.elementType() == QUARTER_METADATA)
     throw type_error("setMetadataTensor: fp8Scale " + core::describe(fp8Scale) +
                      " must be one element of an integer type");
   // No vertex needed: a Switch on the scale copies the packed byte from a table of the 63
@@ -77,8 +77,8 @@ void setMetadataTensor(Graph &graph, QuarterMetadata::Format fp8Format, const Te
                      std::to_string(kMaxScale) + "]"),
       {dc, "setMetadata"});
   for (int scale = kMinScale; scale <= kMaxScale; ++scale)
-    choose.add(scale, program::Copy(packed[scale - kMinScale].reshape(metadataOut.shape()),
-                                    metadataOut));
+    choose.add(scale,
+               program::Copy(packed[scale - kMinScale].reshape(metadataOut.shape()), metadataOut));
   prog.add(choose);
 }
 
