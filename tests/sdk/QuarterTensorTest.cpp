@@ -200,3 +200,31 @@ TEST(QuarterTensor, TargetKnowsTheQuarterType) {
   EXPECT_TRUE(testerrors::throwsWithMessage<type_error>(
       [&] { target.getTypeLimitsMaxAs<double>(QUARTER); }, {"quarter", "metadata"}));
 }
+
+// Type ids are stored as numbers: QUARTER (16) and QUARTER_METADATA (17) read back, and the
+// first id past them is refused as corrupt.
+TEST(QuarterTensor, ExecutableTypeIdsAreValidatedOnRead) {
+  Device device = enginetest::smallDevice(4);
+  Graph graph(device.getTarget());
+  Tensor q = graph.addVariable(QUARTER, {4}, VariableMappingMethod::LINEAR, "q");
+  std::stringstream out;
+  compileGraph(graph, {PrintTensor("QTYPEMARK", q)}).serialize(out);
+  std::string bytes = out.str();
+  // PrintPlan: title (field 1), then the tensor image (field 2) whose field 1 is the type id.
+  const auto at = bytes.find("QTYPEMARK");
+  ASSERT_NE(at, std::string::npos);
+  const std::size_t typeAt = at + 9 + 3;
+  ASSERT_LT(typeAt, bytes.size());
+  ASSERT_EQ(bytes[at + 9], '\x12');
+  ASSERT_EQ(bytes[at + 11], '\x08');
+  ASSERT_EQ(static_cast<unsigned>(bytes[typeAt]), static_cast<unsigned>(TypeId::Quarter));
+  for (TypeId id : {TypeId::Quarter, TypeId::QuarterMetadata}) {
+    bytes[typeAt] = static_cast<char>(id);
+    std::istringstream in(bytes);
+    EXPECT_NO_THROW(Executable::deserialize(in));
+  }
+  bytes[typeAt] = static_cast<char>(kNumTypeIds);
+  std::istringstream in(bytes);
+  EXPECT_TRUE(testerrors::throwsWithMessage<parse_error>([&] { Executable::deserialize(in); },
+                                                         {"unknown element type"}));
+}
