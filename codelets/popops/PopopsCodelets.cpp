@@ -7,6 +7,7 @@ namespace tessera::codelets::popops {
 void registerPopopsCodelets() {
   static std::once_flag once;
   std::call_once(once, [] {
+    registerCastQuarterVertices();
     registerFillVertices();
     registerIotaVertices();
     registerMapExprVertices();

@@ -7,6 +7,7 @@ namespace tessera::codelets::popops {
 void registerPopopsCodelets();
 
 // One function per vertex family (each defined in its own file).
+void registerCastQuarterVertices();
 void registerFillVertices();
 void registerIotaVertices();
 void registerMapExprVertices();

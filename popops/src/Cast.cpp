@@ -1,32 +1,163 @@
 #include <popops/Cast.hpp>
 
+#include <string>
+
 #include <popops/ElementWise.hpp>
 #include <poputil/exceptions.hpp>
+
+#include "TileRegions.hpp"
 
 namespace popops {
 
 namespace {
+
 void checkCastType(const poplar::Tensor &src, const poplar::Type &t) {
-  const poplar::Type ok[] = {poplar::FLOAT, poplar::HALF, poplar::INT, poplar::UNSIGNED_INT,
-                             poplar::BOOL};
+  const poplar::Type ok[] = {poplar::FLOAT,        poplar::HALF, poplar::INT,
+                             poplar::UNSIGNED_INT, poplar::BOOL, poplar::QUARTER};
   for (const auto &x : ok)
     if (x == t)
       return;
   throw poputil::poplibs_error("popops::cast of " + src.shortString() + " to " + t.toString() +
                                ": unsupported destination type (supported: float, half, int, "
-                               "unsigned int, bool)");
+                               "unsigned int, bool, quarter)");
 }
+
+bool involvesQuarter(const poplar::Type &a, const poplar::Type &b) {
+  return a.requiresMetadata() || b.requiresMetadata();
+}
+
+/// "'name' (quarter[4])"-style naming for messages (the tensor's debug name is not public).
+std::string named(const poplar::Tensor &t) {
+  return t.valid() ? t.shortString() : std::string("<invalid tensor>");
+}
+
+void checkMetadataTensor(const poplar::Tensor &metadata, const std::string &what) {
+  if (!metadata.valid() || metadata.elementType() != poplar::QUARTER_METADATA ||
+      metadata.numElements() != 1)
+    throw poputil::poplibs_error(what + ": the metadata tensor " + named(metadata) +
+                                 " must be one element of type quarter_metadata");
+}
+
+void checkHasMetadata(const poplar::Tensor &t, const std::string &what) {
+  if (!t.hasMetadata())
+    throw poputil::poplibs_error(what + ": the quarter tensor " + named(t) +
+                                 " has no metadata to read it under");
+}
+
+/// A QUARTER variable read under `metadata`, with `like`'s shape and tile mapping.
+poplar::Tensor quarterLike(poplar::Graph &graph, const poplar::Tensor &like,
+                           const poplar::Tensor &metadata, const poplar::DebugContext &dc) {
+  poplar::Tensor out = graph.addVariable(poplar::QUARTER, metadata, {like.numElements()}, dc);
+  graph.setTileMapping(out, graph.getTileMapping(like, false));
+  return out.reshape(like.shape());
+}
+
+/// Adds to `cs` the vertices computing `dst` from `src` (same shape) where one or both are
+/// QUARTER and the other FLOAT or HALF: one per run of `dst` on each tile.
+void addQuarterCastVertices(poplar::Graph &graph, const poplar::Tensor &src,
+                            const poplar::Tensor &dst, poplar::ComputeSet cs) {
+  const poplar::Type from = src.elementType(), to = dst.elementType();
+  const bool toQuarter = to.requiresMetadata(), fromQuarter = from.requiresMetadata();
+  std::string vertexType = "popops::CastQuarterToQuarter";
+  if (!fromQuarter)
+    vertexType = "popops::CastToQuarter<" + from.toString() + ">";
+  else if (!toQuarter)
+    vertexType = "popops::CastFromQuarter<" + to.toString() + ">";
+  const poplar::Tensor srcFlat = src.flatten(), dstFlat = dst.flatten();
+  const auto runs = detail::contiguousRunsPerTile(graph, dst);
+  for (unsigned tile = 0; tile < runs.size(); ++tile)
+    for (const auto &run : runs[tile]) {
+      const poplar::Tensor in = srcFlat.slice(run), out = dstFlat.slice(run);
+      auto v = graph.addVertex(cs, vertexType);
+      graph.connect(v["in"], in);
+      graph.connect(v["out"], out);
+      if (fromQuarter && toQuarter) {
+        graph.connect(v["inMetadata"], src.getMetadata().reshape({}));
+        graph.connect(v["outMetadata"], dst.getMetadata().reshape({}));
+      } else {
+        const poplar::Tensor &q = toQuarter ? dst : src;
+        graph.connect(v["metadata"], q.getMetadata().reshape({}));
+      }
+      graph.setTileMapping(v, tile);
+    }
+}
+
+/// `src` as FLOAT or HALF (or QUARTER) so a quarter vertex can take it: other types go through
+/// FLOAT first.
+poplar::Tensor quarterVertexInput(poplar::Graph &graph, const poplar::Tensor &src,
+                                  poplar::program::Sequence &prog, const poplar::DebugContext &dc) {
+  const poplar::Type t = src.elementType();
+  if (t == poplar::FLOAT || t == poplar::HALF || t.requiresMetadata())
+    return src;
+  return map(graph, expr::Cast(expr::_1, poplar::FLOAT), {src}, prog, {dc, "ToFloat"});
+}
+
+/// dst = src where src or dst is QUARTER (dst's metadata for a QUARTER dst).
+void castWithQuarter(poplar::Graph &graph, const poplar::Tensor &src, const poplar::Tensor &dst,
+                     poplar::program::Sequence &prog, const poplar::DebugContext &dc) {
+  const std::string what = "popops::cast from " + named(src) + " to " + named(dst);
+  if (src.shape() != dst.shape())
+    throw poputil::poplibs_error(what + ": shapes differ");
+  if (src.elementType().requiresMetadata())
+    checkHasMetadata(src, what);
+  if (dst.elementType().requiresMetadata())
+    checkHasMetadata(dst, what);
+  const poplar::Type to = dst.elementType();
+  if (!to.requiresMetadata() && to != poplar::FLOAT && to != poplar::HALF) {
+    // QUARTER to an integer type: decode to FLOAT on the tiles, then cast as usual.
+    poplar::Tensor asFloat = graph.clone(poplar::FLOAT, dst, {dc, "AsFloat"});
+    castWithQuarter(graph, src, asFloat, prog, dc);
+    mapWithOutput(graph, expr::Cast(expr::_1, to), {asFloat}, dst, prog, {dc, "Cast"});
+    return;
+  }
+  const poplar::Tensor in = quarterVertexInput(graph, src, prog, dc);
+  poplar::ComputeSet cs = graph.addComputeSet({dc, "Cast"});
+  addQuarterCastVertices(graph, in, dst, cs);
+  prog.add(poplar::program::Execute(cs, {dc, "Cast"}));
+}
+
 } // namespace
 
 poplar::Tensor cast(poplar::Graph &graph, const poplar::Tensor &src, const poplar::Type &dstType,
                     poplar::program::Sequence &prog, const poplar::DebugContext &debugContext) {
   checkCastType(src, dstType);
+  if (involvesQuarter(src.elementType(), dstType)) {
+    if (dstType.requiresMetadata()) {
+      if (!src.elementType().requiresMetadata())
+        throw poputil::poplibs_error(
+            "popops::cast of " + named(src) + " to " + dstType.toString() +
+            ": the destination needs metadata; use the cast that takes a QUARTER_METADATA tensor");
+      // quarter to quarter: a copy under the same metadata.
+      checkHasMetadata(src, "popops::cast of " + named(src));
+      poplar::Tensor out = graph.clone(src, {debugContext, "Cast"});
+      prog.add(poplar::program::Copy(src, out, false, {debugContext, "Cast"}));
+      return out;
+    }
+    poplar::Tensor out = graph.clone(dstType, src, {debugContext, "Cast"});
+    castWithQuarter(graph, src, out, prog, {debugContext, "Cast"});
+    return out;
+  }
   return map(graph, expr::Cast(expr::_1, dstType), {src}, prog, {debugContext, "Cast"});
+}
+
+poplar::Tensor cast(poplar::Graph &graph, const poplar::Tensor &src, const poplar::Type &dstType,
+                    const poplar::Tensor &metadata, poplar::program::Sequence &prog,
+                    const poplar::DebugContext &debugContext) {
+  if (!dstType.requiresMetadata()) // the metadata describes only a QUARTER destination
+    return cast(graph, src, dstType, prog, debugContext);
+  checkMetadataTensor(metadata, "popops::cast of " + named(src) + " to " + dstType.toString());
+  poplar::Tensor out = quarterLike(graph, src, metadata, {debugContext, "Cast"});
+  castWithQuarter(graph, src, out, prog, {debugContext, "Cast"});
+  return out;
 }
 
 void cast(poplar::Graph &graph, const poplar::Tensor &src, const poplar::Tensor &dst,
           poplar::program::Sequence &prog, const poplar::DebugContext &debugContext) {
   checkCastType(src, dst.elementType());
+  if (involvesQuarter(src.elementType(), dst.elementType())) {
+    castWithQuarter(graph, src, dst, prog, {debugContext, "Cast"});
+    return;
+  }
   if (src.shape() != dst.shape())
     throw poputil::poplibs_error("popops::cast from " + src.shortString() + " to " +
                                  dst.shortString() + ": shapes differ");

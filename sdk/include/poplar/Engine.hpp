@@ -18,6 +18,7 @@
 #include <poplar/Graph.hpp>
 #include <poplar/OptionFlags.hpp>
 #include <poplar/Program.hpp>
+#include <poplar/Quarter.hpp>
 #include <poplar/StreamCallback.hpp>
 #include <poplar/StringRef.hpp>
 #include <poplar/Version.hpp>
@@ -99,6 +100,12 @@ public:
   void writeTensor(StringRef handle, unsigned replicaIndex, const void *buf);
   void readTensor(StringRef handle, void *buf);
   void readTensor(StringRef handle, unsigned replicaIndex, void *buf);
+  /// For a QUARTER tensor: also writes `metadata` to its metadata tensor (every replica), so
+  /// the bytes in [buf, bufEnd) are read under it; type_error when the tensor has no metadata.
+  void writeTensor(StringRef handle, const QuarterMetadata &metadata, const void *buf,
+                   const void *bufEnd);
+  /// For a QUARTER tensor: also reads its metadata (replica 0) into `metadata`.
+  void readTensor(StringRef handle, QuarterMetadata &metadata, void *buf, void *bufEnd);
 
   /// Every Copy on stream `handle` reads (or writes) exactly one transfer at `p`.
   void connectStream(StringRef handle, void *p);

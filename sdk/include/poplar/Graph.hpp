@@ -92,6 +92,16 @@ public:
                      const DebugContext &debugContext = {});
   Tensor addVariable(const Type &type, ArrayRef<std::size_t> shape, VariableMappingMethod mapping,
                      const DebugContext &debugContext = {});
+  /// A variable of a type that requires metadata (QUARTER) read under `metadata`, a
+  /// QUARTER_METADATA tensor of one element (see <poplar/MetadataCreation.hpp>). The forms
+  /// without metadata give a QUARTER variable a metadata variable of its own (mapped to tile 0,
+  /// initially F152 scale 0) that Engine::writeTensor with a QuarterMetadata or a Copy into
+  /// `getMetadata()` sets. Throws type_error naming the variable and the metadata tensor when
+  /// the metadata is missing or not one QUARTER_METADATA element, or when `type` takes none.
+  Tensor addVariable(const Type &type, const Tensor &metadata, ArrayRef<std::size_t> shape,
+                     const DebugContext &debugContext = {});
+  Tensor addVariable(const Type &type, const Tensor &metadata, ArrayRef<std::size_t> shape,
+                     VariableMappingMethod mapping, const DebugContext &debugContext = {});
 
   /// A constant filled from `values` (converted to `type`); must still be mapped to tiles.
   template <class T>

@@ -100,6 +100,11 @@ public:
                   UpsampleMethod method = UpsampleMethod::REPEAT) const;
   /// The same bytes seen as another type of the same size.
   Tensor reinterpret(const Type &type) const;
+  /// A QUARTER tensor's metadata: the QUARTER_METADATA scalar its variable was created with
+  /// (views of the tensor share it). An invalid Tensor for tensors without metadata.
+  Tensor getMetadata() const;
+  /// True for QUARTER tensors, which carry metadata.
+  bool hasMetadata() const;
 
   /// The runs of variable elements this tensor covers, in tensor order.
   std::vector<VariableInterval> getVarRegions() const;

@@ -30,8 +30,13 @@ enum class TypeId : std::uint8_t {
   Long,
   UnsignedLong,
   Double,
+  // Poplar 3.x's 8-bit float (<poplar/Quarter.hpp>): one byte whose meaning (F143 or F152, and a
+  // power-of-two scale) is given by a QUARTER_METADATA tensor attached to the tensor. Appended
+  // here because serialized executables store these numbers.
+  Quarter,
+  QuarterMetadata,
 };
-inline constexpr unsigned kNumTypeIds = 16;
+inline constexpr unsigned kNumTypeIds = 18;
 
 /// An element type. A cheap value type: compare with `==`, print with `<<`.
 /// HALF is stored as IEEE-754 binary16 (2 bytes); BOOL as one byte holding 0 or 1.
@@ -49,9 +54,9 @@ public:
     return id_ == TypeId::Float || id_ == TypeId::Half || id_ == TypeId::Double;
   }
   bool isValid() const { return id_ != TypeId::Invalid; }
-  /// True for types whose values need a format description to be read (Poplar's 8-bit
-  /// QUARTER); no type Tessera has yet.
-  bool requiresMetadata() const { return false; }
+  /// True for types whose values need a format description to be read: QUARTER, whose tensors
+  /// carry a QUARTER_METADATA tensor (`Tensor::getMetadata()`).
+  bool requiresMetadata() const { return id_ == TypeId::Quarter; }
   /// False for the host-only types (LONG, UNSIGNED_LONG, double): values of them can be given to
   /// the graph, but no tensor can hold them.
   bool isDeviceType() const {
@@ -82,6 +87,10 @@ inline constexpr Type UNSIGNED_CHAR{TypeId::UnsignedChar};
 inline constexpr Type BOOL{TypeId::Bool};
 inline constexpr Type LONGLONG{TypeId::LongLong};
 inline constexpr Type UNSIGNED_LONGLONG{TypeId::UnsignedLongLong};
+/// 8-bit float, 1 byte: F143 or F152 with a scale, as its metadata says (<poplar/Quarter.hpp>).
+inline constexpr Type QUARTER{TypeId::Quarter};
+/// 1 byte: the packed QuarterMetadata (format and scale) of QUARTER tensors.
+inline constexpr Type QUARTER_METADATA{TypeId::QuarterMetadata};
 /// Host-only (see TypeId::Long): accepted for host values, refused for tensors.
 inline constexpr Type LONG{TypeId::Long};
 inline constexpr Type UNSIGNED_LONG{TypeId::UnsignedLong};

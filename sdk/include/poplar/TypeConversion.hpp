@@ -6,6 +6,7 @@
 
 #include <poplar/ArrayRef.hpp>
 #include <poplar/Half.hpp>
+#include <poplar/Quarter.hpp>
 #include <poplar/Type.hpp>
 
 namespace poplar {
@@ -16,6 +17,12 @@ namespace core {
 /// type has no conversion.
 void convertHostAndDevice(const char *function, bool toDevice, Type deviceType, Type hostType,
                           const void *hostValues, void *deviceBytes, std::size_t count);
+/// As convertHostAndDevice for a type that requires metadata (QUARTER), read or written under
+/// `metadata`; `nanOnOverflow` as convertToDeviceType's.
+void convertHostAndDeviceWithMetadata(const char *function, bool toDevice, Type deviceType,
+                                      QuarterMetadata metadata, Type hostType,
+                                      const void *hostValues, void *deviceBytes, std::size_t count,
+                                      bool nanOnOverflow);
 } // namespace core
 
 /// Writes `src` (floats, doubles, halves or integers) as `dstType` elements at `dst`, as the
@@ -33,6 +40,33 @@ template <class T> void convertFromDeviceType(Type srcType, const void *src, Arr
   core::convertHostAndDevice("convertFromDeviceType", false, srcType,
                              equivalent_device_type<T>::value, const_cast<T *>(dst.data()),
                              const_cast<void *>(src), dst.size());
+}
+
+} // namespace poplar
+
+namespace poplar {
+
+/// Writes `src` (floats, doubles or halves; integers too) as QUARTER bytes under `metadata` at
+/// `dst`: each value divided by 2^scale and rounded to the nearest quarter, ties to even. A
+/// finite value beyond the format's largest saturates to +-largest, or becomes NaN when
+/// `nanOnOverflow`; NaN and infinities become NaN (the format has no infinity). `dstType` must
+/// be a type that requires metadata (QUARTER), else type_error.
+template <class T>
+void convertToDeviceType(Type dstType, const QuarterMetadata &metadata, ArrayRef<T> src, void *dst,
+                         bool nanOnOverflow = false) {
+  core::convertHostAndDeviceWithMetadata("convertToDeviceType", true, dstType, metadata,
+                                         equivalent_device_type<T>::value, src.data(), dst,
+                                         src.size(), nanOnOverflow);
+}
+
+/// Reads dst.size() QUARTER bytes at `src` under `metadata` into `dst` (exact for float and
+/// double; to half rounds, overflowing to infinity). 0x80 reads as NaN.
+template <class T>
+void convertFromDeviceType(Type srcType, const QuarterMetadata &metadata, const void *src,
+                           ArrayRef<T> dst) {
+  core::convertHostAndDeviceWithMetadata(
+      "convertFromDeviceType", false, srcType, metadata, equivalent_device_type<T>::value,
+      const_cast<T *>(dst.data()), const_cast<void *>(src), dst.size(), false);
 }
 
 } // namespace poplar

@@ -213,6 +213,8 @@ private:
       return;
     case Kind::Print:
       out_.prints.push_back({n.message, ctx_.layout.image(n.src)});
+      if (n.dst.valid()) // a QUARTER tensor: its metadata byte, then its elements
+        out_.prints.back().tensor.shape = n.dst.shape();
       push({StepKind::Print, static_cast<unsigned>(out_.prints.size() - 1)});
       return;
     case Kind::WriteUndef:

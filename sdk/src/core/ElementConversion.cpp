@@ -3,11 +3,13 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include <poplar/Half.hpp>
 #include <poplar/Target.hpp>
 #include <poplar/TypeConversion.hpp>
 #include <poplar/exceptions.hpp>
+#include <tessera/QuarterCodec.hpp>
 
 namespace poplar::core {
 
@@ -46,6 +48,12 @@ template <class F> void visitType(Type t, F &&f) {
     return f(static_cast<unsigned long>(0));
   case TypeId::Double:
     return f(double{});
+  case TypeId::QuarterMetadata: // the packed byte (<poplar/Quarter.hpp>)
+    return f(static_cast<unsigned char>(0));
+  case TypeId::Quarter:
+    throw type_error("no host conversion for element type " + t.toString() +
+                     " without metadata: QUARTER values mean something only under a "
+                     "QuarterMetadata (use the conversions that take one)");
   case TypeId::Half:
   case TypeId::Invalid:
     break;
@@ -132,6 +140,33 @@ void convertHostAndDevice(const char *function, bool toDevice, Type deviceType, 
   else
     convertElements(deviceType, deviceBytes, hostType, const_cast<void *>(hostValues), count);
 }
+
+void convertHostAndDeviceWithMetadata(const char *function, bool toDevice, Type deviceType,
+                                      QuarterMetadata metadata, Type hostType,
+                                      const void *hostValues, void *deviceBytes, std::size_t count,
+                                      bool nanOnOverflow) {
+  if (!deviceType.requiresMetadata())
+    throw type_error(std::string(function) + " with a QuarterMetadata: device type '" +
+                     deviceType.toString() + "' takes no metadata (only QUARTER does)");
+  if (!hostType.isValid() || hostType.requiresMetadata() || hostType == QUARTER_METADATA)
+    throw type_error(std::string(function) + ": host type '" + hostType.toString() +
+                     "' cannot hold QUARTER values");
+  const std::uint8_t md = metadata.getBinary();
+  auto *bytes = static_cast<unsigned char *>(deviceBytes);
+  if (count == 0)
+    return;
+  if (toDevice) {
+    for (std::size_t i = 0; i < count; ++i)
+      bytes[i] = tessera::quarter::encode(load<double>(hostType, hostValues, i), md, nanOnOverflow);
+    return;
+  }
+  // Decode to floats (exact), then to the host type as a float converts.
+  std::vector<float> values(count);
+  for (std::size_t i = 0; i < count; ++i)
+    values[i] = tessera::quarter::decode(bytes[i], md);
+  convertElements(FLOAT, values.data(), hostType, const_cast<void *>(hostValues), count);
+}
+
 } // namespace core
 
 void copyFloatToDeviceHalf(const Target &, const float *src, void *dst, std::size_t n) {

@@ -34,6 +34,8 @@ std::string describe(const Tensor &t) {
   return (name.empty() ? std::string("tensor") : "'" + name + "'") + " (" + t.shortString() + ")";
 }
 
+std::string metadataHandle(const std::string &handle) { return "<metadata of '" + handle + "'>"; }
+
 std::string describeVertex(const GraphData &g, unsigned vertexId) {
   const auto &v = g.vertices[vertexId];
   return "vertex " + std::to_string(vertexId) + " '" + v.type->name + "' in compute set '" +
@@ -108,6 +110,13 @@ unsigned Graph::absoluteTile(unsigned tile, const std::function<std::string()> &
 // ---- variables ---------------------------------------------------------------------------
 
 Tensor Graph::addVariable(const Type &type, ArrayRef<std::size_t> shape, const DebugContext &dc) {
+  if (type.requiresMetadata()) {
+    // Poplar gives a QUARTER variable made without metadata a metadata variable of its own.
+    Tensor metadata = addVariable(QUARTER_METADATA, {}, {dc, "metadata"});
+    setTileMapping(metadata, 0);
+    setInitialValue(metadata, static_cast<unsigned char>(0)); // F152, scale 0
+    return addVariable(type, metadata, shape, dc);
+  }
   if (!type.isValid())
     throw type_error("addVariable '" + dc.getPathName() + "': invalid element type");
   if (!type.isDeviceType())
@@ -131,6 +140,45 @@ Tensor Graph::addVariable(const Type &type, ArrayRef<std::size_t> shape, const D
   return Tensor(std::move(d));
 }
 
+Tensor Graph::addVariable(const Type &type, const Tensor &metadata, ArrayRef<std::size_t> shape,
+                          const DebugContext &dc) {
+  const std::string what = "addVariable '" + dc.getPathName() + "' of type " + type.toString();
+  if (!type.requiresMetadata())
+    throw type_error(what + " with metadata " + core::describe(metadata) +
+                     ": only types that require metadata (QUARTER) take a metadata tensor");
+  if (!metadata.valid())
+    throw type_error(what + ": the metadata tensor is invalid (default-constructed); a " +
+                     type.toString() + " tensor needs a QUARTER_METADATA tensor to be read");
+  requireSameGraph(*data_, metadata, what + " (its metadata)");
+  if (metadata.elementType() != QUARTER_METADATA || metadata.numElements() != 1)
+    throw type_error(what + ": the metadata " + core::describe(metadata) +
+                     " must be one element of type quarter_metadata");
+  core::VariableData v;
+  v.type = type;
+  v.shape.assign(shape.begin(), shape.end());
+  v.numElements = core::product(v.shape);
+  v.name = dc.getPathName();
+  v.metadata = metadata;
+  const unsigned id = static_cast<unsigned>(data_->variables.size());
+  data_->variables.push_back(std::move(v));
+  auto d = std::make_shared<TensorData>();
+  d->graph = data_.get();
+  d->type = type;
+  d->shape.assign(shape.begin(), shape.end());
+  d->numElements = data_->variables.back().numElements;
+  if (d->numElements)
+    d->regions.push_back({id, 0, d->numElements});
+  return Tensor(std::move(d));
+}
+
+Tensor Graph::addVariable(const Type &type, const Tensor &metadata, ArrayRef<std::size_t> shape,
+                          VariableMappingMethod mapping, const DebugContext &dc) {
+  Tensor t = addVariable(type, metadata, shape, dc);
+  if (mapping == VariableMappingMethod::LINEAR)
+    poputil::mapTensorLinearly(*this, t);
+  return t;
+}
+
 Tensor Graph::addVariable(const Type &type, ArrayRef<std::size_t> shape,
                           VariableMappingMethod mapping, const DebugContext &dc) {
   Tensor t = addVariable(type, shape, dc);
@@ -142,6 +190,11 @@ Tensor Graph::addVariable(const Type &type, ArrayRef<std::size_t> shape,
 Tensor Graph::addConstantImpl(const Type &type, ArrayRef<std::size_t> shape, Type hostType,
                               const void *values, std::size_t count, bool broadcastOne,
                               const DebugContext &dc) {
+  if (type.requiresMetadata())
+    throw type_error("addConstant '" + dc.getPathName() + "' of type " + type.toString() +
+                     ": host values cannot become " + type.toString() +
+                     " without metadata; add a variable with a metadata tensor and write it, or "
+                     "popops::cast a FLOAT or HALF constant with a QUARTER_METADATA tensor");
   Tensor t = addVariable(type, shape, dc);
   data_->variables.back().isConstant = true;
   setInitialValueImpl(t, hostType, values, count, broadcastOne);
@@ -186,6 +239,11 @@ Tensor Graph::clone(const Type &type, const Tensor &t, const DebugContext &dc,
                     TensorCloneMethod method) {
   requireSameGraph(*data_, t, "clone");
   const auto &src = t.data();
+  // A clone of the same type is read under the same metadata as its source.
+  const Tensor metadata = type == t.elementType() ? t.getMetadata() : Tensor();
+  const auto newVariable = [&](std::size_t n) {
+    return metadata.valid() ? addVariable(type, metadata, {n}, dc) : addVariable(type, {n}, dc);
+  };
   const bool keepAliases = method == TensorCloneMethod::PRESERVE_ORDER_AND_ALIASES ||
                            method == TensorCloneMethod::GATHER_AND_PRESERVE_TILE_ORDER_AND_ALIASES;
   if (keepAliases && t.containsAliases()) {
@@ -196,7 +254,7 @@ Tensor Graph::clone(const Type &type, const Tensor &t, const DebugContext &dc,
     for (const auto &r : src.regions)
       for (std::size_t i = r.begin; i < r.end; ++i)
         order.push_back(slot.emplace(std::make_pair(r.var, i), slot.size()).first->second);
-    Tensor flat = addVariable(type, {slot.size()}, dc);
+    Tensor flat = newVariable(slot.size());
     // Map each new element to the tile of its first source occurrence.
     std::vector<bool> mapped(slot.size(), false);
     auto mapping = getTileMapping(t, false);
@@ -236,7 +294,7 @@ Tensor Graph::clone(const Type &type, const Tensor &t, const DebugContext &dc,
     const auto &ra = src.regions[a], &rb = src.regions[b];
     return ra.var != rb.var ? ra.var < rb.var : ra.begin < rb.begin;
   });
-  Tensor flat = addVariable(type, {src.numElements}, dc);
+  Tensor flat = newVariable(src.numElements);
   if (src.numElements == 0)
     return flat.reshape(src.shape);
   const unsigned vid = flat.data().regions.front().var;
@@ -438,6 +496,8 @@ void Graph::createHostWrite(StringRef handle, const Tensor &t, bool) {
   if (!data_->hostWrites.emplace(handle.str(), t).second)
     throw graph_object_creation_error("createHostWrite: handle '" + handle.str() +
                                       "' is already used for another host write");
+  if (t.hasMetadata()) // for Engine::writeTensor(handle, metadata, …)
+    data_->hostWrites.emplace(core::metadataHandle(handle.str()), t.getMetadata());
 }
 
 void Graph::createHostRead(StringRef handle, const Tensor &t, bool) {
@@ -445,6 +505,8 @@ void Graph::createHostRead(StringRef handle, const Tensor &t, bool) {
   if (!data_->hostReads.emplace(handle.str(), t).second)
     throw graph_object_creation_error("createHostRead: handle '" + handle.str() +
                                       "' is already used for another host read");
+  if (t.hasMetadata()) // for Engine::readTensor(handle, metadata, …)
+    data_->hostReads.emplace(core::metadataHandle(handle.str()), t.getMetadata());
 }
 
 // ---- structure ---------------------------------------------------------------------------

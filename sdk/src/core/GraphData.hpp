@@ -29,6 +29,8 @@ struct VariableData {
   TileIntervalMap mapping;
   /// Initial contents (numElements × type size bytes), or empty when none were given.
   std::vector<unsigned char> initialValue;
+  /// QUARTER variables: the QUARTER_METADATA scalar that says how to read them.
+  Tensor metadata;
 };
 
 /// What one field of a vertex has been given so far.
@@ -78,6 +80,10 @@ struct GraphData {
   /// Codelet objects `addCodelets` loaded into this graph (by cache key or object path).
   std::set<std::string> codeletObjects;
 };
+
+/// The hidden host handle through which Engine::readTensor/writeTensor with a QuarterMetadata
+/// reach the metadata of the QUARTER tensor registered under `handle`.
+std::string metadataHandle(const std::string &handle);
 
 /// "'weights' (float[3,4])": how error messages name a tensor.
 std::string describe(const Tensor &t);

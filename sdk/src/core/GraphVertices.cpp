@@ -93,7 +93,10 @@ std::string fieldName(GraphData &g, const FieldRef &f) {
 
 void checkElement(GraphData &g, const FieldRef &f, const ResolvedField &r, const Tensor &t) {
   requireSameGraphLazy(g, t, [&] { return "connect " + fieldName(g, f); });
-  if (t.elementType() != r.info->elementType)
+  // Codelets read QUARTER_METADATA as `MetadataType` (unsigned char, <poplar/QuarterFloat.hpp>).
+  const bool metadataAsBytes =
+      t.elementType() == QUARTER_METADATA && r.info->elementType == UNSIGNED_CHAR;
+  if (t.elementType() != r.info->elementType && !metadataAsBytes)
     throw graph_connection_error("connect " + fieldName(g, f) + ": the field holds " +
                                  r.info->elementType.toString() + " but " + core::describe(t) +
                                  " holds " + t.elementType().toString());

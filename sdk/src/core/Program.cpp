@@ -184,6 +184,15 @@ PrintTensor::PrintTensor(StringRef title, const Tensor &t, const DebugContext &d
   requireValid(t, "PrintTensor", "printed");
   node_->src = t;
   node_->message = title.str();
+  if (t.elementType().requiresMetadata()) {
+    // Printed as floats: the step reads the metadata byte first, then the elements; `dst`
+    // keeps the shape to print.
+    if (!t.hasMetadata())
+      throw type_error("PrintTensor of " + core::describe(t) +
+                       ": a quarter tensor without metadata cannot be read as numbers");
+    node_->src = concat(t.getMetadata().flatten().reinterpret(t.elementType()), t.flatten());
+    node_->dst = t;
+  }
 }
 
 WriteUndef::WriteUndef(const Tensor &t, const DebugContext &dc)

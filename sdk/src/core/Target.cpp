@@ -102,7 +102,9 @@ unsigned Target::getVectorWidth(const Type &t) const {
 }
 
 namespace {
-bool isEightBitFloat(const Type &t) { return t == UNSIGNED_CHAR || t == CHAR || t == SIGNED_CHAR; }
+bool isEightBitFloat(const Type &t) {
+  return t == QUARTER || t == UNSIGNED_CHAR || t == CHAR || t == SIGNED_CHAR;
+}
 
 [[noreturn]] void noConvUnits(const char *what, const Type &t) {
   throw type_error(std::string("Target::") + what + ": no convolution unit takes " +
@@ -187,6 +189,10 @@ Limits limitsOf(const Type &t) {
     TESSERA_LIMITS(Long, long)
     TESSERA_LIMITS(UnsignedLong, unsigned long)
 #undef TESSERA_LIMITS
+  case TypeId::Quarter:
+  case TypeId::QuarterMetadata:
+    throw type_error("type limits of " + t.toString() +
+                     ": a QUARTER's range depends on its metadata (format and scale)");
   case TypeId::Invalid:
     break;
   }

@@ -483,6 +483,18 @@ Tensor Tensor::reinterpret(const Type &type) const {
   return make(d, d.shape, d.regions, type);
 }
 
+Tensor Tensor::getMetadata() const {
+  if (!valid())
+    return {};
+  const auto &d = data();
+  if (!d.type.requiresMetadata() || !d.graph || d.regions.empty())
+    return {};
+  const auto &var = d.graph->variables[d.regions.front().var];
+  return var.type.requiresMetadata() ? var.metadata : Tensor();
+}
+
+bool Tensor::hasMetadata() const { return getMetadata().valid(); }
+
 std::vector<VariableInterval> Tensor::getVarRegions() const {
   std::vector<VariableInterval> out;
   for (const auto &r : data().regions)

@@ -29,8 +29,10 @@ constexpr std::array<TypeRow, kNumTypeIds> kTypes = {{
     {"long", sizeof(long)},
     {"unsigned long", sizeof(unsigned long)},
     {"double", sizeof(double)},
+    {"quarter", 1},
+    {"quarter_metadata", 1},
 }};
-static_assert(static_cast<unsigned>(TypeId::Double) + 1 == kNumTypeIds);
+static_assert(static_cast<unsigned>(TypeId::QuarterMetadata) + 1 == kNumTypeIds);
 } // namespace
 
 std::size_t Type::size() const { return kTypes[static_cast<unsigned>(id_)].size; }

@@ -8,6 +8,7 @@
 #include <tessera/Distributed.hpp>
 
 #include "compiler/Compiler.hpp"
+#include "core/GraphData.hpp"
 #include "engine/Collectives.hpp"
 #include "engine/CrossInstance.hpp"
 #include "engine/EngineOptions.hpp"
@@ -312,6 +313,39 @@ void Engine::readTensor(StringRef handle, void *buf, void *bufEnd) {
 void Engine::readTensor(StringRef handle, unsigned replicaIndex, void *buf, void *bufEnd) {
   impl_->replica(replicaIndex, "readTensor '" + handle.str() + "'")
       .hostIo.readTensor(handle, buf, bufEnd);
+}
+
+namespace {
+/// Runs `io` on the hidden handle of `handle`'s metadata; a tensor without one is a type error.
+template <class F> void withMetadataHandle(const char *what, StringRef handle, F &&io) {
+  const std::string hidden = core::metadataHandle(handle.str());
+  try {
+    io(StringRef(hidden));
+  } catch (const stream_connection_error &) {
+    throw type_error(std::string(what) + " '" + handle.str() +
+                     "' with a QuarterMetadata: the tensor has no metadata (only QUARTER "
+                     "tensors do)");
+  }
+}
+} // namespace
+
+void Engine::writeTensor(StringRef handle, const QuarterMetadata &metadata, const void *buf,
+                         const void *bufEnd) {
+  writeTensor(handle, buf, bufEnd);
+  const unsigned char byte = metadata.getBinary();
+  withMetadataHandle("writeTensor", handle, [&](StringRef h) {
+    for (auto &r : impl_->replicas)
+      r->hostIo.writeTensor(h, &byte, &byte + 1);
+  });
+}
+
+void Engine::readTensor(StringRef handle, QuarterMetadata &metadata, void *buf, void *bufEnd) {
+  readTensor(handle, buf, bufEnd);
+  unsigned char byte = 0;
+  withMetadataHandle("readTensor", handle, [&](StringRef h) {
+    impl_->replicas.front()->hostIo.readTensor(h, &byte, &byte + 1);
+  });
+  metadata = QuarterMetadata(byte);
 }
 
 void Engine::setPrintTensorStream(std::ostream &stream) {

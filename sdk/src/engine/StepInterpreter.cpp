@@ -1,5 +1,7 @@
 #include "engine/StepInterpreter.hpp"
 
+#include <tessera/QuarterCodec.hpp>
+
 #include <algorithm>
 #include <cfenv>
 #include <cstring>
@@ -273,6 +275,16 @@ void StepInterpreter::print(unsigned index) const {
   const auto &p = plan_.prints[index];
   std::vector<unsigned char> host(p.tensor.bytes);
   memory_.gather(p.tensor, host.data());
+  if (p.tensor.type.requiresMetadata() && !host.empty()) {
+    // The flattener put the metadata byte first (PrintTensor): print the values as floats.
+    std::vector<float> values(host.size() - 1);
+    for (std::size_t i = 0; i < values.size(); ++i)
+      values[i] = tessera::quarter::decode(host[i + 1], host[0]);
+    *printStream_ << formatTensor(p.title, FLOAT, p.tensor.shape,
+                                  reinterpret_cast<const unsigned char *>(values.data()))
+                  << std::endl;
+    return;
+  }
   *printStream_ << formatTensor(p.title, p.tensor.type, p.tensor.shape, host.data()) << std::endl;
 }
 
