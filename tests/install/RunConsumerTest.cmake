@@ -43,6 +43,12 @@ file(REAL_PATH "${prefix}" prefix)
 set(clean_env "${CMAKE_COMMAND}" -E env --unset=LD_LIBRARY_PATH --unset=TESSERA_INCLUDE_DIR
     "TESSERA_CODELET_CACHE=${WORK_DIR}/codelet-cache")
 
+# The installed headers are the ones docs/POPLAR_COMPATIBILITY.md describes.
+run_step("compatibility table against the installed headers" "${CMAKE_COMMAND}"
+         "-DTABLE=${CONSUMER_SOURCE_DIR}/../../../docs/POPLAR_COMPATIBILITY.md"
+         "-DINCLUDE_DIRS=${prefix}/include"
+         -P "${CONSUMER_SOURCE_DIR}/../../headers/CheckCompatibilityTable.cmake")
+
 # The installed tools start from the moved prefix.
 file(GLOB installed_tools "${prefix}/bin/*")
 if(NOT installed_tools)

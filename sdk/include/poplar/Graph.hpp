@@ -27,6 +27,7 @@
 #include <poplar/Tensor.hpp>
 #include <poplar/TensorCloneMethod.hpp>
 #include <poplar/Type.hpp>
+#include <poplar/Version.hpp> // Poplar declares versionString() in Graph.hpp
 #include <poplar/exceptions.hpp>
 
 namespace poplar {

@@ -247,7 +247,9 @@ void expect(bool ok, const char *what) {
 
 Type typeOf(std::uint32_t id) {
   expect(id < kNumTypeIds, "unknown element type");
-  return Type(static_cast<TypeId>(id));
+  const Type type(static_cast<TypeId>(id));
+  expect(type.isDeviceType(), "an element type no device holds");
+  return type;
 }
 
 class Reader {
