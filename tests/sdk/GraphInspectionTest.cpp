@@ -13,6 +13,7 @@
 
 #include <poplar/Engine.hpp>
 #include <poplar/Graph.hpp>
+#include <poplar/SourceLocation.hpp>
 
 #include "ErrorMatchers.hpp"
 #include "TestVertices.hpp"
@@ -339,4 +340,28 @@ TEST_F(Inspection, PerfEstimateStructSetsTheVertexEstimate) {
   Graph other(device.getTarget());
   EXPECT_TRUE(throwsWithMessage<graph_connection_error>(
       [&] { other.setPerfEstimate(v, VertexPerfEstimate(1)); }, {"setPerfEstimate"}));
+}
+
+// ---- SourceLocation ---------------------------------------------------------------------------
+
+namespace {
+poplar::SourceLocation whereCalled(poplar::SourceLocation loc = poplar::SourceLocation::Current()) {
+  return loc;
+}
+} // namespace
+
+TEST(SourceLocation, CurrentNamesTheCallerAndTheMacroNamesItsLine) {
+  const unsigned line = __LINE__ + 1;
+  const auto loc = whereCalled();
+  EXPECT_TRUE(loc.isValid());
+  EXPECT_EQ(loc.getLineNumber(), line);
+  EXPECT_NE(std::string(loc.getFileName()).find("GraphInspectionTest.cpp"), std::string::npos);
+  EXPECT_NE(std::string(loc.getFunctionName()).find("TestBody"), std::string::npos);
+
+  const auto here = POPLAR_SOURCE_LOCATION;
+  EXPECT_EQ(here.getLineNumber(), __LINE__ - 1);
+  EXPECT_NE(std::string(here.getFunctionName()).find("TestBody"), std::string::npos);
+
+  constexpr poplar::SourceLocation none;
+  static_assert(!none.isValid() && none.getLineNumber() == 0);
 }
