@@ -95,8 +95,8 @@ TEST(ProfileValue, TypesAccessAndJson) {
   EXPECT_TRUE(
       throwsWithMessage<poplar_error>([&] { (void)m["n"].asString(); }, {"string", "number"}));
   EXPECT_TRUE(throwsWithMessage<index_error>([&] { (void)m["xs"][3]; }, {"index 3", "3 elements"}));
-  EXPECT_TRUE(throwsWithMessage<poplar_error>([&] { (void)ProfileValue(-1).asUint(); },
-                                              {"unsigned"}));
+  EXPECT_TRUE(
+      throwsWithMessage<poplar_error>([&] { (void)ProfileValue(-1).asUint(); }, {"unsigned"}));
 }
 
 TEST(PoplibsOpDebugInfo, DiArgsNamesArgumentsAndApiDefaultsToTheCaller) {
@@ -106,8 +106,9 @@ TEST(PoplibsOpDebugInfo, DiArgsNamesArgumentsAndApiDefaultsToTheCaller) {
   std::vector<int> sizes = {4, 5};
   const std::string json = recordOf(w, sizes, {"op"});
   EXPECT_NE(json.find(R"("layer":"poplibs")"), std::string::npos) << json;
-  EXPECT_NE(json.find(R"("args":{"sizes":[4,5],"t":{"name":"weights","shape":[2,3],"type":"float"}})"),
-            std::string::npos)
+  EXPECT_NE(
+      json.find(R"("args":{"sizes":[4,5],"t":{"name":"weights","shape":[2,3],"type":"float"}})"),
+      std::string::npos)
       << json;
   // Outputs are recorded when the record is finished (destroyed): see them in the stream.
   const std::string path = "/tmp/tessera_opdebuginfo_" + std::to_string(getpid()) + ".json";
@@ -154,5 +155,6 @@ TEST(DebugInfo, StreamerWritesOneJsonDocument) {
   EXPECT_EQ(text.str().find("after"), std::string::npos);
   EXPECT_EQ(text.str().substr(text.str().size() - 4), "\n]}\n");
   EXPECT_TRUE(throwsWithMessage<poplar_error>(
-      [] { DebugInfo::initializeStreamer("/nonexistent-dir/x.json"); }, {"/nonexistent-dir/x.json"}));
+      [] { DebugInfo::initializeStreamer("/nonexistent-dir/x.json"); },
+      {"/nonexistent-dir/x.json"}));
 }

@@ -65,8 +65,7 @@ std::vector<std::vector<std::size_t>> naiveRuns(const Graph &g, const Tensor &t,
     if (prev && prev->e == it.e)
       continue; // aliased
     const bool continues = prev && prev->e.first == it.e.first &&
-                           prev->e.second + 1 == it.e.second &&
-                           tileOf[prev->e] == tileOf[it.e];
+                           prev->e.second + 1 == it.e.second && tileOf[prev->e] == tileOf[it.e];
     if (!continues)
       runs.emplace_back();
     runs.back().push_back(it.tensorIndex);
@@ -127,8 +126,12 @@ TEST_F(Inspection, SortedContiguousRegionsRandomViewsMatchNaive) {
   Tensor a = graph.addVariable(INT, {5, 7}, "a");
   graph.setTileMapping(a.slice(0, 3), 3);
   graph.setTileMapping(a.slice(3, 5), 0);
-  const std::vector<Tensor> views = {a, a.transpose(), a.slice(1, 6, 1).dimShuffle({1, 0}),
-                                     a.subSample(2, 1), a.reverse(1), concat(a[2], a[1])};
+  const std::vector<Tensor> views = {a,
+                                     a.transpose(),
+                                     a.slice(1, 6, 1).dimShuffle({1, 0}),
+                                     a.subSample(2, 1),
+                                     a.reverse(1),
+                                     concat(a[2], a[1])};
   for (std::size_t v = 0; v < views.size(); ++v) {
     SCOPED_TRACE(viewref::numbered("view ", v));
     const Tensor t = views[v].flatten();
@@ -184,11 +187,16 @@ TEST_F(Inspection, AliasedIntervalsAreRemovedOrReported) {
 TEST_F(Inspection, SortedContiguousRegionsErrorsNameTheTensorAndInterval) {
   Tensor a = graph.addVariable(FLOAT, {4}, "small");
   EXPECT_TRUE(throwsWithMessage<index_error>(
-      [&] { graph.getSortedContiguousRegions(a, {{2, 9}}); }, {"'small'", "[2, 9)", "4 elements"}));
+      [&] {
+        graph.getSortedContiguousRegions(a, {{2, 9}});
+      },
+      {"'small'", "[2, 9)", "4 elements"}));
   Graph other(device.getTarget());
   Tensor o = other.addVariable(FLOAT, {4}, "foreign");
   EXPECT_TRUE(throwsWithMessage<graph_connection_error>(
-      [&] { graph.getSortedContiguousRegions(o, {{0, 4}}); },
+      [&] {
+        graph.getSortedContiguousRegions(o, {{0, 4}});
+      },
       {"getSortedContiguousRegions", "'foreign'"}));
 }
 

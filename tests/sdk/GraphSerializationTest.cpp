@@ -228,8 +228,7 @@ TEST(TensorSerializationErrors, TruncatedBinaryStreamNamesTheShortfall) {
       {"deserializeTensors", "truncated", "payload bytes"}));
   std::istringstream header(bytes.substr(0, 10));
   EXPECT_TRUE(throwsWithMessage<parse_error>(
-      [&] { g.deserializeTensors(header, SerializationFormat::Binary); },
-      {"truncated", "header"}));
+      [&] { g.deserializeTensors(header, SerializationFormat::Binary); }, {"truncated", "header"}));
   std::istringstream empty("");
   EXPECT_TRUE(throwsWithMessage<parse_error>(
       [&] { g.deserializeTensors(empty, SerializationFormat::Binary); }, {"empty"}));
@@ -271,8 +270,7 @@ TEST(TensorSerializationErrors, EditedJsonFailsTheChecksumAndForeignJsonIsNamed)
   // Reading JSON as Binary says so.
   std::istringstream asBinary(out.str());
   EXPECT_TRUE(throwsWithMessage<parse_error>(
-      [&] { g.deserializeTensors(asBinary, SerializationFormat::Binary); },
-      {"looks like JSON"}));
+      [&] { g.deserializeTensors(asBinary, SerializationFormat::Binary); }, {"looks like JSON"}));
 }
 
 TEST(TensorSerializationErrors, MappingBeyondThisGraphsTilesNamesVariableAndTile) {
@@ -290,6 +288,37 @@ TEST(TensorSerializationErrors, MappingBeyondThisGraphsTilesNamesVariableAndTile
       {"'farAway'", "tile 6", "2 tiles"}));
 }
 
+TEST(TensorSerializationErrors, BadContentBehindAValidChecksumIsNamed) {
+  Device device = viewref::smallDevice(2);
+  Graph g(device.getTarget());
+  Tensor a = g.addVariable(FLOAT, {4}, "alpha");
+  g.setTileMapping(a, 1);
+  std::ostringstream out;
+  g.serializeTensors(out, {a}, SerializationFormat::Binary);
+  const std::string good = out.str();
+  // The variable's type is written first, the tensor's second (field order).
+  const auto first = good.find("float"), second = good.find("float", first + 1);
+  ASSERT_NE(second, std::string::npos);
+
+  std::string badVariableType = good;
+  badVariableType.replace(first, 5, "flo@t");
+  std::istringstream in1(reseal(badVariableType));
+  EXPECT_TRUE(throwsWithMessage<parse_error>(
+      [&] { g.deserializeTensors(in1, SerializationFormat::Binary); },
+      {"variable 0 'alpha'", "'flo@t'"}));
+
+  std::string otherSize = good;
+  otherSize.replace(second, 5, "short");
+  std::istringstream in2(reseal(otherSize));
+  EXPECT_TRUE(throwsWithMessage<parse_error>(
+      [&] { g.deserializeTensors(in2, SerializationFormat::Binary); },
+      {"tensor 0", "short", "variable 0 holds float"}));
+  // Nothing was added by the failed reads.
+  std::istringstream in3(good);
+  const auto got = g.deserializeTensors(in3, SerializationFormat::Binary);
+  EXPECT_EQ(got[0].getVarRegions()[0].var.id, 1u);
+}
+
 TEST(TensorSerializationErrors, TensorOfAnotherGraphIsNamed) {
   Device device = viewref::smallDevice(2);
   Graph g(device.getTarget()), other(device.getTarget());
@@ -297,7 +326,9 @@ TEST(TensorSerializationErrors, TensorOfAnotherGraphIsNamed) {
   Tensor theirs = other.addVariable(FLOAT, {2}, "theirs");
   std::ostringstream out;
   EXPECT_TRUE(throwsWithMessage<graph_connection_error>(
-      [&] { g.serializeTensors(out, {mine, theirs}, SerializationFormat::Binary); },
+      [&] {
+        g.serializeTensors(out, {mine, theirs}, SerializationFormat::Binary);
+      },
       {"serializeTensors: tensor 1", "'theirs'", "another graph"}));
 }
 

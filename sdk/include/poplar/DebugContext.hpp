@@ -96,9 +96,9 @@ public:
 
   /// Starts writing every DebugInfo destroyed from now on to `fileName` (one JSON document;
   /// Tessera writes JSON for CBOR too). Throws `poplar_error` naming a file it cannot open.
-  static void initializeStreamer(const std::string &fileName,
-                                 const DebugSerializationFormat &format =
-                                     DebugSerializationFormat::CBOR);
+  static void
+  initializeStreamer(const std::string &fileName,
+                     const DebugSerializationFormat &format = DebugSerializationFormat::CBOR);
   /// Finishes and closes the file (nothing happens when none is open).
   static void closeStreamer();
 

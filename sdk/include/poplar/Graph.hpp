@@ -268,13 +268,11 @@ public:
   /// tile) and every variable it is connected to, with an edge per connected field (variable
   /// to vertex for inputs, vertex to variable for outputs, both ways for in-outs). With
   /// `progs`, only the compute sets those programs execute are drawn.
-  void outputVertexGraph(std::ostream &outputStream,
-                         ArrayRef<program::Program> progs = {}) const;
+  void outputVertexGraph(std::ostream &outputStream, ArrayRef<program::Program> progs = {}) const;
   /// Writes, as a Graphviz `digraph`, every compute set (with its vertex count) and the
   /// variables its vertices read and write. With `progs`, the programs are drawn as nodes too,
   /// with edges in the order they run, and only the compute sets they execute are drawn.
-  void outputComputeGraph(std::ostream &outputStream,
-                          ArrayRef<program::Program> progs = {}) const;
+  void outputComputeGraph(std::ostream &outputStream, ArrayRef<program::Program> progs = {}) const;
 
   // Tessera internals.
   core::GraphData &data() const { return *data_; }

@@ -94,12 +94,12 @@ Graph::getSortedContiguousRegions(const Tensor &t, ArrayRef<Interval> regions,
         if (b < e)
           pieces.push_back({r.var, b, e, tile, at + (b - r.begin)});
       };
-      data_->variables[r.var].mapping.forEachOverlap(
-          r.begin, r.end, [&](const core::TileIntervalMap::Entry &e) {
-            emit(pos, e.begin, core::kNoTile);
-            emit(e.begin, e.end, e.tile);
-            pos = e.end;
-          });
+      data_->variables[r.var].mapping.forEachOverlap(r.begin, r.end,
+                                                     [&](const core::TileIntervalMap::Entry &e) {
+                                                       emit(pos, e.begin, core::kNoTile);
+                                                       emit(e.begin, e.end, e.tile);
+                                                       pos = e.end;
+                                                     });
       emit(pos, r.end, core::kNoTile);
       at += r.size();
     }
@@ -141,8 +141,8 @@ Graph::getSortedContiguousRegions(const Tensor &t, ArrayRef<Interval> regions,
       out.emplace_back();
     }
     auto &seq = out.back();
-    const bool extend = memoryContinues && !hasAliases && !prevHasAliases &&
-                        seq.back().end() == p.tensorBegin;
+    const bool extend =
+        memoryContinues && !hasAliases && !prevHasAliases && seq.back().end() == p.tensorBegin;
     if (extend) {
       seq.back() = Interval(seq.back().begin(), p.tensorBegin + (p.varEnd - p.varBegin));
     } else {

@@ -77,8 +77,7 @@ void DebugInfo::initializeStreamer(const std::string &fileName, const DebugSeria
   }
   s.out.open(fileName, std::ios::trunc);
   if (!s.out)
-    throw poplar_error("DebugInfo::initializeStreamer: cannot open '" + fileName +
-                       "' for writing");
+    throw poplar_error("DebugInfo::initializeStreamer: cannot open '" + fileName + "' for writing");
   s.out << "{\"contexts\": [";
   s.first = true;
 }

@@ -405,8 +405,8 @@ TileToTensorMapping Graph::getTileMapping(const Tensor &t, bool requireComplete)
 // ---- host I/O ----------------------------------------------------------------------------
 
 namespace {
-DataStream addStream(GraphData &g, StringRef handle, const Type &type, std::size_t n,
-                     bool toDevice, ReplicatedStreamMode mode = ReplicatedStreamMode::REPLICATE) {
+DataStream addStream(GraphData &g, StringRef handle, const Type &type, std::size_t n, bool toDevice,
+                     ReplicatedStreamMode mode = ReplicatedStreamMode::REPLICATE) {
   if (!type.isValid())
     throw type_error("stream '" + handle.str() + "': invalid element type");
   if (!type.isDeviceType())

@@ -33,22 +33,38 @@ std::string dotQuoted(const std::string &s) {
 const char *kindName(core::ProgramNode::Kind k) {
   using K = core::ProgramNode::Kind;
   switch (k) {
-  case K::Sequence: return "Sequence";
-  case K::Execute: return "Execute";
-  case K::Copy: return "Copy";
-  case K::StreamToDevice: return "Copy (host to device)";
-  case K::StreamFromDevice: return "Copy (device to host)";
-  case K::Repeat: return "Repeat";
-  case K::RepeatWhile: return "RepeatWhile";
-  case K::If: return "If";
-  case K::Switch: return "Switch";
-  case K::Call: return "Call";
-  case K::Print: return "PrintTensor";
-  case K::WriteUndef: return "WriteUndef";
-  case K::Sync: return "Sync";
-  case K::Abort: return "Abort";
-  case K::AbortOnCondition: return "AbortOnCondition";
-  case K::CrossReplica: return "CrossReplica";
+  case K::Sequence:
+    return "Sequence";
+  case K::Execute:
+    return "Execute";
+  case K::Copy:
+    return "Copy";
+  case K::StreamToDevice:
+    return "Copy (host to device)";
+  case K::StreamFromDevice:
+    return "Copy (device to host)";
+  case K::Repeat:
+    return "Repeat";
+  case K::RepeatWhile:
+    return "RepeatWhile";
+  case K::If:
+    return "If";
+  case K::Switch:
+    return "Switch";
+  case K::Call:
+    return "Call";
+  case K::Print:
+    return "PrintTensor";
+  case K::WriteUndef:
+    return "WriteUndef";
+  case K::Sync:
+    return "Sync";
+  case K::Abort:
+    return "Abort";
+  case K::AbortOnCondition:
+    return "AbortOnCondition";
+  case K::CrossReplica:
+    return "CrossReplica";
   }
   return "Program";
 }
@@ -155,8 +171,7 @@ void Graph::outputVertexGraph(std::ostream &os, ArrayRef<program::Program> progs
     });
   }
   for (unsigned var : vars)
-    os << "  var" << var << " [shape=ellipse, label=" << dotQuoted(variableLabel(g, var))
-       << "];\n";
+    os << "  var" << var << " [shape=ellipse, label=" << dotQuoted(variableLabel(g, var)) << "];\n";
   os << "}\n";
 }
 
@@ -191,8 +206,7 @@ void Graph::outputComputeGraph(std::ostream &os, ArrayRef<program::Program> prog
     vars.insert(writes.begin(), writes.end());
   }
   for (unsigned var : vars)
-    os << "  var" << var << " [shape=ellipse, label=" << dotQuoted(variableLabel(g, var))
-       << "];\n";
+    os << "  var" << var << " [shape=ellipse, label=" << dotQuoted(variableLabel(g, var)) << "];\n";
   for (std::size_t i = 0; i < walk.nodes.size(); ++i) {
     const auto *n = walk.nodes[i];
     std::string label = kindName(n->kind);
@@ -203,8 +217,8 @@ void Graph::outputComputeGraph(std::ostream &os, ArrayRef<program::Program> prog
       os << "  prog" << i << " -> cs" << n->computeSet.getId() << " [style=dashed];\n";
   }
   for (const auto &e : walk.edges)
-    os << "  prog" << e.from << " -> prog" << e.to << " [style=dashed, label="
-       << dotQuoted(std::to_string(e.position)) << "];\n";
+    os << "  prog" << e.from << " -> prog" << e.to
+       << " [style=dashed, label=" << dotQuoted(std::to_string(e.position)) << "];\n";
   os << "}\n";
 }
 

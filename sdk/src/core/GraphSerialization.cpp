@@ -156,8 +156,8 @@ Body readSealed(std::istream &in, SerializationFormat format, std::string_view m
     const std::size_t have = bytes.size() - kHeaderBytes;
     if (length != have)
       throw parse_error(prefix + "the stream is " + (length > have ? "truncated" : "too long") +
-                        ": the header announces " + std::to_string(length) +
-                        " payload bytes but " + std::to_string(have) + " follow");
+                        ": the header announces " + std::to_string(length) + " payload bytes but " +
+                        std::to_string(have) + " follow");
     const std::string_view payload = view.substr(kHeaderBytes);
     if (fnv1a64(payload) != checksum)
       throw parse_error(prefix + "checksum mismatch: the payload is corrupt (expected " +
@@ -170,8 +170,7 @@ Body readSealed(std::istream &in, SerializationFormat format, std::string_view m
     options.ignore_unknown_fields = false;
     const auto status = google::protobuf::util::JsonStringToMessage(bytes, &file, options);
     if (!status.ok())
-      throw parse_error(prefix + "the JSON does not parse (" + std::string(status.message()) +
-                        ")");
+      throw parse_error(prefix + "the JSON does not parse (" + std::string(status.message()) + ")");
     if (file.format() != formatName)
       throw parse_error(prefix + "the JSON's \"format\" is '" + file.format() + "', not '" +
                         formatName + "'");
@@ -180,7 +179,8 @@ Body readSealed(std::istream &in, SerializationFormat format, std::string_view m
                         " is not this SDK's (" + std::to_string(kVersion) + ")");
     const std::string computed = hex16(fnv1a64(deterministicBytes(file.body())));
     if (file.checksum() != computed)
-      throw parse_error(prefix + "checksum mismatch: the JSON's body is corrupt (\"checksum\" is '" +
+      throw parse_error(prefix +
+                        "checksum mismatch: the JSON's body is corrupt (\"checksum\" is '" +
                         file.checksum() + "', the body's is '" + computed + "')");
     body = file.body();
   } else {
@@ -191,7 +191,8 @@ Body readSealed(std::istream &in, SerializationFormat format, std::string_view m
 }
 
 /// Product of `shape`, or nullopt when it overflows kMaxElements.
-std::optional<std::uint64_t> checkedProduct(const google::protobuf::RepeatedField<std::uint64_t> &shape) {
+std::optional<std::uint64_t>
+checkedProduct(const google::protobuf::RepeatedField<std::uint64_t> &shape) {
   std::uint64_t n = 1;
   for (std::uint64_t d : shape) {
     if (d != 0 && n > kMaxElements / d)
@@ -277,9 +278,8 @@ void Graph::serializeTensors(std::ostream &out, ArrayRef<Tensor> tensors,
     return it->second;
   };
   for (std::size_t i = 0; i < tensors.size(); ++i) {
-    core::requireSameGraphLazy(*data_, tensors[i], [&] {
-      return "serializeTensors: tensor " + std::to_string(i);
-    });
+    core::requireSameGraphLazy(*data_, tensors[i],
+                               [&] { return "serializeTensors: tensor " + std::to_string(i); });
     *set.add_tensors() = encodeView(tensors[i], varIndex);
   }
   writeSealed<pb::TensorFile>(out, set, format, kTensorMagic, kTensorFormat, "serializeTensors");
@@ -392,8 +392,7 @@ std::vector<Tensor> Graph::deserializeTensors(std::istream &in, SerializationFor
     d->shape.assign(t.shape().begin(), t.shape().end());
     d->numElements = core::product(d->shape);
     for (int k = 0; k < t.region_var_size(); ++k)
-      core::appendRegion(d->regions,
-                         {newIds[t.region_var(k)], t.region_begin(k), t.region_end(k)});
+      core::appendRegion(d->regions, {newIds[t.region_var(k)], t.region_begin(k), t.region_end(k)});
     out.emplace_back(std::move(d));
   }
   return out;

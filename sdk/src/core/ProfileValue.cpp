@@ -13,11 +13,16 @@ namespace poplar {
 namespace {
 const char *typeName(ProfileValue::Type t) {
   switch (t) {
-  case ProfileValue::Type::STRING: return "string";
-  case ProfileValue::Type::NUMBER: return "number";
-  case ProfileValue::Type::BOOLEAN: return "boolean";
-  case ProfileValue::Type::VECTOR: return "vector";
-  case ProfileValue::Type::MAP: return "map";
+  case ProfileValue::Type::STRING:
+    return "string";
+  case ProfileValue::Type::NUMBER:
+    return "number";
+  case ProfileValue::Type::BOOLEAN:
+    return "boolean";
+  case ProfileValue::Type::VECTOR:
+    return "vector";
+  case ProfileValue::Type::MAP:
+    return "map";
   }
   return "?";
 }
@@ -48,7 +53,7 @@ ProfileValue::~ProfileValue() = default;
 
 #define TESSERA_PROFILE_VALUE_EXPECT(T)                                                            \
   if (type_ != Type::T)                                                                            \
-    throw poplar_error(std::string("ProfileValue: asked for a ") + typeName(Type::T) +            \
+    throw poplar_error(std::string("ProfileValue: asked for a ") + typeName(Type::T) +             \
                        " but it holds a " + typeName(type_));
 
 const ProfileValue::String &ProfileValue::asString() const {
@@ -106,11 +111,16 @@ bool operator==(const ProfileValue &a, const ProfileValue &b) {
   if (a.type_ != b.type_)
     return false;
   switch (a.type_) {
-  case ProfileValue::Type::STRING: return a.string_ == b.string_;
-  case ProfileValue::Type::NUMBER: return a.number_ == b.number_;
-  case ProfileValue::Type::BOOLEAN: return a.boolean_ == b.boolean_;
-  case ProfileValue::Type::VECTOR: return *a.vector_ == *b.vector_;
-  case ProfileValue::Type::MAP: return *a.map_ == *b.map_;
+  case ProfileValue::Type::STRING:
+    return a.string_ == b.string_;
+  case ProfileValue::Type::NUMBER:
+    return a.number_ == b.number_;
+  case ProfileValue::Type::BOOLEAN:
+    return a.boolean_ == b.boolean_;
+  case ProfileValue::Type::VECTOR:
+    return *a.vector_ == *b.vector_;
+  case ProfileValue::Type::MAP:
+    return *a.map_ == *b.map_;
   }
   return false;
 }

@@ -75,9 +75,9 @@ void OpDebugInfo::addOutput(const poplar::Tensor &output) {
 
 PoplibsOpDebugInfo::PoplibsOpDebugInfo(const poplar::DebugContext &debugContext,
                                        const std::vector<ArgType> &args, const std::string &api)
-    : OpDebugInfo(debugContext, api.empty() ? std::string(debugContext.getSourceLocation()
-                                                              .getFunctionName())
-                                            : api) {
+    : OpDebugInfo(debugContext,
+                  api.empty() ? std::string(debugContext.getSourceLocation().getFunctionName())
+                              : api) {
   if (!args.empty())
     add("args", args);
 }
