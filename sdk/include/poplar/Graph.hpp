@@ -21,7 +21,9 @@
 #include <poplar/GraphElements.hpp>
 #include <poplar/Interval.hpp>
 #include <poplar/OptionFlags.hpp>
+#include <poplar/PerfEstimateFunc.hpp>
 #include <poplar/Program.hpp>
+#include <poplar/SerializationFormat.hpp>
 #include <poplar/StringRef.hpp>
 #include <poplar/Target.hpp>
 #include <poplar/Tensor.hpp>
@@ -216,6 +218,7 @@ public:
   }
   /// Cycle estimate used by the cost model for `v` (overrides the vertex type's own).
   void setPerfEstimate(const VertexRef &v, std::uint64_t cycles, std::uint64_t flops = 0);
+  void setPerfEstimate(const VertexRef &v, const VertexPerfEstimate &estimate);
 
   // ---- host I/O ----------------------------------------------------------------------
   DataStream addHostToDeviceFIFO(StringRef handle, const Type &elementType, std::size_t numElements,
@@ -232,6 +235,55 @@ public:
   Function addFunction(const program::Program &program);
   /// A graph over tiles [lowerTile, upperTile) of this one; tile numbers in it start at 0.
   Graph createVirtualGraph(unsigned lowerTile, unsigned upperTile);
+
+  // ---- serialization and inspection (GraphSerialization.cpp, ContiguousRegions.cpp,
+  //      GraphDot.cpp) -----------------------------------------------------------------
+  /// Writes a description of the whole graph (variables with their types, shapes and tile
+  /// mappings, compute sets, vertices with their tiles and connections, streams) and, with
+  /// `progs`, how many programs there are: for inspection and debugging, not for reloading.
+  void serialize(std::ostream &out, SerializationFormat format) const;
+  void serialize(std::ostream &out, ArrayRef<program::Program> progs,
+                 SerializationFormat format) const;
+  /// Writes `tensors` (all of this graph) with the variables they are views of: each
+  /// tensor's element type, shape and runs of variable elements; each variable's type, shape,
+  /// debug name, tile mapping and (for constants and variables given one) initial value.
+  /// The data carries a checksum. Throws `graph_connection_error` naming a tensor that is
+  /// invalid or of another graph, `runtime_error` when the stream cannot be written.
+  void serializeTensors(std::ostream &out, ArrayRef<Tensor> tensors,
+                        SerializationFormat format) const;
+  /// Reads what serializeTensors wrote and re-creates it in this graph: one new variable per
+  /// variable written (same type, shape, name and tile mapping; new ids), and the tensors as
+  /// views of them, so tensors that shared elements when written share them again. Both
+  /// formats are accepted (Poplar reads Binary only). The whole stream is checked before
+  /// anything is added: a truncated, corrupt or foreign stream throws `parse_error` saying what
+  /// is wrong; a tile mapping this graph cannot hold throws `invalid_tile_mapping` naming the
+  /// variable and the tile.
+  std::vector<Tensor> deserializeTensors(std::istream &in, SerializationFormat format);
+
+  /// The elements of `t` listed in `regions` (tensor-order intervals), as sequences of
+  /// intervals such that each sequence is one contiguous run of memory (consecutive elements
+  /// of one variable on one tile), the intervals of a sequence listed in memory order, and the
+  /// sequences sorted by variable then offset. Elements that several intervals alias (the same
+  /// variable element reached twice) are kept once with `removeAliasedIntervals`; otherwise
+  /// each aliased interval follows, as a sequence of its own, the sequence holding the first
+  /// interval it aliases. `aliases`, when given, gets one entry per returned interval (in
+  /// flattened order): the interval's own begin when it is not an alias, else the begin of the
+  /// returned interval (of the same size) it aliases. Throws `index_error` for an interval
+  /// outside `t` and `graph_connection_error` for a tensor of another graph.
+  std::vector<std::vector<Interval>>
+  getSortedContiguousRegions(const Tensor &t, ArrayRef<Interval> regions,
+                             bool removeAliasedIntervals = false,
+                             std::vector<std::size_t> *aliases = nullptr) const;
+
+  /// Writes, as a Graphviz `digraph`, every vertex (labelled with its type, compute set and
+  /// tile) and every variable it is connected to, with an edge per connected field (variable
+  /// to vertex for inputs, vertex to variable for outputs, both ways for in-outs). With
+  /// `progs`, only the compute sets those programs execute are drawn.
+  void outputVertexGraph(std::ostream &outputStream, ArrayRef<program::Program> progs = {}) const;
+  /// Writes, as a Graphviz `digraph`, every compute set (with its vertex count) and the
+  /// variables its vertices read and write. With `progs`, the programs are drawn as nodes too,
+  /// with edges in the order they run, and only the compute sets they execute are drawn.
+  void outputComputeGraph(std::ostream &outputStream, ArrayRef<program::Program> progs = {}) const;
 
   // Tessera internals.
   core::GraphData &data() const { return *data_; }

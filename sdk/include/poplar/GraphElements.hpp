@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include <poplar/DataStreamType.hpp>
 #include <poplar/StringRef.hpp>
 #include <poplar/Type.hpp>
 
@@ -102,6 +103,12 @@ public:
   std::string handle() const;
   Type elementType() const;
   std::size_t numElements() const;
+  /// HostToDeviceFIFO or DeviceToHostFIFO for the streams Graph makes.
+  DataStreamType type() const;
+  /// The graph's replication factor: how many replicas each have this stream.
+  unsigned replicationFactor() const;
+  /// For a host-to-device stream, the mode it was added with (REPLICATE for the others).
+  ReplicatedStreamMode replicatedMode() const;
 
 private:
   const core::GraphData *graph_ = nullptr;

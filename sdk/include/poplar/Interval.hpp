@@ -12,6 +12,9 @@ public:
   constexpr GenericInterval(T begin, T end) : begin_(begin), end_(end) {}
   constexpr T begin() const { return begin_; }
   constexpr T end() const { return end_; }
+  /// Poplar's other names for begin() and end().
+  constexpr T lower() const { return begin_; }
+  constexpr T upper() const { return end_; }
   constexpr T size() const { return end_ - begin_; }
   friend constexpr bool operator==(const GenericInterval &a, const GenericInterval &b) {
     return a.begin_ == b.begin_ && a.end_ == b.end_;

@@ -5,6 +5,7 @@
 // including only this header.
 #include <cassert>
 #include <cstddef>
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <string>
@@ -24,7 +25,10 @@ struct TensorData;
 struct VariableRef {
   unsigned id = ~0u;
   friend bool operator==(VariableRef a, VariableRef b) { return a.id == b.id; }
+  friend bool operator!=(VariableRef a, VariableRef b) { return a.id != b.id; }
   friend bool operator<(VariableRef a, VariableRef b) { return a.id < b.id; }
+  /// The hash `std::hash<VariableRef>` gives, so variables can key unordered containers.
+  std::size_t hash() const { return std::hash<unsigned>()(id); }
 };
 
 /// A contiguous run of a variable's elements.
@@ -120,6 +124,12 @@ public:
   bool intersectsWith(const Tensor &other) const;
   /// "float[3,4]".
   std::string shortString() const;
+  /// The shape alone, as Poplar prints it: "{3,4}" ("{}" for a scalar).
+  std::string shapeToString() const;
+  /// What the tensor is made of, for debugging: its type and shape, then each run of variable
+  /// elements it covers with the variable's debug name, e.g.
+  /// "float{2,3} = 'w'[0, 4) 'b'[2, 4)".
+  std::string getDebugStr() const;
 
   /// Same elements in the same order with the same shape.
   bool operator==(const Tensor &o) const;
@@ -142,3 +152,7 @@ Tensor append(const Tensor &a, const Tensor &b, unsigned dim = 0);
 std::ostream &operator<<(std::ostream &os, const Tensor &t);
 
 } // namespace poplar
+
+template <> struct std::hash<poplar::VariableRef> {
+  std::size_t operator()(const poplar::VariableRef &v) const noexcept { return v.hash(); }
+};

@@ -463,8 +463,8 @@ TileToTensorMapping Graph::getTileMapping(const Tensor &t, bool requireComplete)
 // ---- host I/O ----------------------------------------------------------------------------
 
 namespace {
-DataStream addStream(GraphData &g, StringRef handle, const Type &type, std::size_t n,
-                     bool toDevice) {
+DataStream addStream(GraphData &g, StringRef handle, const Type &type, std::size_t n, bool toDevice,
+                     ReplicatedStreamMode mode = ReplicatedStreamMode::REPLICATE) {
   if (!type.isValid())
     throw type_error("stream '" + handle.str() + "': invalid element type");
   if (!type.isDeviceType())
@@ -474,16 +474,16 @@ DataStream addStream(GraphData &g, StringRef handle, const Type &type, std::size
     throw graph_object_creation_error("a data stream with handle '" + handle.str() +
                                       "' already exists");
   const unsigned id = static_cast<unsigned>(g.streams.size());
-  g.streams.push_back({handle.str(), type, n, toDevice});
+  g.streams.push_back({handle.str(), type, n, toDevice, mode});
   g.streamByHandle[handle.str()] = id;
   return DataStream(&g, id);
 }
 } // namespace
 
 DataStream Graph::addHostToDeviceFIFO(StringRef handle, const Type &elementType,
-                                      std::size_t numElements, ReplicatedStreamMode,
+                                      std::size_t numElements, ReplicatedStreamMode mode,
                                       const OptionFlags &) {
-  return addStream(*data_, handle, elementType, numElements, true);
+  return addStream(*data_, handle, elementType, numElements, true, mode);
 }
 
 DataStream Graph::addDeviceToHostFIFO(StringRef handle, const Type &elementType,
@@ -530,4 +530,10 @@ namespace poplar {
 std::string DataStream::handle() const { return graph_->streams.at(id_).handle; }
 Type DataStream::elementType() const { return graph_->streams.at(id_).type; }
 std::size_t DataStream::numElements() const { return graph_->streams.at(id_).numElements; }
+DataStreamType DataStream::type() const {
+  return graph_->streams.at(id_).toDevice ? DataStreamType::HostToDeviceFIFO
+                                          : DataStreamType::DeviceToHostFIFO;
+}
+unsigned DataStream::replicationFactor() const { return graph_->replicationFactor; }
+ReplicatedStreamMode DataStream::replicatedMode() const { return graph_->streams.at(id_).mode; }
 } // namespace poplar

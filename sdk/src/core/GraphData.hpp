@@ -61,6 +61,7 @@ struct StreamData {
   Type type;
   std::size_t numElements = 0;
   bool toDevice = true;
+  ReplicatedStreamMode mode = ReplicatedStreamMode::REPLICATE;
 };
 
 struct GraphData {

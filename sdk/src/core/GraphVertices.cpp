@@ -226,3 +226,9 @@ void Graph::setPerfEstimate(const VertexRef &v, std::uint64_t cycles, std::uint6
 }
 
 } // namespace poplar
+
+namespace poplar {
+void Graph::setPerfEstimate(const VertexRef &v, const VertexPerfEstimate &estimate) {
+  setPerfEstimate(v, estimate.cycles, estimate.flops);
+}
+} // namespace poplar
