@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <sstream>
+#include <string>
 #include <vector>
 
 #include <unistd.h>
@@ -276,6 +277,101 @@ TEST(RemoteBuffers, DamagedExecutablesFailToParseNeverCrash) {
     } catch (const poplar_error &) {
     }
   }
+}
+
+namespace {
+// Protocol Buffers wire format, to append fields to a serialized executable: a repeated field
+// read twice gains an element, so each helper adds one remote buffer, remote copy or step.
+void varint(std::string &out, std::uint64_t v) {
+  do {
+    out.push_back(char((v & 0x7f) | (v >= 0x80 ? 0x80 : 0)));
+    v >>= 7;
+  } while (v);
+}
+void varintField(std::string &out, unsigned field, std::uint64_t v) {
+  varint(out, field << 3);
+  varint(out, v);
+}
+void bytesField(std::string &out, unsigned field, const std::string &payload) {
+  varint(out, (field << 3) | 2);
+  varint(out, payload.size());
+  out += payload;
+}
+const std::uint64_t kFloatId = static_cast<std::uint64_t>(FLOAT.id());
+const std::uint64_t kUnsignedId = static_cast<std::uint64_t>(UNSIGNED_INT.id());
+
+/// executable.proto's TensorImage with no pieces: a type and a size in bytes.
+std::string tensorImage(std::uint64_t type, std::uint64_t bytes) {
+  std::string m;
+  varintField(m, 1, type);
+  varintField(m, 4, bytes);
+  return m;
+}
+/// Executable.remote_buffers (field 42) gains {handle "extra", type, elements, repeats, row}.
+std::string withRemoteBuffer(std::string bytes, std::uint64_t type, std::uint64_t elements,
+                             std::uint64_t repeats, std::uint64_t bytesPerRow) {
+  std::string m;
+  bytesField(m, 1, "extra");
+  varintField(m, 2, type);
+  varintField(m, 3, elements);
+  varintField(m, 4, repeats);
+  varintField(m, 5, bytesPerRow);
+  bytesField(bytes, 42, m);
+  return bytes;
+}
+/// Executable.remote_copies (field 43) gains a copy of `buffer` to `tensor` (with `offset`
+/// unless empty).
+std::string withRemoteCopy(std::string bytes, std::uint64_t buffer, const std::string &tensor,
+                           const std::string &offset = "") {
+  std::string m;
+  varintField(m, 2, buffer);
+  bytesField(m, 3, tensor);
+  if (!offset.empty())
+    bytesField(m, 4, offset);
+  bytesField(bytes, 43, m);
+  return bytes;
+}
+/// A RemoteIn step (compiler::StepKind 20) naming remote copy `index`, after the last step.
+std::string withRemoteInStep(std::string bytes, std::uint64_t index) {
+  for (auto [field, value] :
+       {std::pair<unsigned, std::uint64_t>{26, 20}, {27, index}, {28, 0}, {29, 0}}) {
+    std::string payload;
+    varint(payload, value);
+    bytesField(bytes, field, payload);
+  }
+  return bytes;
+}
+} // namespace
+
+TEST(RemoteBufferErrors, DamagedBuffersCopiesAndStepsAreRefusedWhenRead) {
+  RowGraph g;
+  const std::string good = serialized(g);
+  const auto refused = [&](const std::string &bytes, const char *what) {
+    expectThrowWithMessage<parse_error>([&] { deserialized(bytes); },
+                                        {"deserializing an executable", "corrupt", what});
+  };
+  // Buffers whose sizes disagree, are empty or larger than a host can address.
+  refused(withRemoteBuffer(good, kFloatId, 4, 2, 15), "remote buffer size");
+  refused(withRemoteBuffer(good, kFloatId, 4, 0, 16), "remote buffer size");
+  refused(withRemoteBuffer(good, kFloatId, 0, 2, 0), "remote buffer size");
+  refused(withRemoteBuffer(good, kFloatId, std::uint64_t(1) << 40, std::uint64_t(1) << 20,
+                           std::uint64_t(1) << 42),
+          "remote buffer size");
+  refused(withRemoteBuffer(good, 200, 4, 2, 16), "element type");
+  // Copies of a buffer that is not there, of part of a row, of another type, or with an
+  // offset tensor of the wrong type or size ("rb" has 4 rows of 12 bytes).
+  refused(withRemoteCopy(good, 99, tensorImage(kFloatId, 12)), "remote buffer index");
+  refused(withRemoteCopy(good, 0, tensorImage(kFloatId, 10), tensorImage(kUnsignedId, 4)),
+          "remote copy size");
+  refused(withRemoteCopy(good, 0, tensorImage(kUnsignedId, 12), tensorImage(kUnsignedId, 4)),
+          "remote copy size");
+  refused(withRemoteCopy(good, 0, tensorImage(kFloatId, 12)), "remote copy size");
+  refused(withRemoteCopy(good, 0, tensorImage(kFloatId, 24), tensorImage(kFloatId, 8)),
+          "remote copy offset");
+  refused(withRemoteCopy(good, 0, tensorImage(kFloatId, 24), tensorImage(kUnsignedId, 4)),
+          "remote copy offset");
+  // A step naming a remote copy that does not exist.
+  refused(withRemoteInStep(good, 99), "step operand");
 }
 
 TEST(RemoteBuffers, CacheKeyCoversBuffersAndTheirCopies) {
