@@ -224,7 +224,7 @@ TEST(Devices, SimulatorDeviceHasExactlyItsTarget) {
   Target t = m.createTarget();
   Device d = Device::createSimulatorDevice(t);
   EXPECT_EQ(d.getTarget(), t);
-  EXPECT_FALSE(d.supportsRemoteBuffers());
+  EXPECT_TRUE(d.supportsRemoteBuffers());
   EXPECT_THROW_MSG(invalid_machine_model, Device::createSimulatorDevice(Target()),
                    {"valid target"});
   EXPECT_THROW_MSG(poplar_error, Device().getTarget(), {"empty Device"});

@@ -35,8 +35,8 @@ public:
   bool attach() const;
   void detach() const;
   bool isAttached() const;
-  /// Simulated devices carry no firmware; provided for source compatibility.
-  bool supportsRemoteBuffers() const { return false; }
+  /// True: every simulated device keeps remote buffers in the host's memory.
+  bool supportsRemoteBuffers() const { return true; }
 
   // Tessera internals.
   struct Impl;

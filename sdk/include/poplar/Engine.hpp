@@ -129,6 +129,16 @@ public:
   /// Replicas this engine runs (the graph's replication factor).
   unsigned getNumReplicas() const;
 
+  /// Writes row `repeatIndex` of remote buffer `handle` (Graph::addRemoteBuffer) of replica
+  /// `replicationIndex` from `src`, which must hold numElements elements of its type. Needs
+  /// `load`. Throws index_error for a row or replica that does not exist, and
+  /// stream_connection_error for an unknown handle.
+  void copyToRemoteBuffer(const void *src, StringRef handle, std::uint64_t repeatIndex,
+                          unsigned replicationIndex = 0);
+  /// Reads that row into `dst`.
+  void copyFromRemoteBuffer(StringRef handle, void *dst, std::uint64_t repeatIndex,
+                            unsigned replicationIndex = 0);
+
   /// Where PrintTensor programs write (std::cout until set). The stream must outlive the runs
   /// that print to it.
   void setPrintTensorStream(std::ostream &stream);

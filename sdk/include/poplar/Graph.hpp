@@ -226,6 +226,13 @@ public:
                                  const OptionFlags &options = {});
   DataStream addDeviceToHostFIFO(StringRef handle, const Type &elementType, std::size_t numElements,
                                  const OptionFlags &options = {});
+  /// A remote buffer of `repeats` rows of `numElements` elements in host memory (one per
+  /// replica). `rearrangeOnHost` and `optimiseMemory` are recorded and change nothing on CPU.
+  /// Throws graph_object_creation_error for a handle a stream or remote buffer already has, or
+  /// for 0 elements or rows; type_error for an invalid element type.
+  RemoteBuffer addRemoteBuffer(StringRef handle, const Type &elementType, std::size_t numElements,
+                               std::size_t repeats = 1, bool rearrangeOnHost = false,
+                               bool optimiseMemory = false);
   /// Lets the host write `t` with `Engine::writeTensor(handle, …)`.
   void createHostWrite(StringRef handle, const Tensor &t, bool rearrangeOnHost = false);
   /// Lets the host read `t` with `Engine::readTensor(handle, …)`.

@@ -115,4 +115,33 @@ private:
   unsigned id_ = ~0u;
 };
 
+/// A buffer in the host's streaming memory, made by `Graph::addRemoteBuffer`: `getRepeats()`
+/// rows of `numElements()` elements, zero when the Engine is loaded. `program::Copy` moves rows
+/// between it and tensors (the row chosen by an offset tensor at run time); the host reads and
+/// writes rows with `Engine::copyToRemoteBuffer` / `copyFromRemoteBuffer`. Each replica of a
+/// replicated graph has a buffer of its own.
+class RemoteBuffer {
+public:
+  RemoteBuffer() = default;
+  RemoteBuffer(const core::GraphData *graph, unsigned id) : graph_(graph), id_(id) {}
+  unsigned getId() const { return id_; }
+  const core::GraphData *graph() const { return graph_; }
+  /// The name the host uses in `Engine::copyToRemoteBuffer` / `copyFromRemoteBuffer`.
+  std::string handle() const;
+  Type elementType() const;
+  /// Elements per row.
+  std::size_t numElements() const;
+  /// Rows.
+  std::size_t getRepeats() const;
+  /// As given to addRemoteBuffer; recorded only (the host always holds rows in order).
+  bool isRearrangeOnHost() const;
+  bool isOptimisedForMemory() const;
+  bool operator==(const RemoteBuffer &b) const { return graph_ == b.graph_ && id_ == b.id_; }
+  bool operator!=(const RemoteBuffer &b) const { return !(*this == b); }
+
+private:
+  const core::GraphData *graph_ = nullptr;
+  unsigned id_ = ~0u;
+};
+
 } // namespace poplar

@@ -60,6 +60,18 @@ public:
        const DebugContext &debugContext = {});
   Copy(const Tensor &src, const DataStream &stream, bool optimiseMemory = false,
        const DebugContext &debugContext = {});
+  /// Remote buffers (<poplar/GraphElements.hpp>). Without an offset the tensor holds the whole
+  /// buffer, rows in order (numElements × repeats elements). With one, `offset` is an
+  /// UNSIGNED_INT scalar or 1-D tensor of n row indices read when the copy runs, and the tensor
+  /// holds n rows (n × numElements elements; row i ↔ buffer row offset[i]; rows written twice
+  /// keep the later one). An index ≥ repeats stops the run with application_runtime_error naming
+  /// the buffer. Element types must match (type_error) and counts agree (shape_error).
+  Copy(const RemoteBuffer &buffer, const Tensor &dst, const DebugContext &debugContext = {});
+  Copy(const RemoteBuffer &buffer, const Tensor &dst, const Tensor &offset,
+       const DebugContext &debugContext = {});
+  Copy(const Tensor &src, const RemoteBuffer &buffer, const DebugContext &debugContext = {});
+  Copy(const Tensor &src, const RemoteBuffer &buffer, const Tensor &offset,
+       const DebugContext &debugContext = {});
 };
 
 /// Runs `body` `count` times.

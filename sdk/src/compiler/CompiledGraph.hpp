@@ -139,6 +139,17 @@ struct StreamCopyPlan {
   TensorImage tensor;
 };
 
+/// A Copy between a remote buffer and a tensor (RemoteIn: buffer → tensor, RemoteOut: tensor →
+/// buffer). The tensor holds whole rows: with an offset, its row i is buffer row offset[i]
+/// (offset: UNSIGNED_INT, one element per row); without one, row i is buffer row i.
+struct RemoteCopyPlan {
+  std::string name;
+  unsigned buffer = 0; ///< Into CompiledGraph::remoteBuffers.
+  TensorImage tensor;
+  bool hasOffset = false;
+  TensorImage offset;
+};
+
 struct SwitchPlan {
   TensorImage control;
   std::vector<std::pair<std::int64_t, std::size_t>> targets; ///< value → step index
@@ -168,6 +179,8 @@ enum class StepKind : std::uint8_t {
   SetFloatMode,
   SaveFloatMode, ///< index: floatModeTensors (every element gets the mode)
   LoadFloatMode, ///< index: floatModeTensors (the mode becomes its first element)
+  RemoteIn,      ///< index: remoteCopies (remote buffer → tensor)
+  RemoteOut,     ///< index: remoteCopies (tensor → remote buffer)
   End,
 };
 
@@ -252,6 +265,17 @@ struct CompiledGraph {
     bool toDevice = true;
   };
   std::vector<StreamInfo> streams;
+  /// Remote buffers (Graph::addRemoteBuffer); the engine holds each one per replica, in host
+  /// memory, `repeats` rows of `bytesPerRow` bytes, zero at load.
+  struct RemoteBufferInfo {
+    std::string handle;
+    Type type;
+    std::uint64_t numElements = 0;
+    std::uint64_t repeats = 1;
+    std::uint64_t bytesPerRow = 0; ///< numElements × the type's size.
+  };
+  std::vector<RemoteBufferInfo> remoteBuffers;
+  std::vector<RemoteCopyPlan> remoteCopies;
   std::vector<std::pair<std::string, TensorImage>> hostWrites;
   std::vector<std::pair<std::string, TensorImage>> hostReads;
 

@@ -19,7 +19,7 @@ namespace poplar::compiler {
 namespace {
 
 /// What the host side of the engine needs besides steps: the target's shape, initial contents,
-/// streams and the tensors registered for host reads and writes.
+/// streams, remote buffers and the tensors registered for host reads and writes.
 void recordHostInterface(CompilerContext &ctx) {
   const auto &graph = ctx.graph;
   auto &r = ctx.result;
@@ -32,6 +32,9 @@ void recordHostInterface(CompilerContext &ctx) {
                        std::make_move_iterator(variables.end()));
   for (const auto &s : graph.streams)
     r.streams.push_back({s.handle, s.type, s.numElements * s.type.size(), s.toDevice});
+  for (const auto &b : graph.remoteBuffers)
+    r.remoteBuffers.push_back(
+        {b.handle, b.type, b.numElements, b.repeats, b.numElements * b.type.size()});
   for (const auto &[handle, t] : graph.hostWrites)
     r.hostWrites.push_back({handle, ctx.layout.image(t)});
   for (const auto &[handle, t] : graph.hostReads)

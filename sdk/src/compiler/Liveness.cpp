@@ -340,6 +340,18 @@ private:
       step(n, accesses);
       return;
     }
+    case Kind::RemoteToDevice:
+    case Kind::RemoteFromDevice: { // the offset is read first, then the rows move
+      std::vector<Access> accesses;
+      if (n.offset.valid())
+        addRegions(accesses, n.offset, true, false);
+      if (n.src.valid())
+        addRegions(accesses, n.src, true, false);
+      if (n.dst.valid())
+        addRegions(accesses, n.dst, false, true);
+      step(n, accesses);
+      return;
+    }
     case Kind::Abort:
     case Kind::Sync:
       return;

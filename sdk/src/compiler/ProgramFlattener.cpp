@@ -159,6 +159,22 @@ private:
     case Kind::StreamFromDevice:
       push({StepKind::StreamOut, stream(n, n.src, false)});
       return;
+    case Kind::RemoteToDevice:
+    case Kind::RemoteFromDevice: {
+      // Program::Copy checked the types and sizes against the buffer.
+      const bool in = n.kind == Kind::RemoteToDevice;
+      RemoteCopyPlan plan;
+      plan.name = n.name;
+      plan.buffer = n.remoteBuffer.getId();
+      plan.tensor = ctx_.layout.image(in ? n.dst : n.src);
+      plan.hasOffset = n.offset.valid();
+      if (plan.hasOffset)
+        plan.offset = ctx_.layout.image(n.offset);
+      out_.remoteCopies.push_back(std::move(plan));
+      push({in ? StepKind::RemoteIn : StepKind::RemoteOut,
+            static_cast<unsigned>(out_.remoteCopies.size() - 1)});
+      return;
+    }
     case Kind::Repeat: {
       const unsigned slot = out_.numLoopSlots++;
       const std::size_t init = push({StepKind::LoopInit, slot, 0, n.count});

@@ -32,9 +32,11 @@ std::string programName(const ProgramNode &n) {
                                        "CrossReplica",
                                        "cycleCount",
                                        "cycleStamp",
-                                       "floating-point behaviour"};
+                                       "floating-point behaviour",
+                                       "Copy (remote buffer to tensor)",
+                                       "Copy (tensor to remote buffer)"};
   static_assert(sizeof(kNames) / sizeof(kNames[0]) ==
-                static_cast<std::size_t>(Kind::FloatMode) + 1);
+                static_cast<std::size_t>(Kind::RemoteFromDevice) + 1);
   std::string s = kNames[static_cast<int>(n.kind)];
   if (!n.name.empty())
     s += " '" + n.name + "'";
@@ -87,6 +89,14 @@ private:
     case Kind::StreamFromDevice:
       if (n.stream.graph() != &g_)
         throw graph_program_compilation_error(programName(n) + ": stream '" + n.stream.handle() +
+                                              "' belongs to another graph than the Engine's");
+      break;
+    case Kind::RemoteToDevice:
+    case Kind::RemoteFromDevice:
+      requireTensor(n, n.offset, "offset");
+      if (n.remoteBuffer.graph() != &g_)
+        throw graph_program_compilation_error(programName(n) + ": remote buffer '" +
+                                              n.remoteBuffer.handle() +
                                               "' belongs to another graph than the Engine's");
       break;
     case Kind::Call: {

@@ -64,6 +64,16 @@ struct StreamData {
   ReplicatedStreamMode mode = ReplicatedStreamMode::REPLICATE;
 };
 
+/// Graph::addRemoteBuffer: `repeats` rows of `numElements` elements in the host's memory.
+struct RemoteBufferData {
+  std::string handle;
+  Type type;
+  std::size_t numElements = 0;
+  std::size_t repeats = 1;
+  bool rearrangeOnHost = false;
+  bool optimiseMemory = false;
+};
+
 struct GraphData {
   std::uint64_t id = 0; ///< Unique per top-level graph in this process.
   Target target;
@@ -80,6 +90,7 @@ struct GraphData {
   std::vector<program::Program> functions;
   /// Codelet objects `addCodelets` loaded into this graph (by cache key or object path).
   std::set<std::string> codeletObjects;
+  std::vector<RemoteBufferData> remoteBuffers;
 };
 
 /// The hidden host handle through which Engine::readTensor/writeTensor with a QuarterMetadata

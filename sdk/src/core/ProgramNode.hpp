@@ -38,6 +38,10 @@ struct ProgramNode {
     /// every element of it. `src` valid: the mode becomes its first element. Otherwise
     /// mode = (mode & ~(count & 0xff)) | (count >> 8) (core/FloatModeBits.hpp).
     FloatMode,
+    /// Copy from a remote buffer (`remoteBuffer`) to `dst`; rows chosen by `offset` when valid.
+    RemoteToDevice,
+    /// Copy from `src` to a remote buffer; rows chosen by `offset` when valid.
+    RemoteFromDevice,
   };
 
   Kind kind = Kind::Sequence;
@@ -50,6 +54,8 @@ struct ProgramNode {
   Tensor dst;                           ///< Copy destination.
   ComputeSet computeSet;
   DataStream stream;
+  RemoteBuffer remoteBuffer;
+  Tensor offset; ///< Remote buffer copies: the row indices (UNSIGNED_INT), or invalid.
   Function function;
   unsigned count = 0;    ///< Repeat count.
   bool whileTrue = true; ///< RepeatWhile: loop while the predicate is non-zero.

@@ -212,6 +212,7 @@ void Engine::load(const Device &device) {
   for (unsigned r = 0; r < replicas; ++r) {
     auto &memory = im.replicas[r]->memory;
     memory.load();
+    im.replicas[r]->hostIo.resetRemoteBuffers();
     for (const auto &index : plan.replicationIndex) {
       const std::uint32_t value = im.replicaOffset + r;
       memory.scatter(index, reinterpret_cast<const unsigned char *>(&value));
@@ -413,6 +414,18 @@ void Engine::connectStreamToCallback(StringRef handle, unsigned replicaId,
 }
 
 unsigned Engine::getNumReplicas() const { return static_cast<unsigned>(impl_->replicas.size()); }
+
+void Engine::copyToRemoteBuffer(const void *src, StringRef handle, std::uint64_t repeatIndex,
+                                unsigned replicationIndex) {
+  impl_->replica(replicationIndex, "copyToRemoteBuffer '" + handle.str() + "'")
+      .hostIo.writeRemoteRow(handle, repeatIndex, src);
+}
+
+void Engine::copyFromRemoteBuffer(StringRef handle, void *dst, std::uint64_t repeatIndex,
+                                  unsigned replicationIndex) {
+  impl_->replica(replicationIndex, "copyFromRemoteBuffer '" + handle.str() + "'")
+      .hostIo.readRemoteRow(handle, repeatIndex, dst);
+}
 
 std::uint64_t Engine::estimateProgramCycles(unsigned prog) const {
   const auto &im = *impl_;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -44,6 +45,20 @@ public:
   void writeTensor(StringRef handle, const void *buf, const void *bufEnd);
   void readTensor(StringRef handle, void *buf, void *bufEnd);
 
+  /// Remote buffers (this replica's): every one zeroed, allocated on first load (the pages are
+  /// only touched when used). Throws runtime_error naming a buffer the host cannot allocate.
+  void resetRemoteBuffers();
+  /// RemoteIn / RemoteOut step for CompiledGraph::remoteCopies[index]. Every offset is checked
+  /// before any row moves: one out of range throws application_runtime_error naming the copy,
+  /// the buffer, the offset and the rows there are.
+  void remoteIn(unsigned index);
+  void remoteOut(unsigned index);
+  /// Engine::copyToRemoteBuffer / copyFromRemoteBuffer: one row between the host and buffer
+  /// `handle`. An unknown handle throws stream_connection_error, a row that does not exist
+  /// index_error; both name the handle.
+  void writeRemoteRow(StringRef handle, std::uint64_t row, const void *src);
+  void readRemoteRow(StringRef handle, std::uint64_t row, void *dst);
+
 private:
   /// How the host side of one stream is connected.
   struct StreamBinding {
@@ -70,9 +85,23 @@ private:
   static void requireHostBuffer(const char *what, StringRef handle, const void *buf,
                                 const void *bufEnd, std::uint64_t need);
 
+  /// Row `row` of remote buffer `handle` and its size in `bytes`, checked as writeRemoteRow
+  /// says (`what` names the call for the messages).
+  unsigned char *remoteRow(const char *what, StringRef handle, std::uint64_t row,
+                           std::uint64_t &bytes);
+  /// Checks every row index a remote copy names and returns them in order.
+  const std::vector<std::uint64_t> &remoteRows(const compiler::RemoteCopyPlan &copy, bool toDevice);
+
+  struct FreeBytes {
+    void operator()(unsigned char *p) const { std::free(p); }
+  };
+
   const compiler::CompiledGraph &plan_;
   TileMemory &memory_;
   std::vector<StreamBinding> streams_;
+  /// Per CompiledGraph::remoteBuffers entry: its rows (null until the first load).
+  std::vector<std::unique_ptr<unsigned char, FreeBytes>> remote_;
+  std::vector<std::uint64_t> rows_; ///< remoteRows' result.
   std::vector<unsigned char> staging_;
   bool prefetch_;
 };

@@ -317,7 +317,7 @@ std::optional<std::size_t> StepInterpreter::resume(std::size_t pc,
                              : profile::ExecutionRecorder::Clock::time_point{};
     const bool more = step(pc, false);
     if (kind == StepKind::Execute || kind == StepKind::Copy || kind == StepKind::StreamIn ||
-        kind == StepKind::StreamOut)
+        kind == StepKind::StreamOut || kind == StepKind::RemoteIn || kind == StepKind::RemoteOut)
       recorder->record(at, begin, timed ? profile::ExecutionRecorder::Clock::now() : begin);
     if (!more)
       return stoppedAt();
@@ -353,6 +353,14 @@ bool StepInterpreter::step(std::size_t &pc, bool joinRuns) {
     break;
   case StepKind::StreamOut:
     hostIo_.streamOut(s.index);
+    ++pc;
+    break;
+  case StepKind::RemoteIn:
+    hostIo_.remoteIn(s.index);
+    ++pc;
+    break;
+  case StepKind::RemoteOut:
+    hostIo_.remoteOut(s.index);
     ++pc;
     break;
   case StepKind::Jump:

@@ -216,6 +216,22 @@ pb::Executable toProto(const Executable::Impl &exe) {
     sm.set_bytes_per_transfer(s.bytesPerTransfer);
     sm.set_to_device(s.toDevice);
   }
+  for (const auto &b : plan.remoteBuffers) {
+    auto &bm = *m.add_remote_buffers();
+    bm.set_handle(b.handle);
+    bm.set_type(static_cast<std::uint32_t>(b.type.id()));
+    bm.set_num_elements(b.numElements);
+    bm.set_repeats(b.repeats);
+    bm.set_bytes_per_row(b.bytesPerRow);
+  }
+  for (const auto &c : plan.remoteCopies) {
+    auto &cm = *m.add_remote_copies();
+    cm.set_name(c.name);
+    cm.set_buffer(c.buffer);
+    put(*cm.mutable_tensor(), c.tensor);
+    if (c.hasOffset)
+      put(*cm.mutable_offset(), c.offset);
+  }
   for (const auto &[handle, image] : plan.hostWrites) {
     auto &hm = *m.add_host_writes();
     hm.set_handle(handle);
@@ -525,6 +541,7 @@ public:
       plan.floatModeTensors.push_back(image(t));
       expect(plan.floatModeTensors.back().bytes >= 4, "floating-point mode tensor");
     }
+    remoteBuffers(plan);
     expect(m_.step_index_size() == int(numSteps) && m_.step_target_size() == int(numSteps) &&
                m_.step_count_size() == int(numSteps) && numSteps > 0,
            "steps");
@@ -568,6 +585,45 @@ public:
   }
 
 private:
+  /// Remote buffers and the copies between them and tensors: sizes agree with the types, a
+  /// buffer fits in host memory's address range, a copy moves whole rows, an offset holds one
+  /// UNSIGNED_INT per row.
+  void remoteBuffers(CompiledGraph &plan) const {
+    constexpr std::uint64_t kMaxBufferBytes = std::uint64_t(1) << 48;
+    for (const auto &b : m_.remote_buffers()) {
+      const Type type = typeOf(b.type());
+      expect(b.num_elements() >= 1 && b.repeats() >= 1 &&
+                 b.num_elements() <= kMaxBufferBytes / type.size() &&
+                 b.bytes_per_row() == b.num_elements() * type.size() &&
+                 b.repeats() <= kMaxBufferBytes / b.bytes_per_row(),
+             "remote buffer size");
+      plan.remoteBuffers.push_back(
+          {b.handle(), type, b.num_elements(), b.repeats(), b.bytes_per_row()});
+    }
+    for (const auto &c : m_.remote_copies()) {
+      expect(c.buffer() < plan.remoteBuffers.size(), "remote buffer index");
+      const auto &buffer = plan.remoteBuffers[c.buffer()];
+      RemoteCopyPlan copy;
+      copy.name = c.name();
+      copy.buffer = c.buffer();
+      copy.tensor = image(c.tensor());
+      copy.hasOffset = c.has_offset();
+      expect(copy.tensor.type == buffer.type && copy.tensor.bytes % buffer.bytesPerRow == 0 &&
+                 copy.tensor.bytes > 0,
+             "remote copy size");
+      const std::uint64_t rows = copy.tensor.bytes / buffer.bytesPerRow;
+      if (copy.hasOffset) {
+        copy.offset = image(c.offset());
+        expect(copy.offset.type == UNSIGNED_INT && copy.offset.bytes == rows * 4,
+               "remote copy offset");
+      } else {
+        expect(rows == buffer.repeats, "remote copy size");
+      }
+      plan.remoteCopies.push_back(std::move(copy));
+    }
+  }
+
+private:
   Step step(int i, const CompiledGraph &plan) const {
     expect(m_.step_kind(i) <= std::uint32_t(StepKind::End), "step kind");
     Step s{static_cast<StepKind>(m_.step_kind(i)), unsigned(m_.step_index(i)),
@@ -606,6 +662,10 @@ private:
       break;
     case StepKind::CrossReplica:
       within(plan.collectives.size());
+      break;
+    case StepKind::RemoteIn:
+    case StepKind::RemoteOut:
+      within(plan.remoteCopies.size());
       break;
     case StepKind::Abort:
       within(plan.messages.size());

@@ -103,6 +103,8 @@ public:
     tensor(n->dst);
     h_.word(n->computeSet.valid() ? n->computeSet.getId() : ~0ull);
     h_.word(n->stream.getId());
+    h_.word(n->remoteBuffer.getId());
+    tensor(n->offset);
     h_.word(n->function.getId());
     h_.word(n->count);
     h_.word(n->whileTrue);
@@ -184,6 +186,15 @@ std::string graphFingerprint(const core::GraphData &g,
     h.word(static_cast<std::uint64_t>(s.type.id()));
     h.word(s.numElements);
     h.word(s.toDevice);
+  }
+  h.word(g.remoteBuffers.size());
+  for (const auto &b : g.remoteBuffers) {
+    h.text(b.handle);
+    h.word(static_cast<std::uint64_t>(b.type.id()));
+    h.word(b.numElements);
+    h.word(b.repeats);
+    h.word(b.rearrangeOnHost);
+    h.word(b.optimiseMemory);
   }
   for (const auto *list : {&g.hostWrites, &g.hostReads}) {
     h.word(list->size());

@@ -38,6 +38,17 @@ std::uint64_t phaseCycles(const compiler::CopyList &list, const CostParameters &
   return ceilDiv(worst, p.exchangeBytesPerCycle);
 }
 
+/// Bytes of `tensor` on its busiest tile.
+std::uint64_t busiestTileBytes(const compiler::TensorImage &tensor) {
+  std::map<unsigned, std::uint64_t> perTile;
+  for (const auto &piece : tensor.pieces)
+    perTile[piece.at.tile] += piece.bytes;
+  std::uint64_t worst = 0;
+  for (const auto &[tile, bytes] : perTile)
+    worst = std::max(worst, bytes);
+  return worst;
+}
+
 } // namespace
 
 CostParameters costParameters(const Target &target) {
@@ -97,17 +108,23 @@ TransferCost estimateCopy(const compiler::TensorCopyPlan &copy, const CostParame
 }
 
 TransferCost estimateStreamCopy(const compiler::TensorImage &tensor, const CostParameters &p) {
-  std::map<unsigned, std::uint64_t> perTile;
-  for (const auto &piece : tensor.pieces)
-    perTile[piece.at.tile] += piece.bytes;
-  std::uint64_t worst = 0;
-  for (const auto &[tile, bytes] : perTile)
-    worst = std::max(worst, bytes);
   TransferCost cost;
   cost.bytes = tensor.bytes;
   const auto host =
       static_cast<std::uint64_t>(static_cast<double>(tensor.bytes) / p.hostBytesPerCycle);
-  cost.cycles = std::max(ceilDiv(worst, p.exchangeBytesPerCycle), host) + p.syncCycles;
+  cost.cycles =
+      std::max(ceilDiv(busiestTileBytes(tensor), p.exchangeBytesPerCycle), host) + p.syncCycles;
+  return cost;
+}
+
+TransferCost estimateRemoteCopy(const compiler::RemoteCopyPlan &copy, const CostParameters &p) {
+  TransferCost cost;
+  cost.bytes = copy.tensor.bytes;
+  const auto streaming =
+      static_cast<std::uint64_t>(static_cast<double>(copy.tensor.bytes) / p.streamingBytesPerCycle);
+  cost.cycles =
+      std::max(ceilDiv(busiestTileBytes(copy.tensor), p.exchangeBytesPerCycle), streaming) +
+      p.syncCycles * (copy.hasOffset ? 2 : 1);
   return cost;
 }
 

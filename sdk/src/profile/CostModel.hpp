@@ -1,5 +1,6 @@
-// The IPU cost model (ARCHITECTURE.md decision 8): estimated IPU cycles per compute set, copy
-// and stream copy of a compiled graph, from vertex estimates, exchange bytes and sync latency.
+// The IPU cost model (ARCHITECTURE.md decision 8): estimated IPU cycles per compute set, copy,
+// stream copy and remote-buffer copy of a compiled graph, from vertex estimates, exchange bytes,
+// streaming-memory bandwidth and sync latency.
 //
 // Units: vertex estimates are worker cycles (one worker context issues every `workers`-th tile
 // cycle, barrel-scheduled), everything returned is tile cycles.
@@ -26,6 +27,9 @@ struct CostParameters {
   unsigned syncCycles = 150;
   /// Host link (PCIe Gen4 x16 ≈ 16 GB/s at 1.33 GHz), shared by the whole IPU.
   double hostBytesPerCycle = 12;
+  /// Streaming memory (remote buffers) as an IPU-M2000 reaches it through its gateway
+  /// (≈ 20 GB/s per IPU at 1.33 GHz).
+  double streamingBytesPerCycle = 15;
   /// What one IPU sends to its neighbour in a ring over IPU-Links (≈ 40 GB/s at 1.33 GHz).
   double linkBytesPerCycle = 30;
 };
@@ -66,5 +70,9 @@ TransferCost estimateCollective(const compiler::CollectivePlan &collective, unsi
                                 const CostParameters &p);
 /// A stream copy to or from the host.
 TransferCost estimateStreamCopy(const compiler::TensorImage &tensor, const CostParameters &p);
+/// A Copy between a remote buffer and a tensor: the rows' bytes ÷ the streaming-memory
+/// bandwidth, or the busiest tile's bytes ÷ the exchange bandwidth when that is slower, plus a
+/// sync; with an offset tensor, one more sync (its indices go to the host first).
+TransferCost estimateRemoteCopy(const compiler::RemoteCopyPlan &copy, const CostParameters &p);
 
 } // namespace poplar::profile

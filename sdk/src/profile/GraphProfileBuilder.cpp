@@ -23,7 +23,7 @@ const char *stepKindName(StepKind k) {
       "Execute",       "Copy",          "StreamIn", "StreamOut",    "Jump",         "JumpIfZero",
       "JumpIfNonZero", "LoopInit",      "LoopNext", "Switch",       "Call",         "Return",
       "Print",         "Abort",         "AbortIf",  "CrossReplica", "CycleCounter", "SetFloatMode",
-      "SaveFloatMode", "LoadFloatMode", "End"};
+      "SaveFloatMode", "LoadFloatMode", "RemoteIn", "RemoteOut",    "End"};
   static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<std::size_t>(StepKind::End) + 1);
   return kNames[static_cast<int>(k)];
 }
@@ -110,6 +110,10 @@ tp::GraphProfile describeGraph(const core::GraphData &graph, const compiler::Com
     case StepKind::Print:
       out.name = plan.prints[s.index].title;
       break;
+    case StepKind::RemoteIn:
+    case StepKind::RemoteOut:
+      out.name = plan.remoteBuffers[plan.remoteCopies[s.index].buffer].handle;
+      break;
     case StepKind::CrossReplica:
       out.name = plan.collectives[s.index].name;
       break;
@@ -152,6 +156,12 @@ void priceGraph(tp::GraphProfile &profile, const compiler::CompiledGraph &plan,
     case StepKind::StreamIn:
     case StepKind::StreamOut:
       t = estimateStreamCopy(plan.streamCopies[s.index].tensor, params);
+      out.estimatedCycles = t.cycles;
+      out.exchangeBytes = t.bytes;
+      break;
+    case StepKind::RemoteIn:
+    case StepKind::RemoteOut:
+      t = estimateRemoteCopy(plan.remoteCopies[s.index], params);
       out.estimatedCycles = t.cycles;
       out.exchangeBytes = t.bytes;
       break;

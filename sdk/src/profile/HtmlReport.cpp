@@ -161,8 +161,8 @@ constexpr const char *kPageScript = R"JS(
   // Timeline: one bar per step execution, one lane per step kind.
   (function () {
     var svg = document.getElementById('timeline-chart'), H = 240, T = 10, B = 30;
-    var lanes = ['Execute', 'Copy', 'StreamIn', 'StreamOut'], colours = ['#4c78a8', '#54a24b',
-                                                                          '#f58518', '#e45756'];
+    var lanes = ['Execute', 'Copy', 'StreamIn', 'StreamOut', 'RemoteIn', 'RemoteOut'],
+        colours = ['#4c78a8', '#54a24b', '#f58518', '#e45756', '#b279a2', '#9d755d'];
     var end = 1;
     DATA.events.forEach(function (e) { end = Math.max(end, e[1] + e[2]); });
     var sx = (W - L - R) / end, lh = (H - T - B) / lanes.length;

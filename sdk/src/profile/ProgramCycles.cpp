@@ -31,6 +31,8 @@ public:
       case StepKind::Copy:
       case StepKind::StreamIn:
       case StepKind::StreamOut:
+      case StepKind::RemoteIn:
+      case StepKind::RemoteOut:
       case StepKind::CrossReplica:
         total += i < cycles_.size() ? cycles_[i] : 0;
         ++i;

@@ -28,7 +28,8 @@ std::string stepKindOf(const GraphProfile &graph, std::size_t step) {
   const Step &s = graph.steps[step];
   if (s.kind == "Copy")
     return "copy";
-  if (s.kind == "StreamIn" || s.kind == "StreamOut")
+  if (s.kind == "StreamIn" || s.kind == "StreamOut" || s.kind == "RemoteIn" ||
+      s.kind == "RemoteOut")
     return "stream";
   if (s.kind == "CrossReplica")
     return "collective";
