@@ -508,6 +508,8 @@ TEST(RemoteBufferErrors, BuffersAreNamedOnceAndNeverEmpty) {
   expectThrowWithMessage<graph_object_creation_error>(
       [&] { graph.addRemoteBuffer("in", FLOAT, 4); }, {"'in'", "data stream"});
   expectThrowWithMessage<graph_object_creation_error>(
+      [&] { graph.addDeviceToHostFIFO("rb", FLOAT, 4); }, {"'rb'", "remote buffer"});
+  expectThrowWithMessage<graph_object_creation_error>(
       [&] { graph.addRemoteBuffer("none", FLOAT, 4, 0); }, {"'none'", "0 rows"});
   expectThrowWithMessage<graph_object_creation_error>(
       [&] { graph.addRemoteBuffer("huge", FLOAT, std::size_t(1) << 40, std::size_t(1) << 20); },

@@ -109,6 +109,29 @@ unsigned Graph::absoluteTile(unsigned tile, const std::function<std::string()> &
 
 // ---- variables ---------------------------------------------------------------------------
 
+namespace {
+/// A new variable of `g` and the tensor over all of it (its type already checked).
+Tensor newVariable(GraphData &g, const Type &type, ArrayRef<std::size_t> shape, std::string name,
+                   Tensor metadata) {
+  core::VariableData v;
+  v.type = type;
+  v.shape.assign(shape.begin(), shape.end());
+  v.numElements = core::product(v.shape);
+  v.name = std::move(name);
+  v.metadata = std::move(metadata);
+  const unsigned id = static_cast<unsigned>(g.variables.size());
+  g.variables.push_back(std::move(v));
+  auto d = std::make_shared<TensorData>();
+  d->graph = &g;
+  d->type = type;
+  d->shape.assign(shape.begin(), shape.end());
+  d->numElements = g.variables.back().numElements;
+  if (d->numElements)
+    d->regions.push_back({id, 0, d->numElements});
+  return Tensor(std::move(d));
+}
+} // namespace
+
 Tensor Graph::addVariable(const Type &type, ArrayRef<std::size_t> shape, const DebugContext &dc) {
   if (type.requiresMetadata()) {
     // Poplar gives a QUARTER variable made without metadata a metadata variable of its own.
@@ -123,21 +146,7 @@ Tensor Graph::addVariable(const Type &type, ArrayRef<std::size_t> shape, const D
     throw type_error("addVariable '" + dc.getPathName() + "': element type " + type.toString() +
                      " exists only on the host; no device holds it (use " +
                      (type.isFloatingPoint() ? "FLOAT" : "LONGLONG, INT or UNSIGNED_INT") + ")");
-  core::VariableData v;
-  v.type = type;
-  v.shape.assign(shape.begin(), shape.end());
-  v.numElements = core::product(v.shape);
-  v.name = dc.getPathName();
-  const unsigned id = static_cast<unsigned>(data_->variables.size());
-  data_->variables.push_back(std::move(v));
-  auto d = std::make_shared<TensorData>();
-  d->graph = data_.get();
-  d->type = type;
-  d->shape.assign(shape.begin(), shape.end());
-  d->numElements = data_->variables.back().numElements;
-  if (d->numElements)
-    d->regions.push_back({id, 0, d->numElements});
-  return Tensor(std::move(d));
+  return newVariable(*data_, type, shape, dc.getPathName(), Tensor());
 }
 
 Tensor Graph::addVariable(const Type &type, const Tensor &metadata, ArrayRef<std::size_t> shape,
@@ -153,22 +162,7 @@ Tensor Graph::addVariable(const Type &type, const Tensor &metadata, ArrayRef<std
   if (metadata.elementType() != QUARTER_METADATA || metadata.numElements() != 1)
     throw type_error(what + ": the metadata " + core::describe(metadata) +
                      " must be one element of type quarter_metadata");
-  core::VariableData v;
-  v.type = type;
-  v.shape.assign(shape.begin(), shape.end());
-  v.numElements = core::product(v.shape);
-  v.name = dc.getPathName();
-  v.metadata = metadata;
-  const unsigned id = static_cast<unsigned>(data_->variables.size());
-  data_->variables.push_back(std::move(v));
-  auto d = std::make_shared<TensorData>();
-  d->graph = data_.get();
-  d->type = type;
-  d->shape.assign(shape.begin(), shape.end());
-  d->numElements = data_->variables.back().numElements;
-  if (d->numElements)
-    d->regions.push_back({id, 0, d->numElements});
-  return Tensor(std::move(d));
+  return newVariable(*data_, type, shape, dc.getPathName(), metadata);
 }
 
 Tensor Graph::addVariable(const Type &type, const Tensor &metadata, ArrayRef<std::size_t> shape,
@@ -473,6 +467,10 @@ DataStream addStream(GraphData &g, StringRef handle, const Type &type, std::size
   if (g.streamByHandle.count(handle.str()))
     throw graph_object_creation_error("a data stream with handle '" + handle.str() +
                                       "' already exists");
+  for (const auto &b : g.remoteBuffers) // one namespace of handles, as addRemoteBuffer checks
+    if (b.handle == handle.str())
+      throw graph_object_creation_error("stream '" + handle.str() +
+                                        "': a remote buffer already has this handle");
   const unsigned id = static_cast<unsigned>(g.streams.size());
   g.streams.push_back({handle.str(), type, n, toDevice, mode});
   g.streamByHandle[handle.str()] = id;

@@ -65,6 +65,16 @@ const char *kindName(core::ProgramNode::Kind k) {
     return "AbortOnCondition";
   case K::CrossReplica:
     return "CrossReplica";
+  case K::CycleCount:
+    return "cycleCount";
+  case K::CycleStamp:
+    return "cycleStamp";
+  case K::FloatMode:
+    return "setFloatingPointBehaviour";
+  case K::RemoteToDevice:
+    return "Copy (remote buffer to device)";
+  case K::RemoteFromDevice:
+    return "Copy (device to remote buffer)";
   }
   return "Program";
 }

@@ -2,9 +2,9 @@
 #include <poputil/Broadcast.hpp>
 
 #include <optional>
-#include <sstream>
 #include <string>
 
+#include <poputil/Describe.hpp>
 #include <poputil/exceptions.hpp>
 
 namespace poputil {
@@ -12,15 +12,6 @@ namespace poputil {
 namespace {
 
 using Shape = std::vector<std::size_t>;
-
-std::string shapeText(const Shape &s) {
-  std::ostringstream os;
-  os << '[';
-  for (std::size_t i = 0; i < s.size(); ++i)
-    os << (i ? "," : "") << s[i];
-  os << ']';
-  return os.str();
-}
 
 /// `t` with outer dimensions of size 1 added up to `rank` (unchanged if already there).
 poplar::Tensor withRank(const poplar::Tensor &t, std::size_t rank) {
@@ -69,16 +60,16 @@ void broadcastToMatch(poplar::Tensor &a, const std::vector<std::size_t> &shape) 
     ok = da == want || da == 1;
   }
   if (!ok)
-    throw poplibs_error("poputil::broadcastToMatch: a tensor of shape " + shapeText(a.shape()) +
-                        " cannot be broadcast to shape " + shapeText(shape));
+    throw poplibs_error("poputil::broadcastToMatch: a tensor of shape " + shapeString(a.shape()) +
+                        " cannot be broadcast to shape " + shapeString(shape));
   a = broadcastTo(a, shape);
 }
 
 void broadcastToMatch(poplar::Tensor &a, poplar::Tensor &b) {
   const auto common = commonShape(a.shape(), b.shape());
   if (!common)
-    throw poplibs_error("poputil::broadcastToMatch: shapes " + shapeText(a.shape()) + " and " +
-                        shapeText(b.shape()) + " do not broadcast to a common shape");
+    throw poplibs_error("poputil::broadcastToMatch: shapes " + shapeString(a.shape()) + " and " +
+                        shapeString(b.shape()) + " do not broadcast to a common shape");
   a = broadcastTo(a, *common);
   b = broadcastTo(b, *common);
 }
@@ -88,8 +79,8 @@ void broadcastToMatch(poplar::Tensor &a, poplar::Tensor &b, poplar::Tensor &c) {
   if (common)
     common = commonShape(*common, c.shape());
   if (!common)
-    throw poplibs_error("poputil::broadcastToMatch: shapes " + shapeText(a.shape()) + ", " +
-                        shapeText(b.shape()) + " and " + shapeText(c.shape()) +
+    throw poplibs_error("poputil::broadcastToMatch: shapes " + shapeString(a.shape()) + ", " +
+                        shapeString(b.shape()) + " and " + shapeString(c.shape()) +
                         " do not broadcast to a common shape");
   a = broadcastTo(a, *common);
   b = broadcastTo(b, *common);

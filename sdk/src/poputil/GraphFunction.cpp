@@ -2,8 +2,8 @@
 #include <poputil/GraphFunction.hpp>
 
 #include <algorithm>
-#include <sstream>
 
+#include <poputil/Describe.hpp>
 #include <poputil/exceptions.hpp>
 
 namespace poputil::graphfn {
@@ -30,15 +30,6 @@ std::string argumentText(std::size_t i, const ArgSig &s) {
   if (!s.debugName.empty())
     text += " ('" + s.debugName + "')";
   return text;
-}
-
-std::string shapeText(const std::vector<std::size_t> &s) {
-  std::ostringstream os;
-  os << '[';
-  for (std::size_t i = 0; i < s.size(); ++i)
-    os << (i ? "," : "") << s[i];
-  os << ']';
-  return os.str();
 }
 
 /// `f` itself, after checking it holds a callable: an empty body would otherwise only fail
@@ -113,9 +104,9 @@ void VoidFunction::operator()(std::vector<poplar::Tensor> &args, poplar::program
       throw poplibs_error("poputil::graphfn: " + argumentText(i, sig[i]) + " is invalid");
     if (args[i].shape() != params[i].shape() || args[i].elementType() != params[i].elementType())
       throw poplibs_error("poputil::graphfn: " + argumentText(i, sig[i]) + " has shape " +
-                          shapeText(args[i].shape()) + " and type " +
+                          shapeString(args[i].shape()) + " and type " +
                           args[i].elementType().toString() + ", but the signature expects " +
-                          shapeText(params[i].shape()) + " and " +
+                          shapeString(params[i].shape()) + " and " +
                           params[i].elementType().toString());
   }
   for (std::size_t i = 0; i < sig.size(); ++i)

@@ -1,7 +1,9 @@
-// Adds two vectors with popops on an IPU Model and checks the sum on the host; prints "ok".
+// Adds two vectors with popops on an IPU Model and checks the sum on the host, and converts a
+// float to half with popfloat; prints "ok".
 #include <cstdio>
 #include <vector>
 
+#include <popfloat/experimental/CastToHalf.hpp>
 #include <poplar/Engine.hpp>
 #include <poplar/IPUModel.hpp>
 #include <popops/ElementWise.hpp>
@@ -32,6 +34,10 @@ int main() {
       std::printf("element %zu: %g, expected %g\n", i, host[i], a[i] + b[i]);
       return 1;
     }
+  if (popfloat::experimental::singleToHalf(1e6f) != 0x7bff) { // saturates, as on the IPU
+    std::printf("popfloat::experimental::singleToHalf(1e6) did not saturate\n");
+    return 1;
+  }
   std::printf("ok\n");
   return 0;
 }
