@@ -97,8 +97,8 @@ std::size_t count(const std::vector<std::string> &log, const std::string &what) 
 } // namespace
 
 TEST(StreamCallback, PrefetchedDataFeedsEveryTransferButTheFirst) {
+  std::vector<std::string> log; // outlives the engine, whose destructor still tells the callback
   Looping l;
-  std::vector<std::string> log;
   l.engine.connectStreamToCallback("in", std::make_unique<Counting>(10.0f, true, log));
   l.engine.run();
   EXPECT_EQ(l.firsts(), (std::vector<float>{10, 11, 12, 13, 14}));
@@ -113,8 +113,8 @@ TEST(StreamCallback, PrefetchedDataFeedsEveryTransferButTheFirst) {
 }
 
 TEST(StreamCallback, ConnectingAnotherCallbackHandsBackUnusedPrefetchedData) {
+  std::vector<std::string> first, second; // outlive the engine, which tells its callback at the end
   Looping l;
-  std::vector<std::string> first, second;
   l.engine.connectStreamToCallback("in", std::make_unique<Counting>(1.0f, true, first));
   l.engine.run();
   l.engine.connectStreamToCallback("in", std::make_unique<Counting>(100.0f, true, second));
@@ -126,8 +126,8 @@ TEST(StreamCallback, ConnectingAnotherCallbackHandsBackUnusedPrefetchedData) {
 }
 
 TEST(StreamCallback, NotAvailableFallsBackToFetch) {
+  std::vector<std::string> log; // outlives the engine, whose destructor still tells the callback
   Looping l;
-  std::vector<std::string> log;
   l.engine.connectStreamToCallback("in", std::make_unique<Counting>(0.0f, false, log));
   l.engine.run();
   EXPECT_EQ(l.firsts(), (std::vector<float>{0, 1, 2, 3, 4}));
@@ -135,8 +135,8 @@ TEST(StreamCallback, NotAvailableFallsBackToFetch) {
 }
 
 TEST(StreamCallback, PrefetchOffMeansFetchOnly) {
+  std::vector<std::string> log; // outlives the engine, whose destructor still tells the callback
   Looping l({{"exchange.enablePrefetch", "false"}});
-  std::vector<std::string> log;
   l.engine.connectStreamToCallback("in", std::make_unique<Counting>(0.0f, true, log));
   l.engine.run();
   EXPECT_EQ(l.firsts(), (std::vector<float>{0, 1, 2, 3, 4}));
@@ -145,8 +145,8 @@ TEST(StreamCallback, PrefetchOffMeansFetchOnly) {
 }
 
 TEST(StreamCallback, DeviceToHostCallbackReceivesEachTransfer) {
+  std::vector<std::string> log; // outlives the engine, whose destructor still tells the callback
   Looping l;
-  std::vector<std::string> log;
   l.engine.connectStreamToCallback("in", std::make_unique<Counting>(7.0f, true, log));
   struct Sink : LegacyStreamCallback {
     std::vector<float> seen;
@@ -160,6 +160,7 @@ TEST(StreamCallback, DeviceToHostCallbackReceivesEachTransfer) {
 }
 
 TEST(StreamCallbackErrors, ThrowingCallbackNamesTheStreamAndTheEngineRunsAgain) {
+  std::vector<std::string> log; // outlives the engine, whose destructor still tells the callback
   Looping l;
   struct Throws : LegacyStreamCallback {
     void operator()(void *) override { throw std::runtime_error("disk gone"); }
@@ -167,15 +168,14 @@ TEST(StreamCallbackErrors, ThrowingCallbackNamesTheStreamAndTheEngineRunsAgain) 
   l.engine.connectStreamToCallback("in", std::make_unique<Throws>());
   EXPECT_TRUE(throwsWithMessage<poplar::runtime_error>([&] { l.engine.run(); },
                                                        {"stream 'in'", "fetch", "disk gone"}));
-  std::vector<std::string> log;
   l.engine.connectStreamToCallback("in", std::make_unique<Counting>(3.0f, true, log));
   l.engine.run();
   EXPECT_EQ(l.firsts(), (std::vector<float>{3, 4, 5, 6, 7}));
 }
 
 TEST(StreamCallbackErrors, UnknownHandleSuggestsTheNearest) {
+  std::vector<std::string> log; // outlives the engine, whose destructor still tells the callback
   Looping l;
-  std::vector<std::string> log;
   EXPECT_TRUE(throwsWithMessage<stream_connection_error>(
       [&] { l.engine.connectStreamToCallback("inn", std::make_unique<Counting>(0, true, log)); },
       {"'inn'", "'in'"}));
