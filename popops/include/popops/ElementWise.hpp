@@ -125,14 +125,14 @@ POPOPS_UNARY_OP(logicalNot, LOGICAL_NOT)
     return map(graph, expr::BinaryOp(expr::BinaryOpType::OP, expr::_1, expr::_2), {A, B}, prog,    \
                {debugContext, #NAME}, options);                                                    \
   }                                                                                                \
-  template <class C, class = std::enable_if_t<std::is_arithmetic_v<C>>>                            \
+  template <class C, class = typename std::enable_if<std::is_arithmetic<C>::value>::type>          \
   inline poplar::Tensor NAME(                                                                      \
       poplar::Graph &graph, const poplar::Tensor &A, C B, poplar::program::Sequence &prog,         \
       const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {}) {    \
     return map(graph, expr::BinaryOp(expr::BinaryOpType::OP, expr::_1, expr::Const(B)), {A}, prog, \
                {debugContext, #NAME}, options);                                                    \
   }                                                                                                \
-  template <class C, class = std::enable_if_t<std::is_arithmetic_v<C>>>                            \
+  template <class C, class = typename std::enable_if<std::is_arithmetic<C>::value>::type>          \
   inline poplar::Tensor NAME(                                                                      \
       poplar::Graph &graph, C A, const poplar::Tensor &B, poplar::program::Sequence &prog,         \
       const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {}) {    \
@@ -156,7 +156,7 @@ POPOPS_UNARY_OP(logicalNot, LOGICAL_NOT)
     mapInPlace(graph, expr::BinaryOp(expr::BinaryOpType::OP, expr::_1, expr::_2), {A, B}, prog,    \
                {debugContext, #NAME "InPlace"}, options);                                          \
   }                                                                                                \
-  template <class C, class = std::enable_if_t<std::is_arithmetic_v<C>>>                            \
+  template <class C, class = typename std::enable_if<std::is_arithmetic<C>::value>::type>          \
   inline void NAME##InPlace(                                                                       \
       poplar::Graph &graph, const poplar::Tensor &A, C B, poplar::program::Sequence &prog,         \
       const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {}) {    \
@@ -217,7 +217,7 @@ inline poplar::Tensor clamp(poplar::Graph &graph, const poplar::Tensor &A, const
   return map(graph, expr::TernaryOpType::CLAMP, A, B, C, prog, {debugContext, "clamp"}, options);
 }
 /// A clamped to the host constants [B, C].
-template <class C, class = std::enable_if_t<std::is_arithmetic_v<C>>>
+template <class C, class = typename std::enable_if<std::is_arithmetic<C>::value>::type>
 inline poplar::Tensor
 clamp(poplar::Graph &graph, const poplar::Tensor &A, C B, C Cv, poplar::program::Sequence &prog,
       const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {}) {
@@ -231,7 +231,7 @@ inline void clampInPlace(poplar::Graph &graph, const poplar::Tensor &A, const po
   mapInPlace(graph, expr::Clamp(expr::_1, expr::_2, expr::_3), {A, B, C}, prog,
              {debugContext, "clampInPlace"}, options);
 }
-template <class C, class = std::enable_if_t<std::is_arithmetic_v<C>>>
+template <class C, class = typename std::enable_if<std::is_arithmetic<C>::value>::type>
 inline void clampInPlace(poplar::Graph &graph, const poplar::Tensor &A, C B, C Cv,
                          poplar::program::Sequence &prog,
                          const poplar::DebugContext &debugContext = {},

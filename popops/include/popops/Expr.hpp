@@ -42,7 +42,7 @@ public:
 /// UNSIGNED_INT, bool → BOOL); in an operation with a typed operand it takes that type.
 class Const : public Expr {
 public:
-  template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
+  template <class T, class = typename std::enable_if<std::is_arithmetic<T>::value>::type>
   Const(T x) : type_(typeOf<T>()), value_(static_cast<double>(x)) {}
   Const(poplar::Type type, double value) : type_(type), value_(value) {}
 
@@ -56,11 +56,11 @@ public:
 
 private:
   template <class T> static poplar::Type typeOf() {
-    if constexpr (std::is_same_v<T, bool>)
+    if constexpr (std::is_same<T, bool>::value)
       return poplar::BOOL;
-    else if constexpr (std::is_floating_point_v<T>)
+    else if constexpr (std::is_floating_point<T>::value)
       return poplar::FLOAT;
-    else if constexpr (std::is_signed_v<T>)
+    else if constexpr (std::is_signed<T>::value)
       return poplar::INT;
     else
       return poplar::UNSIGNED_INT;
@@ -222,18 +222,19 @@ public:
 // ---- operators ------------------------------------------------------------------------
 
 template <class T>
-inline constexpr bool isConstOperand = std::is_arithmetic_v<T> && !std::is_base_of_v<Expr, T>;
+inline constexpr bool isConstOperand =
+    std::is_arithmetic<T>::value && !std::is_base_of<Expr, T>::value;
 
 inline Not operator!(const Expr &a) { return Not(a); }
 inline Neg operator-(const Expr &a) { return Neg(a); }
 
 #define POPOPS_EXPR_OPERATOR(SYMBOL, NAME)                                                         \
   inline NAME operator SYMBOL(const Expr &a, const Expr &b) { return NAME(a, b); }                 \
-  template <class T, class = std::enable_if_t<isConstOperand<T>>>                                  \
+  template <class T, class = typename std::enable_if<isConstOperand<T>>::type>                     \
   inline NAME operator SYMBOL(const T &a, const Expr &b) {                                         \
     return NAME(Const(a), b);                                                                      \
   }                                                                                                \
-  template <class T, class = std::enable_if_t<isConstOperand<T>>>                                  \
+  template <class T, class = typename std::enable_if<isConstOperand<T>>::type>                     \
   inline NAME operator SYMBOL(const Expr &a, const T &b) {                                         \
     return NAME(a, Const(b));                                                                      \
   }

@@ -110,12 +110,12 @@ public:
   template <class T>
   Tensor addConstant(const Type &type, ArrayRef<std::size_t> shape, ArrayRef<T> values,
                      const DebugContext &debugContext = {"<const>"}) {
-    static_assert(std::is_arithmetic_v<T>, "addConstant takes arithmetic host values");
+    static_assert(std::is_arithmetic<T>::value, "addConstant takes arithmetic host values");
     return addConstantImpl(type, shape, equivalent_device_type<T>::value, values.data(),
                            values.size(), false, debugContext);
   }
   /// A constant of `shape` with every element equal to `value`.
-  template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
+  template <class T, class = typename std::enable_if<std::is_arithmetic<T>::value>::type>
   Tensor addConstant(const Type &type, ArrayRef<std::size_t> shape, T value,
                      const DebugContext &debugContext = {"<const>"}) {
     return addConstantImpl(type, shape, equivalent_device_type<T>::value, &value, 1, true,
@@ -154,7 +154,7 @@ public:
   template <class T> void setInitialValue(const Tensor &t, ArrayRef<T> values) {
     setInitialValueImpl(t, equivalent_device_type<T>::value, values.data(), values.size(), false);
   }
-  template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
+  template <class T, class = typename std::enable_if<std::is_arithmetic<T>::value>::type>
   void setInitialValue(const Tensor &t, T value) {
     setInitialValueImpl(t, equivalent_device_type<T>::value, &value, 1, true);
   }
@@ -209,7 +209,7 @@ public:
   /// Number of elements of a VectorList field (or the expected size of a Vector field).
   void setFieldSize(FieldRef field, std::size_t size);
   /// Value of a plain member field.
-  template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
+  template <class T, class = typename std::enable_if<std::is_arithmetic<T>::value>::type>
   void setInitialValue(FieldRef field, T value) {
     setFieldValueImpl(field, equivalent_device_type<T>::value, &value, 1);
   }

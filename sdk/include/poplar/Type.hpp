@@ -36,7 +36,7 @@ enum class TypeId : std::uint8_t {
   Quarter,
   QuarterMetadata,
 };
-inline constexpr unsigned kNumTypeIds = 18;
+constexpr unsigned kNumTypeIds = 18;
 
 /// An element type. A cheap value type: compare with `==`, print with `<<`.
 /// HALF is stored as IEEE-754 binary16 (2 bytes); BOOL as one byte holding 0 or 1.
@@ -75,25 +75,25 @@ private:
 
 std::ostream &operator<<(std::ostream &os, const Type &t);
 
-inline constexpr Type FLOAT{TypeId::Float};
-inline constexpr Type HALF{TypeId::Half};
-inline constexpr Type INT{TypeId::Int};
-inline constexpr Type UNSIGNED_INT{TypeId::UnsignedInt};
-inline constexpr Type SHORT{TypeId::Short};
-inline constexpr Type UNSIGNED_SHORT{TypeId::UnsignedShort};
-inline constexpr Type CHAR{TypeId::Char};
-inline constexpr Type SIGNED_CHAR{TypeId::SignedChar};
-inline constexpr Type UNSIGNED_CHAR{TypeId::UnsignedChar};
-inline constexpr Type BOOL{TypeId::Bool};
-inline constexpr Type LONGLONG{TypeId::LongLong};
-inline constexpr Type UNSIGNED_LONGLONG{TypeId::UnsignedLongLong};
+constexpr Type FLOAT{TypeId::Float};
+constexpr Type HALF{TypeId::Half};
+constexpr Type INT{TypeId::Int};
+constexpr Type UNSIGNED_INT{TypeId::UnsignedInt};
+constexpr Type SHORT{TypeId::Short};
+constexpr Type UNSIGNED_SHORT{TypeId::UnsignedShort};
+constexpr Type CHAR{TypeId::Char};
+constexpr Type SIGNED_CHAR{TypeId::SignedChar};
+constexpr Type UNSIGNED_CHAR{TypeId::UnsignedChar};
+constexpr Type BOOL{TypeId::Bool};
+constexpr Type LONGLONG{TypeId::LongLong};
+constexpr Type UNSIGNED_LONGLONG{TypeId::UnsignedLongLong};
 /// 8-bit float, 1 byte: F143 or F152 with a scale, as its metadata says (<poplar/Quarter.hpp>).
-inline constexpr Type QUARTER{TypeId::Quarter};
+constexpr Type QUARTER{TypeId::Quarter};
 /// 1 byte: the packed QuarterMetadata (format and scale) of QUARTER tensors.
-inline constexpr Type QUARTER_METADATA{TypeId::QuarterMetadata};
+constexpr Type QUARTER_METADATA{TypeId::QuarterMetadata};
 /// Host-only (see TypeId::Long): accepted for host values, refused for tensors.
-inline constexpr Type LONG{TypeId::Long};
-inline constexpr Type UNSIGNED_LONG{TypeId::UnsignedLong};
+constexpr Type LONG{TypeId::Long};
+constexpr Type UNSIGNED_LONG{TypeId::UnsignedLong};
 
 /// Maps a host C++ type to its device element type: `equivalent_device_type<float>().value ==
 /// FLOAT`.

@@ -36,7 +36,8 @@ public:
 class SupervisorVertex : public Vertex {};
 
 /// SupervisorVertex when `pred` holds, else Vertex: Poplar's way to write one template for both.
-template <bool pred> using SupervisorVertexIf = std::conditional_t<pred, SupervisorVertex, Vertex>;
+template <bool pred>
+using SupervisorVertexIf = typename std::conditional<pred, SupervisorVertex, Vertex>::type;
 
 namespace detail {
 /// Worker contexts of the tile the current MultiVertex runs on (set by the engine).
@@ -64,7 +65,7 @@ namespace detail {
 /// `empty()`, `front()`/`back()` and `cbegin`/`cend` are the std::span-like extras Tessera adds.
 template <class T> class Span {
 public:
-  using value_type = std::remove_cv_t<T>;
+  using value_type = typename std::remove_cv<T>::type;
   using size_type = std::size_t;
   using reference = T &;
   using iterator = T *;

@@ -14,10 +14,11 @@ inline std::string templateArg(const poplar::Type &t) { return t.toString(); }
 inline std::string templateArg(bool b) { return b ? "true" : "false"; }
 inline std::string templateArg(const std::string &s) { return s; }
 inline std::string templateArg(const char *s) { return s; }
-template <class T, class = std::enable_if_t<std::is_arithmetic_v<T> || std::is_enum_v<T>>>
+template <class T, class = typename std::enable_if<std::is_arithmetic<T>::value ||
+                                                   std::is_enum<T>::value>::type>
 std::string templateArg(T v) {
-  if constexpr (std::is_enum_v<T>)
-    return std::to_string(static_cast<std::underlying_type_t<T>>(v));
+  if constexpr (std::is_enum<T>::value)
+    return std::to_string(static_cast<typename std::underlying_type<T>::type>(v));
   else
     return std::to_string(v);
 }

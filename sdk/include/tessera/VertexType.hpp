@@ -9,7 +9,6 @@
 // and element type, so nothing can disagree with the class itself.
 #pragma once
 
-#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -80,12 +79,12 @@ std::vector<std::string> registeredVertexTypeNames();
 namespace detail {
 
 template <class T> struct FieldTraits {
-  static_assert(std::is_arithmetic_v<std::remove_const_t<T>> ||
-                    std::is_same_v<std::remove_const_t<T>, poplar::half>,
+  static_assert(std::is_arithmetic<typename std::remove_const<T>::type>::value ||
+                    std::is_same<typename std::remove_const<T>::type, poplar::half>::value,
                 "a plain vertex member must be an arithmetic type or half");
   static constexpr FieldKind kind = FieldKind::Plain;
   static constexpr FieldDirection direction = FieldDirection::None;
-  using Element = std::remove_const_t<T>;
+  using Element = typename std::remove_const<T>::type;
 };
 
 template <template <class> class Wrapper> struct DirectionOf;
@@ -100,12 +99,12 @@ template <> struct DirectionOf<poplar::InOut> {
 };
 
 template <class T> struct IsVector : std::false_type {};
-template <class T, auto L, unsigned A, bool I>
+template <class T, poplar::VectorLayout L, unsigned A, bool I>
 struct IsVector<poplar::Vector<T, L, A, I>> : std::true_type {
   using Element = T;
 };
 template <class T> struct IsVectorList : std::false_type {};
-template <class T, auto L, unsigned A, bool I>
+template <class T, poplar::VectorListLayout L, unsigned A, bool I>
 struct IsVectorList<poplar::VectorList<T, L, A, I>> : std::true_type {
   using Element = T;
 };
@@ -128,75 +127,101 @@ template <class T> struct FieldTraits<poplar::Output<T>> : WrappedTraits<poplar:
 template <class T> struct FieldTraits<poplar::InOut<T>> : WrappedTraits<poplar::InOut, T> {};
 
 // A plain Vector<T> is vertex state; a Vector of Input/Output/InOut<Vector<T>> is a list of runs.
-template <class T, auto L, unsigned A, bool I> struct FieldTraits<poplar::Vector<T, L, A, I>> {
+template <class T, poplar::VectorLayout L, unsigned A, bool I>
+struct FieldTraits<poplar::Vector<T, L, A, I>> {
   static constexpr FieldKind kind = FieldKind::PlainVector;
   static constexpr FieldDirection direction = FieldDirection::None;
-  using Element = std::remove_const_t<T>;
+  using Element = typename std::remove_const<T>::type;
 };
-template <template <class> class W, class T, auto L0, unsigned A0, bool I0, auto L, unsigned A,
-          bool I>
+template <template <class> class W, class T, poplar::VectorLayout L0, unsigned A0, bool I0,
+          poplar::VectorLayout L, unsigned A, bool I>
 struct FieldTraits<poplar::Vector<W<poplar::Vector<T, L0, A0, I0>>, L, A, I>> {
   static constexpr FieldKind kind = FieldKind::VectorList;
   static constexpr FieldDirection direction = DirectionOf<W>::value;
   using Element = T;
 };
 
-template <class V> bool callCompute(void *object, unsigned workerId) {
-  V *v = static_cast<V *>(object);
-  if constexpr (std::is_base_of_v<poplar::MultiVertex, V>) {
-    if constexpr (std::is_void_v<decltype(v->compute(workerId))>) {
-      v->compute(workerId);
-      return true;
-    } else {
-      return static_cast<bool>(v->compute(workerId));
-    }
-  } else {
-    (void)workerId;
-    if constexpr (std::is_void_v<decltype(v->compute())>) {
-      v->compute();
-      return true;
-    } else {
-      return static_cast<bool>(v->compute());
-    }
-  }
+// compute() may return void (it cannot fail) or a value convertible to bool (false: failure).
+template <class V> bool computeOnce(V *v, unsigned, std::false_type /*multi*/, std::true_type) {
+  v->compute();
+  return true;
 }
+template <class V> bool computeOnce(V *v, unsigned, std::false_type /*multi*/, std::false_type) {
+  return static_cast<bool>(v->compute());
+}
+template <class V>
+bool computeOnce(V *v, unsigned workerId, std::true_type /*multi*/, std::true_type) {
+  v->compute(workerId);
+  return true;
+}
+template <class V>
+bool computeOnce(V *v, unsigned workerId, std::true_type /*multi*/, std::false_type) {
+  return static_cast<bool>(v->compute(workerId));
+}
+template <class V, bool Multi = std::is_base_of<poplar::MultiVertex, V>::value>
+struct ComputeReturnsVoid
+    : std::is_void<decltype(std::declval<V &>().compute(std::declval<unsigned &>()))> {};
+template <class V>
+struct ComputeReturnsVoid<V, false> : std::is_void<decltype(std::declval<V &>().compute())> {};
+
+template <class V> bool callCompute(void *object, unsigned workerId) {
+  return computeOnce(static_cast<V *>(object), workerId, std::is_base_of<poplar::MultiVertex, V>(),
+                     ComputeReturnsVoid<V>());
+}
+
+// The optional `cycleEstimate() const` (convertible to std::uint64_t) and
+// `failureReason() const` (convertible to const char *) of a vertex class.
+template <class V, class = void> struct HasCycleEstimate : std::false_type {};
+template <class V>
+struct HasCycleEstimate<
+    V, typename std::enable_if<std::is_convertible<
+           decltype(std::declval<const V &>().cycleEstimate()), std::uint64_t>::value>::type>
+    : std::true_type {};
+template <class V, class = void> struct HasFailureReason : std::false_type {};
+template <class V>
+struct HasFailureReason<
+    V, typename std::enable_if<std::is_convertible<
+           decltype(std::declval<const V &>().failureReason()), const char *>::value>::type>
+    : std::true_type {};
+
+using CycleEstimateFn = std::uint64_t (*)(const void *object);
+using FailureReasonFn = const char *(*)(const void *object);
+template <class V> std::uint64_t callCycleEstimate(const void *object) {
+  return static_cast<std::uint64_t>(static_cast<const V *>(object)->cycleEstimate());
+}
+template <class V> const char *callFailureReason(const void *object) {
+  return static_cast<const V *>(object)->failureReason();
+}
+template <class V> CycleEstimateFn cycleEstimateOf(std::true_type) { return &callCycleEstimate<V>; }
+template <class V> CycleEstimateFn cycleEstimateOf(std::false_type) { return nullptr; }
+template <class V> FailureReasonFn failureReasonOf(std::true_type) { return &callFailureReason<V>; }
+template <class V> FailureReasonFn failureReasonOf(std::false_type) { return nullptr; }
 
 } // namespace detail
 
 /// Describes vertex class `V` field by field, then registers it.
 template <class V> class VertexTypeBuilder {
-  static_assert(std::is_default_constructible_v<V>, "a vertex class needs a default constructor");
+  static_assert(std::is_default_constructible<V>::value,
+                "a vertex class needs a default constructor");
 
 public:
   explicit VertexTypeBuilder(std::string name) : info_(std::make_shared<VertexTypeInfo>()) {
     info_->name = std::move(name);
     info_->size = sizeof(V);
     info_->align = alignof(V);
-    info_->isMultiVertex = std::is_base_of_v<poplar::MultiVertex, V>;
+    info_->isMultiVertex = std::is_base_of<poplar::MultiVertex, V>::value;
     info_->construct = [](void *where) { ::new (where) V(); };
     info_->destroy = [](void *object) { static_cast<V *>(object)->~V(); };
     info_->compute = &detail::callCompute<V>;
-    if constexpr (requires(const V &v) {
-                    { v.cycleEstimate() } -> std::convertible_to<std::uint64_t>;
-                  }) {
-      info_->cycleEstimate = [](const void *object) {
-        return static_cast<std::uint64_t>(static_cast<const V *>(object)->cycleEstimate());
-      };
-    }
-    if constexpr (requires(const V &v) {
-                    { v.failureReason() } -> std::convertible_to<const char *>;
-                  }) {
-      info_->failureReason = [](const void *object) -> const char * {
-        return static_cast<const V *>(object)->failureReason();
-      };
-    }
+    info_->cycleEstimate = detail::cycleEstimateOf<V>(detail::HasCycleEstimate<V>());
+    info_->failureReason = detail::failureReasonOf<V>(detail::HasFailureReason<V>());
   }
 
   /// `member` may belong to `V` or to a base class of `V` (vertex families often share state).
   template <class F, class C> VertexTypeBuilder &field(const char *name, F C::*member) {
-    static_assert(std::is_base_of_v<C, V>, "the field must be a member of the vertex class");
-    using Traits = detail::FieldTraits<std::remove_cv_t<F>>;
-    using Element = std::remove_cv_t<typename Traits::Element>;
+    static_assert(std::is_base_of<C, V>::value, "the field must be a member of the vertex class");
+    using Traits = detail::FieldTraits<typename std::remove_cv<F>::type>;
+    using Element = typename std::remove_cv<typename Traits::Element>::type;
     // The offset of a member is the same in every object; measure it on a real one.
     alignas(V) unsigned char storage[sizeof(V)];
     V *probe = ::new (storage) V();

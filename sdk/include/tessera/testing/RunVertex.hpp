@@ -39,19 +39,19 @@ namespace tessera::testing {
 class FieldData {
 public:
   /// One value: a scalar Input/Output/InOut field or a plain scalar member.
-  template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
+  template <class T, class = typename std::enable_if<std::is_arithmetic<T>::value>::type>
   FieldData(T value) : FieldData(std::vector<T>{value}) {}
   /// A run of values: a Vector field or a plain Vector member.
-  template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
+  template <class T, class = typename std::enable_if<std::is_arithmetic<T>::value>::type>
   FieldData(std::vector<T> values) : isList_(false) {
     auto runs = std::make_shared<std::vector<std::vector<Stored<T>>>>(1);
     runs->front().assign(values.begin(), values.end());
     init(std::move(runs));
   }
-  template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
+  template <class T, class = typename std::enable_if<std::is_arithmetic<T>::value>::type>
   FieldData(std::initializer_list<T> values) : FieldData(std::vector<T>(values)) {}
   /// One run per element: a VectorList field or a Vector<Input<Vector<T>>>.
-  template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
+  template <class T, class = typename std::enable_if<std::is_arithmetic<T>::value>::type>
   FieldData(std::vector<std::vector<T>> lists) : isList_(true) {
     auto runs = std::make_shared<std::vector<std::vector<Stored<T>>>>();
     for (const auto &l : lists)
@@ -71,7 +71,8 @@ public:
 
 private:
   // std::vector<bool> has no data(); bools travel as bytes (converted on the way in).
-  template <class T> using Stored = std::conditional_t<std::is_same_v<T, bool>, unsigned char, T>;
+  template <class T>
+  using Stored = typename std::conditional<std::is_same<T, bool>::value, unsigned char, T>::type;
 
   template <class S> void init(std::shared_ptr<std::vector<std::vector<S>>> runs) {
     for (const auto &r : *runs)
@@ -127,7 +128,7 @@ private:
   const Field &find(const std::string &name, poplar::Type asType) const;
   template <class T> static std::vector<T> decode(const std::vector<unsigned char> &bytes) {
     std::vector<T> out(bytes.size() / sizeof(T));
-    if constexpr (std::is_same_v<T, bool>) {
+    if constexpr (std::is_same<T, bool>::value) {
       for (std::size_t i = 0; i < out.size(); ++i)
         out[i] = bytes[i] != 0;
     } else if (!out.empty()) {
