@@ -34,7 +34,12 @@ struct ConvParams {
     InputTransform(std::vector<unsigned> truncationLower, std::vector<unsigned> truncationUpper,
                    std::vector<unsigned> dilation, std::vector<unsigned> paddingLower,
                    std::vector<unsigned> paddingUpper, std::vector<bool> flip);
-    friend bool operator==(const InputTransform &, const InputTransform &) = default;
+    friend bool operator==(const InputTransform &a, const InputTransform &b) {
+      return a.truncationLower == b.truncationLower && a.truncationUpper == b.truncationUpper &&
+             a.dilation == b.dilation && a.paddingLower == b.paddingLower &&
+             a.paddingUpper == b.paddingUpper && a.flip == b.flip;
+    }
+    friend bool operator!=(const InputTransform &a, const InputTransform &b) { return !(a == b); }
   };
   /// Transform applied to the output, one entry per spatial dimension.
   struct OutputTransform {
@@ -48,7 +53,12 @@ struct ConvParams {
     OutputTransform(std::vector<unsigned> truncationLower, std::vector<unsigned> truncationUpper,
                     std::vector<unsigned> stride, std::vector<unsigned> paddingLower,
                     std::vector<unsigned> paddingUpper);
-    friend bool operator==(const OutputTransform &, const OutputTransform &) = default;
+    friend bool operator==(const OutputTransform &a, const OutputTransform &b) {
+      return a.truncationLower == b.truncationLower && a.truncationUpper == b.truncationUpper &&
+             a.stride == b.stride && a.paddingLower == b.paddingLower &&
+             a.paddingUpper == b.paddingUpper;
+    }
+    friend bool operator!=(const OutputTransform &a, const OutputTransform &b) { return !(a == b); }
   };
 
   poplar::Type inputType = poplar::FLOAT;
@@ -101,7 +111,17 @@ struct ConvParams {
   /// than the padded input so no output remains, …).
   void validate() const;
 
-  friend bool operator==(const ConvParams &, const ConvParams &) = default;
+  // Member by member, in declaration order (spelled out: C++11 has no defaulted operator==).
+  friend bool operator==(const ConvParams &a, const ConvParams &b) {
+    return a.inputType == b.inputType && a.outputType == b.outputType &&
+           a.batchSize == b.batchSize && a.inputFieldShape == b.inputFieldShape &&
+           a.kernelShape == b.kernelShape &&
+           a.inputChannelsPerConvGroup == b.inputChannelsPerConvGroup &&
+           a.outputChannelsPerConvGroup == b.outputChannelsPerConvGroup &&
+           a.numConvGroups == b.numConvGroups && a.inputTransform == b.inputTransform &&
+           a.kernelTransform == b.kernelTransform && a.outputTransform == b.outputTransform;
+  }
+  friend bool operator!=(const ConvParams &a, const ConvParams &b) { return !(a == b); }
 };
 
 std::ostream &operator<<(std::ostream &os, const ConvParams &params);

@@ -19,7 +19,8 @@
 #include <poplar/Type.hpp>
 #include <popops/ExprOp.hpp>
 
-namespace popops::expr {
+namespace popops {
+namespace expr {
 
 /// Base of every expression node.
 class Expr {
@@ -51,19 +52,18 @@ public:
   double getDataAsDouble() const { return value_; }
   std::string printValue() const;
 
-  std::unique_ptr<Expr> clone() const override { return std::make_unique<Const>(*this); }
+  std::unique_ptr<Expr> clone() const override { return std::unique_ptr<Expr>(new Const(*this)); }
   std::string name(const std::vector<poplar::Tensor> &tensors = {}) const override;
 
 private:
   template <class T> static poplar::Type typeOf() {
-    if constexpr (std::is_same<T, bool>::value)
+    if (std::is_same<T, bool>::value)
       return poplar::BOOL;
-    else if constexpr (std::is_floating_point<T>::value)
+    if (std::is_floating_point<T>::value)
       return poplar::FLOAT;
-    else if constexpr (std::is_signed<T>::value)
+    if (std::is_signed<T>::value)
       return poplar::INT;
-    else
-      return poplar::UNSIGNED_INT;
+    return poplar::UNSIGNED_INT;
   }
   poplar::Type type_;
   double value_;
@@ -73,7 +73,9 @@ private:
 class ConstHalf : public Const {
 public:
   explicit ConstHalf(float x) : Const(poplar::HALF, x) {}
-  std::unique_ptr<Expr> clone() const override { return std::make_unique<ConstHalf>(*this); }
+  std::unique_ptr<Expr> clone() const override {
+    return std::unique_ptr<Expr>(new ConstHalf(*this));
+  }
 };
 
 /// Converts its operand to `type` (float → integer truncates; to HALF rounds to nearest).
@@ -83,7 +85,7 @@ public:
   Cast(const Cast &o) : Expr(), a_(o.a_->clone()), type_(o.type_) {}
   const Expr &getLHS() const { return *a_; }
   const poplar::Type &getRHSType() const { return type_; }
-  std::unique_ptr<Expr> clone() const override { return std::make_unique<Cast>(*this); }
+  std::unique_ptr<Expr> clone() const override { return std::unique_ptr<Expr>(new Cast(*this)); }
   std::string name(const std::vector<poplar::Tensor> &tensors = {}) const override;
 
 private:
@@ -94,17 +96,21 @@ private:
 /// Stands for tensor `index` (1-based) of the list given to map.
 class PlaceHolder : public Expr {
 public:
-  explicit PlaceHolder(unsigned index) : index_(index) {}
+  explicit constexpr PlaceHolder(unsigned index) : index_(index) {}
   unsigned getIndex() const { return index_; }
-  std::unique_ptr<Expr> clone() const override { return std::make_unique<PlaceHolder>(*this); }
+  std::unique_ptr<Expr> clone() const override {
+    return std::unique_ptr<Expr>(new PlaceHolder(*this));
+  }
   std::string name(const std::vector<poplar::Tensor> &tensors = {}) const override;
 
 private:
   unsigned index_;
 };
 
-inline const PlaceHolder _1(1), _2(2), _3(3), _4(4), _5(5), _6(6), _7(7), _8(8), _9(9), _10(10),
-    _11(11), _12(12), _13(13), _14(14), _15(15), _16(16), _17(17), _18(18), _19(19), _20(20);
+// Constant-initialised, one set per translation unit (as in PopLibs; C++11 has no inline
+// variables).
+const PlaceHolder _1(1), _2(2), _3(3), _4(4), _5(5), _6(6), _7(7), _8(8), _9(9), _10(10), _11(11),
+    _12(12), _13(13), _14(14), _15(15), _16(16), _17(17), _18(18), _19(19), _20(20);
 
 class UnaryOp : public Expr {
 public:
@@ -112,7 +118,7 @@ public:
   UnaryOp(const UnaryOp &o) : Expr(), type_(o.type_), a_(o.a_->clone()) {}
   UnaryOpType getOpType() const { return type_; }
   const Expr &getArg() const { return *a_; }
-  std::unique_ptr<Expr> clone() const override { return std::make_unique<UnaryOp>(*this); }
+  std::unique_ptr<Expr> clone() const override { return std::unique_ptr<Expr>(new UnaryOp(*this)); }
   std::string name(const std::vector<poplar::Tensor> &tensors = {}) const override;
 
 private:
@@ -128,7 +134,9 @@ public:
   BinaryOpType getOpType() const { return type_; }
   const Expr &getLHS() const { return *a_; }
   const Expr &getRHS() const { return *b_; }
-  std::unique_ptr<Expr> clone() const override { return std::make_unique<BinaryOp>(*this); }
+  std::unique_ptr<Expr> clone() const override {
+    return std::unique_ptr<Expr>(new BinaryOp(*this));
+  }
   std::string name(const std::vector<poplar::Tensor> &tensors = {}) const override;
 
 private:
@@ -146,7 +154,9 @@ public:
   const Expr &getArg0() const { return *a_; }
   const Expr &getArg1() const { return *b_; }
   const Expr &getArg2() const { return *c_; }
-  std::unique_ptr<Expr> clone() const override { return std::make_unique<TernaryOp>(*this); }
+  std::unique_ptr<Expr> clone() const override {
+    return std::unique_ptr<Expr>(new TernaryOp(*this));
+  }
   std::string name(const std::vector<poplar::Tensor> &tensors = {}) const override;
 
 private:
@@ -222,19 +232,22 @@ public:
 // ---- operators ------------------------------------------------------------------------
 
 template <class T>
-inline constexpr bool isConstOperand =
-    std::is_arithmetic<T>::value && !std::is_base_of<Expr, T>::value;
+struct IsConstOperand : std::integral_constant<bool, std::is_arithmetic<T>::value &&
+                                                         !std::is_base_of<Expr, T>::value> {};
+#if __cplusplus >= 201703L
+template <class T> inline constexpr bool isConstOperand = IsConstOperand<T>::value;
+#endif
 
 inline Not operator!(const Expr &a) { return Not(a); }
 inline Neg operator-(const Expr &a) { return Neg(a); }
 
 #define POPOPS_EXPR_OPERATOR(SYMBOL, NAME)                                                         \
   inline NAME operator SYMBOL(const Expr &a, const Expr &b) { return NAME(a, b); }                 \
-  template <class T, class = typename std::enable_if<isConstOperand<T>>::type>                     \
+  template <class T, class = typename std::enable_if<IsConstOperand<T>::value>::type>              \
   inline NAME operator SYMBOL(const T &a, const Expr &b) {                                         \
     return NAME(Const(a), b);                                                                      \
   }                                                                                                \
-  template <class T, class = typename std::enable_if<isConstOperand<T>>::type>                     \
+  template <class T, class = typename std::enable_if<IsConstOperand<T>::value>::type>              \
   inline NAME operator SYMBOL(const Expr &a, const T &b) {                                         \
     return NAME(a, Const(b));                                                                      \
   }
@@ -252,4 +265,5 @@ POPOPS_EXPR_OPERATOR(&&, And)
 POPOPS_EXPR_OPERATOR(||, Or)
 #undef POPOPS_EXPR_OPERATOR
 
-} // namespace popops::expr
+} // namespace expr
+} // namespace popops

@@ -3,7 +3,8 @@
 
 #include <string>
 
-namespace popops::expr {
+namespace popops {
+namespace expr {
 
 /// Three-operand operations: SELECT(a, b, c) = c ? a : b; CLAMP(a, b, c) = min(max(a, b), c).
 enum class TernaryOpType { CLAMP, SELECT };
@@ -58,4 +59,5 @@ std::string toString(UnaryOpType op);
 std::string toString(BinaryOpType op);
 std::string toString(TernaryOpType op);
 
-} // namespace popops::expr
+} // namespace expr
+} // namespace popops

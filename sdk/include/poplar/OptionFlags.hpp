@@ -25,8 +25,8 @@ public:
   /// Sets (or overwrites) one option.
   void set(StringRef key, StringRef value) { values_[key.str()] = value.str(); }
   void set(initializer_list init) {
-    for (const auto &[k, v] : init)
-      values_[k] = v;
+    for (const auto &kv : init)
+      values_[kv.first] = kv.second;
   }
   /// The value of `key`; throws `invalid_option` naming the key if absent.
   StringRef at(StringRef key) const;

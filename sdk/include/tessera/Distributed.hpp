@@ -10,7 +10,8 @@
 // poplar::runtime_error naming the variable.
 #pragma once
 
-namespace tessera::distributed {
+namespace tessera {
+namespace distributed {
 
 /// True inside a tessera-run launch of more than one instance.
 bool isDistributed();
@@ -23,4 +24,5 @@ unsigned numLocalReplicas();
 /// The global index of this instance's first replica.
 unsigned replicaIndexOffset();
 
-} // namespace tessera::distributed
+} // namespace distributed
+} // namespace tessera

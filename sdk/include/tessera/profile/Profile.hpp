@@ -11,7 +11,8 @@
 #include <string>
 #include <vector>
 
-namespace tessera::profile {
+namespace tessera {
+namespace profile {
 
 /// The IPU the profile was compiled for, with the cost model's parameters.
 struct TargetInfo {
@@ -138,4 +139,5 @@ struct ProfileReport {
   std::optional<ExecutionProfile> execution;
 };
 
-} // namespace tessera::profile
+} // namespace profile
+} // namespace tessera

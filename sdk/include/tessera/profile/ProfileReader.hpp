@@ -17,7 +17,8 @@
 
 #include <tessera/profile/Profile.hpp>
 
-namespace tessera::profile {
+namespace tessera {
+namespace profile {
 
 /// File names inside the report directory.
 inline constexpr const char *kGraphProfileFile = "graph_profile.pb";
@@ -72,4 +73,5 @@ void printDiff(std::ostream &out, const GraphProfile &before, const GraphProfile
 void writeHtmlReport(const std::string &path, const GraphProfile &graph,
                      const ExecutionProfile *exec);
 
-} // namespace tessera::profile
+} // namespace profile
+} // namespace tessera

@@ -10,7 +10,8 @@
 
 #include <tessera/profile/Profile.hpp>
 
-namespace tessera::profile {
+namespace tessera {
+namespace profile {
 
 /// What kind of work step `step` is: "conv", "matmul", "map", "norm", "reduce", "other compute"
 /// (Execute steps, by their compute set's vertex types), "copy", "stream", "collective" or
@@ -46,4 +47,5 @@ void printStepBreakdown(std::ostream &out, const GraphProfile &graph, const Exec
 /// category is stepKindOf.
 void writeChromeTrace(std::ostream &out, const GraphProfile &graph, const ExecutionProfile &exec);
 
-} // namespace tessera::profile
+} // namespace profile
+} // namespace tessera

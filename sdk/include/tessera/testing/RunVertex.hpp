@@ -33,7 +33,8 @@
 #include <poplar/Type.hpp>
 #include <poplar/exceptions.hpp>
 
-namespace tessera::testing {
+namespace tessera {
+namespace testing {
 
 /// The host data given to one field of the vertex under test.
 class FieldData {
@@ -153,4 +154,5 @@ VertexResult runVertex(const std::string &vertexType,
                        const std::map<std::string, FieldData> &fields,
                        const RunVertexOptions &options = {});
 
-} // namespace tessera::testing
+} // namespace testing
+} // namespace tessera
