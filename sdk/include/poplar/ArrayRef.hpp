@@ -24,10 +24,14 @@ public:
   constexpr ArrayRef(const std::array<T, N> &a) : data_(a.data()), size_(N) {}
   // A braced list's array lives until the end of the full expression, which is exactly as long
   // as an ArrayRef argument is used; GCC cannot see that, hence the pragma.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Winit-list-lifetime"
+#endif
   constexpr ArrayRef(std::initializer_list<T> list) : data_(list.begin()), size_(list.size()) {}
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
 
   constexpr const T *data() const { return data_; }
   constexpr std::size_t size() const { return size_; }

@@ -8,7 +8,9 @@
 #include <functional>
 #include <iosfwd>
 #include <memory>
+#if __cplusplus >= 201703L
 #include <optional>
+#endif
 #include <string>
 #include <vector>
 
@@ -26,7 +28,9 @@
 
 namespace poplar {
 
-/// Tessera extension (for profiles): the cycle estimates of one vertex.
+#if __cplusplus >= 201703L
+/// Tessera extension (for profiles): the cycle estimates of one vertex. Defined for C++17 and
+/// later only (it holds std::optionals), as is Engine::getVertexCycleEstimates.
 struct VertexCycleEstimate {
   unsigned vertexId = 0;  ///< The vertex's id in its graph (VertexRef::getId()).
   std::string vertexType; ///< Its registered type name.
@@ -39,6 +43,7 @@ struct VertexCycleEstimate {
   /// The estimate the cost model uses: fromGraph, else fromVertexType, else 0.
   std::uint64_t effective() const { return fromGraph.value_or(fromVertexType.value_or(0)); }
 };
+#endif
 
 /// Runs programs on the tile engine: BSP supersteps (exchange in → compute on every tile in
 /// parallel → exchange out), with results that never depend on the number of host threads.
@@ -162,7 +167,9 @@ public:
   /// Tessera extension: the cycle estimates of every vertex the programs execute, in vertex
   /// object order (by compute set, then tile). Needs `load` (the vertex types' estimates are
   /// computed from the constructed objects); throws `tensor_io_state_error` before it.
+#if __cplusplus >= 201703L
   std::vector<VertexCycleEstimate> getVertexCycleEstimates() const;
+#endif
 
   /// Prints the profile summary: target, memory totals and per-tile max/min/mean (variables,
   /// vertex state, exchange buffers), largest variables, compute sets with estimated cycles
@@ -188,9 +195,12 @@ public:
   /// Tessera extension: the graph profile (priced with vertex classes' own estimates once
   /// loaded; before `load` with setPerfEstimate or the cost model's default).
   tessera::profile::GraphProfile getGraphProfile() const;
+#if __cplusplus >= 201703L
   /// Tessera extension: the execution profile so far; empty unless
-  /// autoReport.outputExecutionProfile, autoReport.all or debug.instrument is set.
+  /// autoReport.outputExecutionProfile, autoReport.all or debug.instrument is set. Declared for
+  /// C++17 and later only (it returns a std::optional).
   std::optional<tessera::profile::ExecutionProfile> getExecutionProfile() const;
+#endif
 
   struct Impl;
 

@@ -107,7 +107,7 @@ struct half {
     return h;
   }
 };
-static_assert(sizeof(half) == 2);
+static_assert(sizeof(half) == 2, "half is two bytes");
 
 template <> struct equivalent_device_type<half> { static constexpr Type value = HALF; };
 

@@ -34,14 +34,13 @@ public:
     std::vector<std::string> names;
     for (const auto &entry : values)
       names.push_back(entry.first);
-    return OptionHandler(std::move(names),
-                         [&output, values = std::move(values)](const std::string &value) {
-                           const auto it = values.find(value);
-                           if (it == values.end())
-                             return false;
-                           output = it->second;
-                           return true;
-                         });
+    return OptionHandler(std::move(names), [&output, values](const std::string &value) {
+      const auto it = values.find(value);
+      if (it == values.end())
+        return false;
+      output = it->second;
+      return true;
+    });
   }
 
   /// Stores `value` if this option takes it; false (storing nothing) if not.

@@ -18,7 +18,9 @@
 // and the build of its own code, must be part of what it keys the key on.
 #pragma once
 
+#if __cplusplus >= 201703L
 #include <optional>
+#endif
 #include <string>
 
 #include <poplar/Executable.hpp>
@@ -38,9 +40,12 @@ public:
   /// The cache directory (it may not exist yet).
   const std::string &directory() const { return directory_; }
 
+#if __cplusplus >= 201703L
   /// The executable stored under `key` by an earlier Engine of this SDK build, or nothing when
-  /// there is none (never stored, evicted, damaged or from another build).
+  /// there is none (never stored, evicted, damaged or from another build). Declared for C++17
+  /// and later only (it returns a std::optional).
   std::optional<poplar::Executable> load(const std::string &key) const;
+#endif
 
 private:
   bool enabled_;

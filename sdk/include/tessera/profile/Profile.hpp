@@ -7,7 +7,9 @@
 #pragma once
 
 #include <cstdint>
+#if __cplusplus >= 201703L
 #include <optional>
+#endif
 #include <string>
 #include <vector>
 
@@ -132,12 +134,15 @@ struct ExecutionProfile {
   bool programRunsTruncated = false;
 };
 
+#if __cplusplus >= 201703L
 /// What profile.pop holds: the graph profile and, once the engine has run with an execution
-/// profile requested, the execution profile.
+/// profile requested, the execution profile. Defined for C++17 and later only (it holds a
+/// std::optional); C++11 and C++14 programs read profiles with pva.
 struct ProfileReport {
   GraphProfile graph;
   std::optional<ExecutionProfile> execution;
 };
+#endif
 
 } // namespace profile
 } // namespace tessera

@@ -21,10 +21,10 @@ namespace tessera {
 namespace profile {
 
 /// File names inside the report directory.
-inline constexpr const char *kGraphProfileFile = "graph_profile.pb";
-inline constexpr const char *kExecutionProfileFile = "execution_profile.pb";
-inline constexpr const char *kHtmlReportFile = "report.html";
-inline constexpr const char *kProfilePopFile = "profile.pop";
+constexpr const char *kGraphProfileFile = "graph_profile.pb";
+constexpr const char *kExecutionProfileFile = "execution_profile.pb";
+constexpr const char *kHtmlReportFile = "report.html";
+constexpr const char *kProfilePopFile = "profile.pop";
 
 /// Reads a graph profile written by the Engine (binary Protocol Buffers). Throws
 /// `poplar::parse_error` naming the file when it is missing, truncated or not a profile.
@@ -32,8 +32,11 @@ GraphProfile readGraphProfile(const std::string &path);
 /// Reads an execution profile; errors as readGraphProfile.
 ExecutionProfile readExecutionProfile(const std::string &path);
 
-/// Reads profile.pop (a `Report` message); errors as readGraphProfile.
+#if __cplusplus >= 201703L
+/// Reads profile.pop (a `Report` message); errors as readGraphProfile. C++17 and later only
+/// (ProfileReport holds a std::optional).
 ProfileReport readProfileReport(const std::string &path);
+#endif
 
 /// Writes `p` as binary Protocol Buffers to `path`; throws `poplar::runtime_error` naming the
 /// file when it cannot be written.

@@ -129,13 +129,17 @@ private:
   const Field &find(const std::string &name, poplar::Type asType) const;
   template <class T> static std::vector<T> decode(const std::vector<unsigned char> &bytes) {
     std::vector<T> out(bytes.size() / sizeof(T));
-    if constexpr (std::is_same<T, bool>::value) {
-      for (std::size_t i = 0; i < out.size(); ++i)
-        out[i] = bytes[i] != 0;
-    } else if (!out.empty()) {
-      std::memcpy(static_cast<void *>(out.data()), bytes.data(), out.size() * sizeof(T));
-    }
+    decodeInto(out, bytes);
     return out;
+  }
+  static void decodeInto(std::vector<bool> &out, const std::vector<unsigned char> &bytes) {
+    for (std::size_t i = 0; i < out.size(); ++i)
+      out[i] = bytes[i] != 0;
+  }
+  template <class T>
+  static void decodeInto(std::vector<T> &out, const std::vector<unsigned char> &bytes) {
+    if (!out.empty())
+      std::memcpy(static_cast<void *>(out.data()), bytes.data(), out.size() * sizeof(T));
   }
 };
 
