@@ -1,17 +1,20 @@
 // The Engine: compiles a graph and its programs, then runs them on a (simulated) device.
 #pragma once
 
-// <cassert> as Poplar's headers bring it in: programs written for Poplar use `assert` after
-// including only this header.
+// <cassert>, <functional>, <numeric> and <unordered_set> as Poplar's headers bring them in:
+// programs written for Poplar use `assert`, std::function, std::accumulate and
+// std::unordered_set after including only this header.
 #include <cassert>
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
 #include <memory>
+#include <numeric>
 #if __cplusplus >= 201703L
 #include <optional>
 #endif
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include <poplar/ArrayRef.hpp>

@@ -1,8 +1,9 @@
 // The graph: variables, constants, tile mappings, compute sets, vertices, streams, functions.
 #pragma once
 
-// <cassert> as Poplar's headers bring it in: programs written for Poplar use `assert` after
-// including only this header.
+// <cassert>, <functional>, <numeric> and <unordered_set> as Poplar's headers bring them in:
+// programs written for Poplar use `assert`, std::function, std::accumulate and
+// std::unordered_set after including only this header.
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
@@ -10,8 +11,10 @@
 #include <functional>
 #include <iosfwd>
 #include <memory>
+#include <numeric>
 #include <string>
 #include <type_traits>
+#include <unordered_set>
 #include <vector>
 
 #include <poplar/ArrayRef.hpp>
