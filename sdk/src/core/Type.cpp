@@ -3,6 +3,7 @@
 #include <array>
 #include <ostream>
 
+#include <poplar/Half.hpp>
 #include <poplar/TargetType.hpp>
 
 namespace poplar {
@@ -50,5 +51,29 @@ const char *toString(TargetType t) {
   }
   return "?";
 }
+
+// C++11 and C++14 programs see `equivalent_device_type<T>::value` as a declaration only (C++17
+// made static constexpr data members inline definitions), and Graph.hpp's templates bind it to
+// references (`addConstant<float>`), so such programs link against a definition. Taking every
+// one's address here makes this library emit each (a unique global symbol, exported).
+namespace {
+[[gnu::used]] const Type *const kEquivalentDeviceTypeValues[] = {
+    &equivalent_device_type<float>::value,
+    &equivalent_device_type<half>::value,
+    &equivalent_device_type<int>::value,
+    &equivalent_device_type<unsigned>::value,
+    &equivalent_device_type<short>::value,
+    &equivalent_device_type<unsigned short>::value,
+    &equivalent_device_type<char>::value,
+    &equivalent_device_type<signed char>::value,
+    &equivalent_device_type<unsigned char>::value,
+    &equivalent_device_type<bool>::value,
+    &equivalent_device_type<long long>::value,
+    &equivalent_device_type<unsigned long long>::value,
+    &equivalent_device_type<long>::value,
+    &equivalent_device_type<unsigned long>::value,
+    &equivalent_device_type<double>::value,
+};
+} // namespace
 
 } // namespace poplar
