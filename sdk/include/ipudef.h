@@ -40,7 +40,8 @@ typedef char char4 TESSERA_IPU_VECTOR(char, 4, 4);
 typedef unsigned char uchar2 TESSERA_IPU_VECTOR(unsigned char, 2, 2);
 typedef unsigned char uchar4 TESSERA_IPU_VECTOR(unsigned char, 4, 4);
 
-namespace tessera::ipu {
+namespace tessera {
+namespace ipu {
 /// N halves: poplar::half elements with indexing and element-wise arithmetic. Each element
 /// operation happens in float and rounds to half, as poplar::half arithmetic does (the IPU's
 /// half vector instructions round each result too). A struct, not a compiler vector type, so
@@ -83,7 +84,8 @@ template <unsigned N> struct alignas(2 * N < 8 ? 2 * N : 8) HalfVector {
   TESSERA_HALF_VECTOR_OP(/)
 #undef TESSERA_HALF_VECTOR_OP
 };
-} // namespace tessera::ipu
+} // namespace ipu
+} // namespace tessera
 typedef tessera::ipu::HalfVector<2> half2;
 typedef tessera::ipu::HalfVector<4> half4;
 

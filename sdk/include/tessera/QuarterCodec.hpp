@@ -14,7 +14,8 @@
 #include <cstdint>
 #include <limits>
 
-namespace tessera::quarter {
+namespace tessera {
+namespace quarter {
 
 /// The field widths of one format.
 struct Layout {
@@ -23,9 +24,9 @@ struct Layout {
   int bias;
 };
 
-inline constexpr Layout kF143{4, 3, 8};
-inline constexpr Layout kF152{5, 2, 16};
-inline constexpr std::uint8_t kNaN = 0x80;
+constexpr Layout kF143{4, 3, 8};
+constexpr Layout kF152{5, 2, 16};
+constexpr std::uint8_t kNaN = 0x80;
 
 /// Packed metadata byte (bit 7: F143 when set; bits 0-5: the scale, 6-bit two's complement).
 inline bool isF143(std::uint8_t metadata) { return (metadata & 0x80u) != 0; }
@@ -97,4 +98,5 @@ inline std::uint8_t encode(double value, std::uint8_t metadata, bool nanOnOverfl
   return static_cast<std::uint8_t>(signBit | code);
 }
 
-} // namespace tessera::quarter
+} // namespace quarter
+} // namespace tessera

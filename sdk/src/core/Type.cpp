@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include <poplar/Half.hpp>
+#include <poplar/QuarterFloat.hpp>
 #include <poplar/TargetType.hpp>
 
 namespace poplar {
@@ -73,6 +74,7 @@ namespace {
     &equivalent_device_type<long>::value,
     &equivalent_device_type<unsigned long>::value,
     &equivalent_device_type<double>::value,
+    &equivalent_device_type<quarter>::value,
 };
 } // namespace
 
