@@ -27,7 +27,9 @@ public:
   ProfileValue(String s);
   ProfileValue(const char *s);
   ProfileValue(Boolean b);
-  template <class T, std::enable_if_t<std::is_arithmetic_v<T> && !std::is_same_v<T, bool>, int> = 0>
+  template <class T,
+            typename std::enable_if<std::is_arithmetic<T>::value && !std::is_same<T, bool>::value,
+                                    int>::type = 0>
   ProfileValue(T n) : ProfileValue(NumberTag{}, static_cast<Number>(n)) {}
   ProfileValue(Vector v);
   ProfileValue(Map m);

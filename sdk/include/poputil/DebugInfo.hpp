@@ -5,7 +5,9 @@
 
 #include <cstddef>
 #include <map>
+#if __cplusplus >= 201703L
 #include <optional>
+#endif
 #include <string>
 #include <utility>
 #include <vector>
@@ -56,14 +58,16 @@ template <typename T> poplar::ProfileValue toProfileValue(const poplar::ArrayRef
     out.push_back(toProfileValue(e));
   return out;
 }
-/// An empty optional is the string "<none>".
+#if __cplusplus >= 201703L
+/// An empty optional is the string "<none>" (C++17 and later only).
 template <typename T> poplar::ProfileValue toProfileValue(const std::optional<T> &v) {
   return v ? toProfileValue(*v) : poplar::ProfileValue("<none>");
 }
+#endif
 template <typename T> poplar::ProfileValue toProfileValue(const std::map<std::string, T> &m) {
   poplar::ProfileValue::Map out;
-  for (const auto &[k, e] : m)
-    out.emplace(k, toProfileValue(e));
+  for (const auto &entry : m)
+    out.emplace(entry.first, toProfileValue(entry.second));
   return out;
 }
 /// A pointer is its pointee, or "<nullptr>".
@@ -106,6 +110,9 @@ public:
 } // namespace poputil
 
 // ---- DI_ARGS(a, b, …): {{"a", toProfileValue(a)}, {"b", toProfileValue(b)}, …} ----------------
+#define POPUTIL_DI_ARG(x)                                                                          \
+  ::poputil::ArgType { #x, ::poputil::toProfileValue(x) }
+#if __cplusplus >= 202002L
 #define POPUTIL_DI_PARENS ()
 #define POPUTIL_DI_EXPAND(...)                                                                     \
   POPUTIL_DI_EXPAND3(POPUTIL_DI_EXPAND3(POPUTIL_DI_EXPAND3(POPUTIL_DI_EXPAND3(__VA_ARGS__))))
@@ -114,12 +121,38 @@ public:
 #define POPUTIL_DI_EXPAND2(...)                                                                    \
   POPUTIL_DI_EXPAND1(POPUTIL_DI_EXPAND1(POPUTIL_DI_EXPAND1(POPUTIL_DI_EXPAND1(__VA_ARGS__))))
 #define POPUTIL_DI_EXPAND1(...) __VA_ARGS__
-#define POPUTIL_DI_ARG(x)                                                                          \
-  ::poputil::ArgType { #x, ::poputil::toProfileValue(x) }
 #define POPUTIL_DI_FOR_EACH(...)                                                                   \
   __VA_OPT__(POPUTIL_DI_EXPAND(POPUTIL_DI_FOR_EACH_HELPER(__VA_ARGS__)))
 #define POPUTIL_DI_FOR_EACH_HELPER(a1, ...)                                                        \
   POPUTIL_DI_ARG(a1) __VA_OPT__(, POPUTIL_DI_FOR_EACH_AGAIN POPUTIL_DI_PARENS(__VA_ARGS__))
 #define POPUTIL_DI_FOR_EACH_AGAIN() POPUTIL_DI_FOR_EACH_HELPER
+#else
+// Before C++20 (no __VA_OPT__): counted, 1 to 16 arguments.
+#define POPUTIL_DI_CAT(a, b) POPUTIL_DI_CAT_(a, b)
+#define POPUTIL_DI_CAT_(a, b) a##b
+#define POPUTIL_DI_COUNT(...)                                                                      \
+  POPUTIL_DI_COUNT_(__VA_ARGS__, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define POPUTIL_DI_COUNT_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16,   \
+                          N, ...)                                                                  \
+  N
+#define POPUTIL_DI_FOR_EACH(...)                                                                   \
+  POPUTIL_DI_CAT(POPUTIL_DI_FOR_EACH_, POPUTIL_DI_COUNT(__VA_ARGS__))(__VA_ARGS__)
+#define POPUTIL_DI_FOR_EACH_1(a) POPUTIL_DI_ARG(a)
+#define POPUTIL_DI_FOR_EACH_2(a, ...) POPUTIL_DI_ARG(a), POPUTIL_DI_FOR_EACH_1(__VA_ARGS__)
+#define POPUTIL_DI_FOR_EACH_3(a, ...) POPUTIL_DI_ARG(a), POPUTIL_DI_FOR_EACH_2(__VA_ARGS__)
+#define POPUTIL_DI_FOR_EACH_4(a, ...) POPUTIL_DI_ARG(a), POPUTIL_DI_FOR_EACH_3(__VA_ARGS__)
+#define POPUTIL_DI_FOR_EACH_5(a, ...) POPUTIL_DI_ARG(a), POPUTIL_DI_FOR_EACH_4(__VA_ARGS__)
+#define POPUTIL_DI_FOR_EACH_6(a, ...) POPUTIL_DI_ARG(a), POPUTIL_DI_FOR_EACH_5(__VA_ARGS__)
+#define POPUTIL_DI_FOR_EACH_7(a, ...) POPUTIL_DI_ARG(a), POPUTIL_DI_FOR_EACH_6(__VA_ARGS__)
+#define POPUTIL_DI_FOR_EACH_8(a, ...) POPUTIL_DI_ARG(a), POPUTIL_DI_FOR_EACH_7(__VA_ARGS__)
+#define POPUTIL_DI_FOR_EACH_9(a, ...) POPUTIL_DI_ARG(a), POPUTIL_DI_FOR_EACH_8(__VA_ARGS__)
+#define POPUTIL_DI_FOR_EACH_10(a, ...) POPUTIL_DI_ARG(a), POPUTIL_DI_FOR_EACH_9(__VA_ARGS__)
+#define POPUTIL_DI_FOR_EACH_11(a, ...) POPUTIL_DI_ARG(a), POPUTIL_DI_FOR_EACH_10(__VA_ARGS__)
+#define POPUTIL_DI_FOR_EACH_12(a, ...) POPUTIL_DI_ARG(a), POPUTIL_DI_FOR_EACH_11(__VA_ARGS__)
+#define POPUTIL_DI_FOR_EACH_13(a, ...) POPUTIL_DI_ARG(a), POPUTIL_DI_FOR_EACH_12(__VA_ARGS__)
+#define POPUTIL_DI_FOR_EACH_14(a, ...) POPUTIL_DI_ARG(a), POPUTIL_DI_FOR_EACH_13(__VA_ARGS__)
+#define POPUTIL_DI_FOR_EACH_15(a, ...) POPUTIL_DI_ARG(a), POPUTIL_DI_FOR_EACH_14(__VA_ARGS__)
+#define POPUTIL_DI_FOR_EACH_16(a, ...) POPUTIL_DI_ARG(a), POPUTIL_DI_FOR_EACH_15(__VA_ARGS__)
+#endif
 /// The named arguments for PoplibsOpDebugInfo: each argument under its own spelling.
 #define DI_ARGS(...) std::vector<::poputil::ArgType>({POPUTIL_DI_FOR_EACH(__VA_ARGS__)})
