@@ -201,8 +201,8 @@ TEST(QuarterTensor, TargetKnowsTheQuarterType) {
       [&] { target.getTypeLimitsMaxAs<double>(QUARTER); }, {"quarter", "metadata"}));
 }
 
-// Type ids are stored as numbers: QUARTER (16) and QUARTER_METADATA (17) read back, and the
-// first id past them is refused as corrupt.
+// Type ids are stored as numbers: QUARTER (16) and QUARTER_METADATA (17) read back; the
+// host-only ids and the first id past them are refused as corrupt.
 TEST(QuarterTensor, ExecutableTypeIdsAreValidatedOnRead) {
   Device device = enginetest::smallDevice(4);
   Graph graph(device.getTarget());
@@ -222,6 +222,12 @@ TEST(QuarterTensor, ExecutableTypeIdsAreValidatedOnRead) {
     bytes[typeAt] = static_cast<char>(id);
     std::istringstream in(bytes);
     EXPECT_NO_THROW(Executable::deserialize(in));
+  }
+  for (TypeId id : {TypeId::Long, TypeId::UnsignedLong, TypeId::Double}) { // host-only types
+    bytes[typeAt] = static_cast<char>(id);
+    std::istringstream in(bytes);
+    EXPECT_TRUE(testerrors::throwsWithMessage<parse_error>(
+        [&] { Executable::deserialize(in); }, {"an element type no device holds"}));
   }
   bytes[typeAt] = static_cast<char>(kNumTypeIds);
   std::istringstream in(bytes);
