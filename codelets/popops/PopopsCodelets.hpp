@@ -15,5 +15,6 @@ void registerReduceVertices();
 void registerSliceVertices();
 void registerSortVertices();
 void registerTopKVertices();
+void registerEncodingVertices();
 
 } // namespace tessera::codelets::popops
