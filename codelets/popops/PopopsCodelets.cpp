@@ -15,6 +15,8 @@ void registerPopopsCodelets() {
     registerSliceVertices();
     registerSortVertices();
     registerTopKVertices();
+    registerCastVertices();
+    registerSplineVertices();
   });
 }
 

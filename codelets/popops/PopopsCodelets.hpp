@@ -15,5 +15,7 @@ void registerReduceVertices();
 void registerSliceVertices();
 void registerSortVertices();
 void registerTopKVertices();
+void registerCastVertices();
+void registerSplineVertices();
 
 } // namespace tessera::codelets::popops
