@@ -16,6 +16,8 @@ void registerPopopsCodelets() {
     registerSortVertices();
     registerTopKVertices();
     registerEncodingVertices();
+    registerCastVertices();
+    registerSplineVertices();
   });
 }
 

@@ -16,5 +16,7 @@ void registerSliceVertices();
 void registerSortVertices();
 void registerTopKVertices();
 void registerEncodingVertices();
+void registerCastVertices();
+void registerSplineVertices();
 
 } // namespace tessera::codelets::popops
