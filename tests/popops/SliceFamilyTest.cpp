@@ -18,107 +18,18 @@
 
 #include <reference/DynamicSlice.hpp>
 
-#include "SliceTestUtil.hpp"
+#include "SliceBench.hpp"
 
 using namespace poplar;
 using namespace poplar::program;
 using reference::UpdateOp;
-using Values = std::vector<double>;
+using slicebench::Bench;
+using slicebench::data;
+using slicebench::Values;
 using Offsets = std::vector<std::size_t>;
+inline Values asValues(const Offsets &o) { return Values(o.begin(), o.end()); }
 
 namespace {
-
-std::vector<char> toDevice(const Type &type, const Values &v) {
-  std::vector<char> b;
-  auto put = [&](const auto x) {
-    const char *p = reinterpret_cast<const char *>(&x);
-    b.insert(b.end(), p, p + sizeof(x));
-  };
-  for (double x : v) {
-    if (type == FLOAT)
-      put(float(x));
-    else if (type == HALF)
-      put(poplar::half(float(x)));
-    else if (type == INT)
-      put(int(x));
-    else
-      put(unsigned(x));
-  }
-  return b;
-}
-
-Values fromDevice(const Type &type, const std::vector<char> &b) {
-  Values v;
-  auto get = [&](auto x, std::size_t i) {
-    std::memcpy(&x, b.data() + i * sizeof(x), sizeof(x));
-    return double(x);
-  };
-  const std::size_t size = type == HALF ? 2 : 4;
-  for (std::size_t i = 0; i < b.size() / size; ++i) {
-    if (type == FLOAT)
-      v.push_back(get(float(), i));
-    else if (type == HALF)
-      v.push_back(get(poplar::half(0.f), i));
-    else if (type == INT)
-      v.push_back(get(int(), i));
-    else
-      v.push_back(get(unsigned(), i));
-  }
-  return v;
-}
-
-Values asValues(const Offsets &o) { return Values(o.begin(), o.end()); }
-
-/// Values of `type` as the device holds them: rounded for FLOAT/HALF, small integers for INT.
-Values data(const Type &type, std::size_t n, unsigned seed, double lo = -4, double hi = 4) {
-  auto v = reference::randomValues(n, seed, lo, hi);
-  for (auto &x : v)
-    x = (type == INT) ? std::round(x * 4) : reference::roundTo(type, x);
-  return v;
-}
-
-/// A graph on `tiles` tiles, the host writes and reads of one program, and its runs.
-struct Bench {
-  Device device;
-  Graph graph;
-  Sequence prog;
-  std::map<std::string, std::vector<char>> writes;
-  std::map<std::string, Tensor> reads;
-
-  explicit Bench(unsigned tiles) : device(slicetest::device(tiles)), graph(device.getTarget()) {
-    popops::addCodelets(graph);
-  }
-  Tensor in(const Tensor &t, const std::string &name, const Values &v) {
-    graph.createHostWrite(name, t);
-    writes[name] = toDevice(t.elementType(), v);
-    return t;
-  }
-  void out(const std::string &name, const Tensor &t) {
-    graph.createHostRead(name, t);
-    reads.emplace(name, t);
-  }
-  std::map<std::string, std::vector<char>> runBytes(unsigned threads = 1) {
-    OptionFlags opts{{"target.hostThreads", std::to_string(threads)}};
-    Engine engine(graph, prog, opts);
-    engine.load(device);
-    for (const auto &[h, bytes] : writes)
-      engine.writeTensor(h, bytes.data(), bytes.data() + bytes.size());
-    engine.run();
-    std::map<std::string, std::vector<char>> r;
-    for (const auto &[h, t] : reads) {
-      std::vector<char> bytes(t.numElements() * (t.elementType() == HALF ? 2 : 4));
-      engine.readTensor(h, bytes.data(), bytes.data() + bytes.size());
-      r[h] = bytes;
-    }
-    return r;
-  }
-  std::map<std::string, Values> run(unsigned threads = 1) {
-    std::map<std::string, Values> r;
-    for (const auto &[h, bytes] : runBytes(threads))
-      r[h] = fromDevice(reads.at(h).elementType(), bytes);
-    return r;
-  }
-};
 
 enum class Layout { OneTile, Spread };
 
