@@ -90,8 +90,8 @@ void multiUpdateOp(const std::string &fn, detail::RowOp op, poplar::Graph &graph
 /// A constant UNSIGNED_INT [n] tensor of host-known offsets, on tile 0.
 poplar::Tensor constantOffsets(poplar::Graph &graph, poplar::ArrayRef<unsigned> offsets,
                                const poplar::DebugContext &dc) {
-  poplar::Tensor c = graph.addConstant(poplar::UNSIGNED_INT, {offsets.size()}, offsets,
-                                       {dc, "offsets"});
+  poplar::Tensor c =
+      graph.addConstant(poplar::UNSIGNED_INT, {offsets.size()}, offsets, {dc, "offsets"});
   graph.setTileMapping(c, 0);
   return c;
 }
@@ -144,8 +144,8 @@ poplar::Tensor vertexScaleFor(const std::string &fn, poplar::Graph &graph, const
 
 void addMultiSliceVertices(poplar::Graph &graph, poplar::ComputeSet cs, const poplar::Tensor &t,
                            const poplar::Tensor &out2d, const MultiArgs &a) {
-  addRowVertices(graph, cs, RowOp::Slice, rowsView(t, a.dim), out2d, a.offsets, a.size,
-                 a.indexMode, nullptr);
+  addRowVertices(graph, cs, RowOp::Slice, rowsView(t, a.dim), out2d, a.offsets, a.size, a.indexMode,
+                 nullptr);
 }
 
 void addMultiUpdateVertices(poplar::Graph &graph, poplar::ComputeSet cs, RowOp op,
@@ -257,8 +257,8 @@ poplar::Tensor multiSlice(poplar::Graph &graph, const poplar::Tensor &t,
   const auto a = detail::checkMultiArgs("popops::multiSlice", t, offsets, dims, sizes, options);
   const std::size_t n = a.offsets.numElements();
   const poplar::Tensor out2d = detail::createColumnGrouped(
-      graph, t.elementType(), n * a.size,
-      detail::columnGroupsOf(graph, detail::rowsView(t, a.dim)), {debugContext, "slices"});
+      graph, t.elementType(), n * a.size, detail::columnGroupsOf(graph, detail::rowsView(t, a.dim)),
+      {debugContext, "slices"});
   poplar::ComputeSet cs = graph.addComputeSet({debugContext, "MultiSlice"});
   detail::addMultiSliceVertices(graph, cs, t, out2d, a);
   prog.add(poplar::program::Execute(cs, {debugContext, "MultiSlice"}));
@@ -267,8 +267,7 @@ poplar::Tensor multiSlice(poplar::Graph &graph, const poplar::Tensor &t,
 
 poplar::Tensor multiSlice(poplar::Graph &graph, const poplar::Tensor &t,
                           poplar::ArrayRef<unsigned> offsets, std::size_t dim,
-                          poplar::program::Sequence &prog,
-                          const poplar::DebugContext &debugContext,
+                          poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
                           const poplar::OptionFlags &optionFlags) {
   return multiSlice(graph, t, constantOffsets(graph, offsets, debugContext), {dim}, {1}, prog,
                     SlicePlan(), optionFlags, debugContext);
@@ -309,7 +308,8 @@ void multiUpdateAdd(poplar::Graph &graph, const poplar::Tensor &t, const poplar:
   const std::string fn = "popops::multiUpdateAdd";
   const auto a = detail::checkMultiArgs(fn, t, offsets, dims, sizes, options);
   detail::checkSliceShape(fn, t, sMulti, detail::multiSliceShape(t, a));
-  const poplar::Tensor vertexScale = detail::vertexScaleFor(fn, graph, t, scale, prog, debugContext);
+  const poplar::Tensor vertexScale =
+      detail::vertexScaleFor(fn, graph, t, scale, prog, debugContext);
   poplar::ComputeSet cs = graph.addComputeSet({debugContext, "MultiUpdateAdd"});
   detail::addMultiUpdateVertices(graph, cs, detail::RowOp::UpdateAdd, t, sMulti, a, &vertexScale);
   prog.add(poplar::program::Execute(cs, {debugContext, "MultiUpdateAdd"}));

@@ -77,10 +77,9 @@ void checkStartIndexMap(const std::string &fn, const std::vector<unsigned> &star
                         std::size_t rank) {
   for (std::size_t i = 0; i < startIndexMap.size(); ++i) {
     if (startIndexMap[i] >= rank)
-      throw poputil::poplibs_error(fn + ": startIndexMap[" + std::to_string(i) + "] = " +
-                                   std::to_string(startIndexMap[i]) +
-                                   " is out of range for an input of rank " +
-                                   std::to_string(rank));
+      throw poputil::poplibs_error(fn + ": startIndexMap[" + std::to_string(i) +
+                                   "] = " + std::to_string(startIndexMap[i]) +
+                                   " is out of range for an input of rank " + std::to_string(rank));
     for (std::size_t j = 0; j < i; ++j)
       if (startIndexMap[j] == startIndexMap[i])
         throw poputil::poplibs_error(fn + ": startIndexMap names input dimension " +
@@ -92,12 +91,13 @@ void checkSliceSizes(const std::string &fn, const std::vector<std::size_t> &shap
                      const std::vector<std::size_t> &sliceSizes) {
   if (sliceSizes.size() != shape.size())
     throw poputil::poplibs_error(fn + ": sliceSizes " + listString(sliceSizes) + " must have " +
-                                 std::to_string(shape.size()) + " entries, one per input dimension");
+                                 std::to_string(shape.size()) +
+                                 " entries, one per input dimension");
   for (std::size_t d = 0; d < shape.size(); ++d)
     if (sliceSizes[d] > shape[d])
-      throw poputil::poplibs_error(fn + ": sliceSizes[" + std::to_string(d) + "] = " +
-                                   std::to_string(sliceSizes[d]) + " exceeds input dimension " +
-                                   std::to_string(d) + " (" + std::to_string(shape[d]) + ")");
+      throw poputil::poplibs_error(
+          fn + ": sliceSizes[" + std::to_string(d) + "] = " + std::to_string(sliceSizes[d]) +
+          " exceeds input dimension " + std::to_string(d) + " (" + std::to_string(shape[d]) + ")");
 }
 
 /// The permutation putting startIndexMap's dims first (in its order), then the others in order.
@@ -171,8 +171,8 @@ poplar::Tensor gather(poplar::Graph &graph, const poplar::Tensor &input,
   for (std::size_t i = 0; i < collapsedSliceDims.size(); ++i) {
     const auto d = collapsedSliceDims[i];
     if (d >= rank || sliceSizes[d] != 1 || collapsed[d])
-      throw poputil::poplibs_error(fn + ": collapsedSliceDims[" + std::to_string(i) + "] = " +
-                                   std::to_string(d) +
+      throw poputil::poplibs_error(fn + ": collapsedSliceDims[" + std::to_string(i) +
+                                   "] = " + std::to_string(d) +
                                    " must be a distinct input dimension whose slice size is 1");
     collapsed[d] = true;
   }
@@ -222,9 +222,9 @@ poplar::Tensor gather(poplar::Graph &graph, const poplar::Tensor &input,
   }
   poplar::Tensor rowIndices;
   if (batch * sliceRows > 0) {
-    poplar::Tensor rel = graph.addConstant(poplar::UNSIGNED_INT, {1, sliceRows},
-                                           poplar::ArrayRef<unsigned>(relative),
-                                           {debugContext, "sliceRowOffsets"});
+    poplar::Tensor rel =
+        graph.addConstant(poplar::UNSIGNED_INT, {1, sliceRows},
+                          poplar::ArrayRef<unsigned>(relative), {debugContext, "sliceRowOffsets"});
     graph.setTileMapping(rel, 0);
     std::vector<poplar::Tensor> operands;
     std::unique_ptr<expr::Expr> sum = expr::PlaceHolder(static_cast<unsigned>(k + 1)).clone();

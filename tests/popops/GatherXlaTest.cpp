@@ -67,9 +67,8 @@ std::map<std::string, std::vector<char>> runXla(const Type &type, const Type &in
     Tensor indices = b.graph.addVariable(indexType, c.idxShape, name + "Idx");
     poputil::mapTensorLinearly(b.graph, indices);
     b.in(indices, name + "Idx", Values(idx.begin(), idx.end()));
-    Tensor out = popops::gather(b.graph, in, indices, c.indexVectorDim, c.offsetDims,
-                                c.sliceSizes, c.collapsedSliceDims, c.startIndexMap, b.prog,
-                                name);
+    Tensor out = popops::gather(b.graph, in, indices, c.indexVectorDim, c.offsetDims, c.sliceSizes,
+                                c.collapsedSliceDims, c.startIndexMap, b.prog, name);
     std::vector<std::size_t> outShape;
     if (want)
       want->push_back(reference::xlaGather(input, c.inShape, idx, c.idxShape, c.indexVectorDim,
@@ -150,9 +149,8 @@ TEST(GatherXlaErrors, BadArgumentsAreNamed) {
   auto g = [&](const Tensor &i, std::size_t ivd, std::vector<std::size_t> offsetDims,
                std::vector<std::size_t> sizes, std::vector<std::size_t> collapsed,
                std::vector<unsigned> map) {
-    return [=, &b] {
-      popops::gather(b.graph, in, i, ivd, offsetDims, sizes, collapsed, map, b.prog);
-    };
+    return
+        [=, &b] { popops::gather(b.graph, in, i, ivd, offsetDims, sizes, collapsed, map, b.prog); };
   };
   expectError(g(floatIdx, 1, {}, {1, 1}, {0, 1}, {0, 1}), {"indices", "floatStarts", "INT"});
   expectError(g(idx, 3, {}, {1, 1}, {0, 1}, {0, 1}), {"indexVectorDim 3"});

@@ -62,7 +62,6 @@ inline Values fromDevice(const Type &type, const std::vector<char> &b) {
   return v;
 }
 
-
 /// Values of `type` as the device holds them: rounded for FLOAT/HALF, small integers for INT.
 inline Values data(const Type &type, std::size_t n, unsigned seed, double lo = -4, double hi = 4) {
   auto v = reference::randomValues(n, seed, lo, hi);

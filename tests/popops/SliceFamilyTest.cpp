@@ -37,10 +37,10 @@ enum class Layout { OneTile, Spread };
 Tensor base(Bench &b, Layout layout, const Type &type, std::size_t groups,
             const std::vector<std::size_t> &shape, const popops::SlicePlan &plan) {
   if (layout == Layout::Spread)
-    return groups ? popops::createGroupedSliceableTensor(b.graph, type, groups, shape, {0}, {1},
-                                                         plan, {}, "table")
-                  : popops::createSliceableTensor(b.graph, type, shape, {0}, {1}, plan, {},
-                                                  "table");
+    return groups
+               ? popops::createGroupedSliceableTensor(b.graph, type, groups, shape, {0}, {1}, plan,
+                                                      {}, "table")
+               : popops::createSliceableTensor(b.graph, type, shape, {0}, {1}, plan, {}, "table");
   std::vector<std::size_t> full = shape;
   if (groups)
     full.insert(full.begin(), groups);
@@ -50,13 +50,12 @@ Tensor base(Bench &b, Layout layout, const Type &type, std::size_t groups,
 }
 
 Tensor slices(Bench &b, Layout layout, const Type &type, std::size_t groups,
-              const std::vector<std::size_t> &shape, std::size_t n,
-              const popops::SlicePlan &plan) {
+              const std::vector<std::size_t> &shape, std::size_t n, const popops::SlicePlan &plan) {
   if (layout == Layout::Spread)
-    return groups ? popops::createGroupedSliceTensor(b.graph, type, groups, shape, {0}, {1}, n,
-                                                     plan, {}, "slices")
-                  : popops::createSliceTensor(b.graph, type, shape, {0}, {1}, n, plan, {},
-                                              "slices");
+    return groups
+               ? popops::createGroupedSliceTensor(b.graph, type, groups, shape, {0}, {1}, n, plan,
+                                                  {}, "slices")
+               : popops::createSliceTensor(b.graph, type, shape, {0}, {1}, n, plan, {}, "slices");
   std::vector<std::size_t> full{n, 1, shape[1]};
   if (groups)
     full.insert(full.begin(), groups);
@@ -90,13 +89,13 @@ void checkUpdate(UpdateOp op, const Type &type, Layout layout) {
   Bench b(16);
   const std::string opName = op == UpdateOp::Max ? "max" : op == UpdateOp::Mul ? "mul" : "add";
   const OptionFlags planOptions{{"operationForUpdate", opName}};
-  auto plan = popops::embedding::plan(b.graph, type, kShape[0], kShape[1], {kOffsets.size()},
-                                      planOptions);
+  auto plan =
+      popops::embedding::plan(b.graph, type, kShape[0], kShape[1], {kOffsets.size()}, planOptions);
   const std::size_t n = kOffsets.size();
   const Values t0 = data(type, reference::numElements(kShape), 11);
   // Mul: factors near 1 keep HALF products in range.
-  const Values s0 = op == UpdateOp::Mul ? data(type, n * kShape[1], 12, 0.5, 1.5)
-                                        : data(type, n * kShape[1], 12);
+  const Values s0 =
+      op == UpdateOp::Mul ? data(type, n * kShape[1], 12, 0.5, 1.5) : data(type, n * kShape[1], 12);
   Tensor t = b.in(base(b, layout, type, 0, kShape, plan), "t", t0);
   Tensor s = b.in(slices(b, layout, type, 0, kShape, n, plan), "s", s0);
   Tensor idx = b.in(indices(b, 0, n, plan), "idx", asValues(kOffsets));
@@ -145,7 +144,8 @@ void checkGrouped(const Type &type, Layout layout, unsigned threads,
   const std::size_t per = reference::numElements(shape);
   Bench b(16);
   auto plan = popops::embedding::plan(b.graph, type, groups, shape[0], shape[1], {n}, {});
-  const Values t0 = data(type, groups * per, 21), s0 = data(type, groups * n * shape[1], 22, 0.5, 1.5);
+  const Values t0 = data(type, groups * per, 21),
+               s0 = data(type, groups * n * shape[1], 22, 0.5, 1.5);
   std::map<std::string, Values> want;
   auto addTable = [&](const std::string &name, UpdateOp op) {
     Tensor t = b.in(base(b, layout, type, groups, shape, plan), name, t0);
@@ -176,8 +176,8 @@ void checkGrouped(const Type &type, Layout layout, unsigned threads,
   addTable("mul", UpdateOp::Mul);
   // Slice the table after its update, through the slicing indices of that table.
   Tensor sliceIdx = b.in(indices(b, groups, n, plan), "sliceIdx", asValues(offs));
-  Tensor got = popops::groupedMultiSlice(b.graph, sliced, sliceIdx, {0}, {1}, b.prog, plan, {},
-                                         "lookup");
+  Tensor got =
+      popops::groupedMultiSlice(b.graph, sliced, sliceIdx, {0}, {1}, b.prog, plan, {}, "lookup");
   ASSERT_EQ(got.shape(), (std::vector<std::size_t>{groups, n, 1, shape[1]}));
   b.out("slice", got);
   want["slice"] = reference::groupedMultiSlice(want["set"], groups, shape, 0, 1, offs);
@@ -231,8 +231,8 @@ Values sliceWithOptions(const OptionFlags &options, const Offsets &offs,
   Bench b(4);
   const Values t0 = data(FLOAT, reference::numElements(kShape), 31);
   Tensor t = b.in(popops::createSliceableTensor(b.graph, FLOAT, kShape, {0}, {1}, 0, "t"), "t", t0);
-  Tensor idx = b.in(b.graph.addVariable(UNSIGNED_INT, {offs.size(), 1}, "idx"), "idx",
-                    asValues(offs));
+  Tensor idx =
+      b.in(b.graph.addVariable(UNSIGNED_INT, {offs.size(), 1}, "idx"), "idx", asValues(offs));
   poputil::mapTensorLinearly(b.graph, idx);
   b.out("out", popops::multiSlice(b.graph, t, idx, {0}, {1}, b.prog, {}, options, "lookup"));
   *want = reference::multiSlice(t0, kShape, 0, 1, offs, ref);
@@ -241,17 +241,17 @@ Values sliceWithOptions(const OptionFlags &options, const Offsets &offs,
 
 TEST(MultiSliceOptions, RemapOutOfBoundIndicesReadsRowZero) {
   Values want;
-  const auto got = sliceWithOptions({{"remapOutOfBoundIndices", "true"}}, {3, 9, 100, 8},
-                                    {true, false}, &want);
+  const auto got =
+      sliceWithOptions({{"remapOutOfBoundIndices", "true"}}, {3, 9, 100, 8}, {true, false}, &want);
   expectEqualValues(got, want, "remapped");
   EXPECT_EQ(got[21], got[42]); // offsets 9 and 100 both read row 0
 }
 
 TEST(MultiSliceOptions, PaddingIndexSlicesZerosEvenWhenRemapping) {
   Values want;
-  const auto got = sliceWithOptions(
-      {{"remapOutOfBoundIndices", "true"}, {"paddingIndexUsed", "true"}}, {9, 2, 10},
-      {true, true}, &want);
+  const auto got =
+      sliceWithOptions({{"remapOutOfBoundIndices", "true"}, {"paddingIndexUsed", "true"}},
+                       {9, 2, 10}, {true, true}, &want);
   expectEqualValues(got, want, "padding");
   for (std::size_t c = 0; c < kShape[1]; ++c)
     EXPECT_EQ(got[c], 0.0);
@@ -296,8 +296,8 @@ TEST(MultiSliceHostOffsets, ConstantOffsetsSliceAndAccumulate) {
   b.out("sliced", sliced);
   Tensor scale = b.graph.addConstant(FLOAT, {}, 0.5f, "scale");
   b.graph.setTileMapping(scale, 0);
-  Tensor acc = b.in(popops::createSliceableTensor(b.graph, FLOAT, kShape, {0}, {1}, 0, "acc"),
-                    "acc", t0);
+  Tensor acc =
+      b.in(popops::createSliceableTensor(b.graph, FLOAT, kShape, {0}, {1}, 0, "acc"), "acc", t0);
   popops::multiUpdateAdd(b.graph, acc, sliced, offs, scale, 0, b.prog, "grad");
   b.out("acc", acc);
   auto r = b.run();
@@ -414,9 +414,8 @@ TEST(SliceUpdateErrors, MaxAndMulNameMismatchedSlices) {
   Tensor idx = b.graph.addVariable(UNSIGNED_INT, {3, 1}, "ids");
   Tensor wrongType = b.graph.addVariable(HALF, {3, 1, 4}, "halfSlices");
   Tensor wrongShape = b.graph.addVariable(FLOAT, {3, 1, 5}, "wideSlices");
-  expectError(
-      [&] { popops::multiUpdateMax(b.graph, t, wrongType, idx, {0}, {1}, b.prog, {}, {}); },
-      {"multiUpdateMax", "halfSlices", "element type"});
+  expectError([&] { popops::multiUpdateMax(b.graph, t, wrongType, idx, {0}, {1}, b.prog, {}, {}); },
+              {"multiUpdateMax", "halfSlices", "element type"});
   expectError(
       [&] { popops::multiUpdateMul(b.graph, t, wrongShape, idx, {0}, {1}, b.prog, {}, {}); },
       {"multiUpdateMul", "wideSlices", "[3,1,4]"});

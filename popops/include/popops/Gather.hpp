@@ -64,8 +64,7 @@ poplar::Tensor gather(poplar::Graph &graph, const poplar::Tensor &input,
                       const std::vector<std::size_t> &offsetDims,
                       const std::vector<std::size_t> &sliceSizes,
                       const std::vector<std::size_t> &collapsedSliceDims,
-                      const std::vector<unsigned> &startIndexMap,
-                      poplar::program::Sequence &prog,
+                      const std::vector<unsigned> &startIndexMap, poplar::program::Sequence &prog,
                       const poplar::DebugContext &debugContext = {},
                       const poplar::OptionFlags &optionFlags = {});
 

@@ -27,8 +27,7 @@ inline std::vector<double> gather(const std::vector<double> &input,
     for (std::size_t j = 0; j < indices.size(); ++j)
       if (indices[j] >= 0 && indices[j] < rows)
         for (std::size_t c = 0; c < inner; ++c)
-          out[(o * indices.size() + j) * inner + c] =
-              input[(o * rows + indices[j]) * inner + c];
+          out[(o * indices.size() + j) * inner + c] = input[(o * rows + indices[j]) * inner + c];
   return out;
 }
 
@@ -39,16 +38,13 @@ inline std::vector<double> gather(const std::vector<double> &input,
 /// (other dims start at 0), clamped to [0, dim - sliceSize]; the in-slice offset takes
 /// Out[offsetDims[i]] for the i-th non-collapsed input dim (0 for collapsed ones); the value
 /// is input[start + offset]. Returns the output and writes its shape to `outShape`.
-inline std::vector<double> xlaGather(const std::vector<double> &input,
-                                     const std::vector<std::size_t> &inShape,
-                                     const std::vector<long long> &indices,
-                                     const std::vector<std::size_t> &idxShape,
-                                     std::size_t indexVectorDim,
-                                     const std::vector<std::size_t> &offsetDims,
-                                     const std::vector<std::size_t> &sliceSizes,
-                                     const std::vector<std::size_t> &collapsedSliceDims,
-                                     const std::vector<unsigned> &startIndexMap,
-                                     std::vector<std::size_t> &outShape) {
+inline std::vector<double>
+xlaGather(const std::vector<double> &input, const std::vector<std::size_t> &inShape,
+          const std::vector<long long> &indices, const std::vector<std::size_t> &idxShape,
+          std::size_t indexVectorDim, const std::vector<std::size_t> &offsetDims,
+          const std::vector<std::size_t> &sliceSizes,
+          const std::vector<std::size_t> &collapsedSliceDims,
+          const std::vector<unsigned> &startIndexMap, std::vector<std::size_t> &outShape) {
   const std::size_t rank = inShape.size();
   std::vector<std::size_t> batchShape;
   for (std::size_t d = 0; d < idxShape.size(); ++d)
