@@ -3,8 +3,6 @@
 // dimension.
 #include <popops/DynamicSlice.hpp>
 
-#include <popops/Cast.hpp>
-
 #include <poputil/Describe.hpp>
 #include <poputil/exceptions.hpp>
 
@@ -127,9 +125,7 @@ std::vector<std::size_t> multiSliceShape(const poplar::Tensor &t, const MultiArg
   return shape;
 }
 
-poplar::Tensor vertexScaleFor(const std::string &fn, poplar::Graph &graph, const poplar::Tensor &t,
-                              const poplar::Tensor &scale, poplar::program::Sequence &prog,
-                              const poplar::DebugContext &dc) {
+void checkScale(const std::string &fn, const poplar::Tensor &t, const poplar::Tensor &scale) {
   // As PopLibs: the scale has t's type, except that a HALF t also takes a FLOAT scale.
   const bool floatScaleForHalf =
       t.elementType() == poplar::HALF && scale.elementType() == poplar::FLOAT;
@@ -138,8 +134,7 @@ poplar::Tensor vertexScaleFor(const std::string &fn, poplar::Graph &graph, const
                                  " must be one element of " + t.elementType().toString() +
                                  " (the type of " + poputil::describe(t) + ")" +
                                  (t.elementType() == poplar::HALF ? " or FLOAT" : ""));
-  // The vertex multiplies in float either way; a FLOAT scale is rounded to HALF first.
-  return floatScaleForHalf ? popops::cast(graph, scale, poplar::HALF, prog, {dc, "scale"}) : scale;
+  // Both multiply-add in float; a FLOAT scale keeps its precision (its own vertex variant).
 }
 
 void addMultiSliceVertices(poplar::Graph &graph, poplar::ComputeSet cs, const poplar::Tensor &t,
@@ -308,10 +303,9 @@ void multiUpdateAdd(poplar::Graph &graph, const poplar::Tensor &t, const poplar:
   const std::string fn = "popops::multiUpdateAdd";
   const auto a = detail::checkMultiArgs(fn, t, offsets, dims, sizes, options);
   detail::checkSliceShape(fn, t, sMulti, detail::multiSliceShape(t, a));
-  const poplar::Tensor vertexScale =
-      detail::vertexScaleFor(fn, graph, t, scale, prog, debugContext);
+  detail::checkScale(fn, t, scale);
   poplar::ComputeSet cs = graph.addComputeSet({debugContext, "MultiUpdateAdd"});
-  detail::addMultiUpdateVertices(graph, cs, detail::RowOp::UpdateAdd, t, sMulti, a, &vertexScale);
+  detail::addMultiUpdateVertices(graph, cs, detail::RowOp::UpdateAdd, t, sMulti, a, &scale);
   prog.add(poplar::program::Execute(cs, {debugContext, "MultiUpdateAdd"}));
 }
 

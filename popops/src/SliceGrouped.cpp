@@ -55,15 +55,13 @@ void groupedUpdate(const std::string &fn, detail::RowOp op, poplar::Graph &graph
                    const poplar::OptionFlags &options, const poplar::DebugContext &debugContext,
                    const char *csName) {
   const auto args = checkGrouped(fn, t, offsets, &s, dims, sizes, options);
-  poplar::Tensor vertexScale;
   if (scale)
-    vertexScale = detail::vertexScaleFor(fn, graph, t, *scale, prog, debugContext);
+    detail::checkScale(fn, t, *scale);
   if (args.empty())
     return;
   poplar::ComputeSet cs = graph.addComputeSet({debugContext, csName});
   for (std::size_t g = 0; g < args.size(); ++g)
-    detail::addMultiUpdateVertices(graph, cs, op, t[g], s[g], args[g],
-                                   scale ? &vertexScale : nullptr);
+    detail::addMultiUpdateVertices(graph, cs, op, t[g], s[g], args[g], scale);
   prog.add(poplar::program::Execute(cs, {debugContext, csName}));
 }
 

@@ -134,6 +134,26 @@ TEST(MultiUpdateMax, NaNInTheSlicePropagates) {
   expectEqualValues(b.run()["t"], {1, 2, NAN, 9, 5, 6}, "max with NaN");
 }
 
+TEST(MultiUpdateAdd, FloatScaleOfAHalfTableKeepsItsPrecision) {
+  // -341 + (1/3) * 1024 = 1/3: with the scale rounded to HALF first it would be 0.25.
+  Bench b(4);
+  Tensor t = b.in(b.graph.addVariable(HALF, {2, 4}, "t"), "t", Values(8, -341.0));
+  poputil::mapTensorLinearly(b.graph, t);
+  Tensor s = b.in(b.graph.addVariable(HALF, {1, 1, 4}, "s"), "s", Values(4, 1024.0));
+  poputil::mapTensorLinearly(b.graph, s);
+  Tensor idx = b.in(b.graph.addVariable(UNSIGNED_INT, {1, 1}, "idx"), "idx", {1});
+  b.graph.setTileMapping(idx, 0);
+  const float third = 1.0f / 3.0f;
+  Tensor scale = b.in(b.graph.addVariable(FLOAT, {}, "scale"), "scale", {third});
+  b.graph.setTileMapping(scale, 0);
+  popops::multiUpdateAdd(b.graph, t, s, idx, scale, {0}, {1}, b.prog, {}, {});
+  b.out("t", t);
+  Values want(8, -341.0);
+  reference::multiUpdate(want, {2, 4}, 0, Values(4, 1024.0), 1, {1}, UpdateOp::Add, HALF, third);
+  EXPECT_NEAR(want[4], 1.0 / 3.0, 1e-3);
+  expectEqualValues(b.run()["t"], want, "half table, float scale");
+}
+
 /// The grouped family over `groups` groups against the reference: slice, update, add (FLOAT
 /// scale for HALF tables too), max, mul.
 void checkGrouped(const Type &type, Layout layout, unsigned threads,

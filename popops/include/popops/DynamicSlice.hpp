@@ -243,7 +243,8 @@ void groupedMultiUpdate(poplar::Graph &graph, const poplar::Tensor &t, const pop
 
 /// t[offsets[i]] += scale * sMulti[i] for each i in order (t is updated in place and
 /// accumulates); `scale` is a one-element tensor of t's type, or FLOAT when t is HALF (as in
-/// PopLibs; Tessera rounds such a scale to HALF before the float multiply-add). The
+/// PopLibs; such a scale is used at float precision: the multiply-add runs in float and the
+/// sum is rounded once to HALF). The
 /// embedding-gradient update.
 void multiUpdateAdd(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &sMulti,
                     const poplar::Tensor &offsets, const poplar::Tensor &scale,
