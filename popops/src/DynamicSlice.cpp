@@ -39,6 +39,15 @@ void updateOneDim(poplar::Graph &graph, const poplar::Tensor &t, const poplar::T
   prog.add(poplar::program::Execute(cs, {dc, "DynamicUpdate"}));
 }
 
+/// The offsets of a dynamicSlice/Update as [dims.size()]: `offset` itself, or the first column
+/// of an [dims.size()][copies] offset (PopLibs' one copy per tile; every copy holds the same
+/// values by contract).
+poplar::Tensor offsetVector(const poplar::Tensor &offset) {
+  if (offset.rank() == 2 && offset.dim(1) > 1)
+    return offset.slice(0, 1, 1).flatten();
+  return offset.flatten();
+}
+
 /// Checks a dynamicSlice/Update call; returns the vertex index mode (wrapping, plus the
 /// options' bits).
 unsigned checkDynamicArgs(const std::string &fn, const poplar::Tensor &t,
@@ -49,10 +58,12 @@ unsigned checkDynamicArgs(const std::string &fn, const poplar::Tensor &t,
   detail::checkSliceableType(fn, t, "tensor");
   detail::checkDimsSizes(fn, t, dims, sizes);
   detail::checkOffsetType(fn, offset);
-  if (offset.numElements() != dims.size())
+  const bool perTile = offset.rank() == 2 && offset.dim(0) == dims.size() && offset.dim(1) > 0;
+  if (!perTile && offset.numElements() != dims.size())
     throw poputil::poplibs_error(fn + ": offset " + poputil::describe(offset) +
                                  " must have one element per dim (" + std::to_string(dims.size()) +
-                                 ") slicing " + poputil::describe(t));
+                                 "), optionally with a second dimension of copies, slicing " +
+                                 poputil::describe(t));
   return mode;
 }
 
@@ -160,7 +171,7 @@ poplar::Tensor dynamicSlice(poplar::Graph &graph, const poplar::Tensor &t,
   const unsigned mode = checkDynamicArgs("popops::dynamicSlice", t, offset, dims, sizes, options);
   poplar::Tensor result = t;
   for (std::size_t i = 0; i < dims.size(); ++i)
-    result = sliceOneDim(graph, result, offset.flatten().slice(i, i + 1),
+    result = sliceOneDim(graph, result, offsetVector(offset).slice(i, i + 1),
                          static_cast<unsigned>(dims[i]), sizes[i], mode, prog, debugContext);
   return result;
 }
@@ -241,7 +252,7 @@ void dynamicUpdate(poplar::Graph &graph, const poplar::Tensor &t, const poplar::
   detail::checkSliceShape(fn, t, s, expected);
   if (dims.empty())
     return;
-  updateDims(graph, t, s, offset.flatten(), dims, sizes, 0, mode, prog, debugContext);
+  updateDims(graph, t, s, offsetVector(offset), dims, sizes, 0, mode, prog, debugContext);
 }
 
 poplar::Tensor multiSlice(poplar::Graph &graph, const poplar::Tensor &t,

@@ -450,3 +450,27 @@ TEST(SliceUpdateErrors, MaxAndMulNameMismatchedSlices) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(DynamicSliceOptions, OffsetWithACopyPerTileReadsTheFirstCopy) {
+  Bench b(4);
+  const std::vector<std::size_t> shape{6, 8};
+  const Values t0 = slicebench::data(FLOAT, 48, 91);
+  Tensor t = b.in(popops::createSliceableTensor(b.graph, FLOAT, shape, {0}, {2}, 0, "t"), "t", t0);
+  Tensor off = b.in(b.graph.addVariable(UNSIGNED_INT, {1, 4}, "offPerTile"), "off", {3, 3, 3, 3});
+  poputil::mapTensorLinearly(b.graph, off);
+  b.out("s", popops::dynamicSlice(b.graph, t, off, {0}, {2}, b.prog));
+  Tensor u = b.in(popops::createSliceableTensor(b.graph, FLOAT, shape, {0}, {2}, 0, "u"), "u", t0);
+  Tensor upd = b.in(b.graph.addVariable(FLOAT, {2, 8}, "upd"), "upd", Values(16, 7.0));
+  poputil::mapTensorLinearly(b.graph, upd);
+  popops::dynamicUpdate(b.graph, u, upd, off, {0}, {2}, b.prog);
+  b.out("u", u);
+  auto r = b.run();
+  expectEqualValues(r["s"], reference::dynamicSlice(t0, shape, 0, 2, 3), "slice");
+  Values want = t0;
+  std::fill(want.begin() + 24, want.begin() + 40, 7.0);
+  expectEqualValues(r["u"], want, "update");
+}
+
+} // namespace
