@@ -6,6 +6,7 @@
 // The format comes from the params tensor at run time. Stochastic modes take 32 random bits per
 // element from poprand's Philox generator: key = the seed state, counter = (row-major index of
 // the element, 0, Stream::GfloatRounding), so every element's noise is fixed by the seed alone.
+#include <cmath>
 #include <string>
 #include <type_traits>
 
@@ -23,6 +24,58 @@ namespace {
 constexpr auto kGfloatRoundingStream = static_cast<poprand::Stream>(0x20);
 
 constexpr bool isStochastic(Round r) { return r == Round::SR || r == Round::SX; }
+
+/// A double in (0, 1) from the top 24 bits of a word.
+double unitOpen(std::uint32_t w) { return (static_cast<double>(w >> 8) + 0.5) * 0x1p-24; }
+
+/// One draw of a sampled density from a Philox block (words 1 and 2; word 0 is the SR word).
+double drawNoise(Density d, const poprand::PhiloxBlock &b, double offset, double scale) {
+  switch (d) {
+  case Density::LOGISTIC:
+  case Density::TRUNCATED_LOGISTIC: {
+    const double u = unitOpen(b[1]);
+    return offset + scale * std::log(u / (1.0 - u));
+  }
+  case Density::LAPLACE:
+  case Density::TRUNCATED_LAPLACE: {
+    const double u = unitOpen(b[1]) - 0.5;
+    return offset - scale * (u < 0 ? -1.0 : 1.0) * std::log(1.0 - 2.0 * std::fabs(u));
+  }
+  default: { // the normal family
+    const double z =
+        std::sqrt(-2.0 * std::log(unitOpen(b[1]))) * std::cos(6.283185307179586 * unitOpen(b[2]));
+    const double v = offset + scale * z;
+    if (d == Density::LOGIT_NORMAL || d == Density::TRUNCATED_LOGIT_NORMAL)
+      return 1.0 / (1.0 + std::exp(-v));
+    return v;
+  }
+  }
+}
+
+constexpr bool isTruncated(Density d) {
+  return d == Density::TRUNCATED_NORMAL || d == Density::TRUNCATED_LOGISTIC ||
+         d == Density::TRUNCATED_LAPLACE || d == Density::TRUNCATED_LOGIT_NORMAL;
+}
+/// Attempts (Philox blocks) a truncated density draws before falling back to uniform noise.
+constexpr std::uint32_t kTruncatedAttempts = 8;
+
+/// Element `index`'s noise sample: clipped to [min, max], or for truncated densities the first
+/// of up to kTruncatedAttempts draws inside it (attempt a from the block of attempt a), else
+/// min + (max - min) u with u from word 0 of attempt 0.
+double sampleNoise(const RoundingSpec &r, const poprand::StreamKey &key, std::uint64_t index,
+                   const poprand::PhiloxBlock &first) {
+  const double lo = r.noiseMin, hi = r.noiseMax;
+  if (!isTruncated(r.density))
+    return std::fmin(std::fmax(drawNoise(r.density, first, r.noiseOffset, r.noiseScale), lo), hi);
+  for (std::uint32_t attempt = 0; attempt < kTruncatedAttempts; ++attempt) {
+    const poprand::PhiloxBlock b =
+        attempt == 0 ? first : poprand::elementBlock(key, index, attempt);
+    const double v = drawNoise(r.density, b, r.noiseOffset, r.noiseScale);
+    if (v >= lo && v <= hi)
+      return v;
+  }
+  return lo + (hi - lo) * unitOpen(first[0]);
+}
 
 template <class T> float toFloat(T x) { return static_cast<float>(x); }
 
@@ -46,6 +99,8 @@ public:
   unsigned srDensity;
   float srNoiseMin;
   float srNoiseMax;
+  float srNoiseOffset;
+  float srNoiseScale;
   unsigned long long roundDownThreshold;
 
   RoundingSpec spec() const {
@@ -56,6 +111,8 @@ public:
     r.density = static_cast<Density>(srDensity);
     r.noiseMin = srNoiseMin;
     r.noiseMax = srNoiseMax;
+    r.noiseOffset = srNoiseOffset;
+    r.noiseScale = srNoiseScale;
     r.roundDownThreshold = roundDownThreshold;
     return r;
   }
@@ -70,9 +127,15 @@ public:
       const auto &region = regions[g];
       for (std::size_t j = 0; j < region.size(); ++j) {
         std::uint32_t word = 0;
-        if constexpr (isStochastic(R))
-          word = poprand::elementBlock(key, baseIndex[g] + j)[0];
-        f(g, j, quantise(toFloat(region[j]), format, r, word), format);
+        double sample = 0.0;
+        if constexpr (isStochastic(R)) {
+          const std::uint64_t index = baseIndex[g] + j;
+          const poprand::PhiloxBlock block = poprand::elementBlock(key, index);
+          word = block[0];
+          if (R == Round::SX && isSampledDensity(r.density))
+            sample = sampleNoise(r, key, index, block);
+        }
+        f(g, j, quantise(toFloat(region[j]), format, r, word, sample), format);
       }
     }
   }
@@ -170,6 +233,8 @@ tessera::VertexTypeBuilder<V> &stateFields(tessera::VertexTypeBuilder<V> &b) {
       .field("srDensity", &CastState<R>::srDensity)
       .field("srNoiseMin", &CastState<R>::srNoiseMin)
       .field("srNoiseMax", &CastState<R>::srNoiseMax)
+      .field("srNoiseOffset", &CastState<R>::srNoiseOffset)
+      .field("srNoiseScale", &CastState<R>::srNoiseScale)
       .field("roundDownThreshold", &CastState<R>::roundDownThreshold);
   if constexpr (isStochastic(R))
     b.field("seed", &CastState<R>::seed);

@@ -105,6 +105,8 @@ void addCastVertices(poplar::Graph &graph, const Tensor &in, const Tensor *out, 
     graph.setInitialValue(v["srDensity"], static_cast<unsigned>(density));
     graph.setInitialValue(v["srNoiseMin"], cfg.getSRNoiseMin());
     graph.setInitialValue(v["srNoiseMax"], cfg.getSRNoiseMax());
+    graph.setInitialValue(v["srNoiseOffset"], cfg.getSRNoiseOffset());
+    graph.setInitialValue(v["srNoiseScale"], cfg.getSRNoiseScale());
     graph.setInitialValue(v["roundDownThreshold"], roundDownThreshold);
     graph.setTileMapping(v, tile);
   }

@@ -240,13 +240,39 @@ GfloatCast::RoundConfig::RoundConfig(RoundType roundMode, unsigned numSRBits_,
       if (!(bernoulliProb >= 0.0f && bernoulliProb <= 1.0f))
         fail(where, "bernoulliProb " + std::to_string(bernoulliProb) + " must be in [0, 1]");
       break;
+    case SRDensityType::NORMAL:
+    case SRDensityType::TRUNCATED_NORMAL:
+    case SRDensityType::LAPLACE:
+    case SRDensityType::TRUNCATED_LAPLACE:
+    case SRDensityType::LOGISTIC:
+    case SRDensityType::TRUNCATED_LOGISTIC:
+    case SRDensityType::LOGIT_NORMAL:
+    case SRDensityType::TRUNCATED_LOGIT_NORMAL: {
+      // Centred densities' noise is added before rounding to nearest, the others' before
+      // truncation: their ranges differ.
+      const bool centred = srNoiseDensity == SRDensityType::NORMAL ||
+                           srNoiseDensity == SRDensityType::TRUNCATED_NORMAL ||
+                           srNoiseDensity == SRDensityType::LAPLACE ||
+                           srNoiseDensity == SRDensityType::TRUNCATED_LAPLACE;
+      const float lo = centred ? -0.5f : 0.0f, hi = centred ? 0.5f : 1.0f;
+      const std::string range = centred ? "[-0.5, 0.5]" : "[0, 1]";
+      const std::string density = srDensityTypeToString(srNoiseDensity);
+      if (!(srNoiseMin >= lo && srNoiseMin <= hi))
+        fail(where, "srNoiseMin " + std::to_string(srNoiseMin) + " must be in " + range + " (" +
+                        density + ")");
+      if (!(srNoiseMax >= srNoiseMin && srNoiseMax <= hi))
+        fail(where, "srNoiseMax " + std::to_string(srNoiseMax) + " must be in [srNoiseMin, " +
+                        (centred ? "0.5" : "1") + "] (" + density + ")");
+      if (!std::isfinite(srNoiseOffset))
+        fail(where, "srNoiseOffset " + std::to_string(srNoiseOffset) + " must be finite");
+      if (!(srNoiseScale >= 0.0f && std::isfinite(srNoiseScale)))
+        fail(where, "srNoiseScale " + std::to_string(srNoiseScale) +
+                        " must be finite and not negative (" + density + ")");
+      break;
+    }
     default:
-      fail(where, "srNoiseDensity " +
-                      (static_cast<unsigned>(srNoiseDensity) <=
-                               static_cast<unsigned>(SRDensityType::TRUNCATED_LOGIT_NORMAL)
-                           ? srDensityTypeToString(srNoiseDensity)
-                           : std::to_string(static_cast<unsigned>(srNoiseDensity))) +
-                      " is not supported by Tessera (INVALID, UNIFORM or BERNOULLI)");
+      fail(where, "srNoiseDensity " + std::to_string(static_cast<unsigned>(srNoiseDensity)) +
+                      " is not an SRDensityType");
     }
   }
   noiseParams = {floatBits(srNoiseOffset), floatBits(srNoiseScale), floatBits(srNoiseMax),

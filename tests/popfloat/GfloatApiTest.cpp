@@ -124,8 +124,28 @@ TEST(GfloatErrors, InvalidRoundingParametersAreNamed) {
   expectError([] { GfloatCast::RoundConfig(RoundType::SX, 0, poplar::FLOAT); }, "numSRBits 0");
   expectError([] { GfloatCast::RoundConfig(RoundType::SX, 12, poplar::HALF); }, "numSRBits 12");
   expectError(
-      [] { GfloatCast::RoundConfig(RoundType::SX, 8, poplar::FLOAT, SRDensityType::NORMAL); },
-      "srNoiseDensity NORMAL");
+      [] {
+        GfloatCast::RoundConfig(RoundType::SX, 8, poplar::FLOAT, static_cast<SRDensityType>(99));
+      },
+      "srNoiseDensity 99");
+  expectError(
+      [] {
+        GfloatCast::RoundConfig(RoundType::SX, 8, poplar::FLOAT, SRDensityType::NORMAL, 0, 0.2f,
+                                0.7f, -0.5f);
+      },
+      "srNoiseMax");
+  expectError(
+      [] {
+        GfloatCast::RoundConfig(RoundType::SX, 8, poplar::FLOAT, SRDensityType::LOGISTIC, 0, 0.2f,
+                                1.0f, -0.1f);
+      },
+      "srNoiseMin");
+  expectError(
+      [] {
+        GfloatCast::RoundConfig(RoundType::SX, 8, poplar::FLOAT, SRDensityType::LAPLACE, 0, -1.0f,
+                                0.5f, -0.5f);
+      },
+      "srNoiseScale");
   expectError(
       [] {
         GfloatCast::RoundConfig(RoundType::SX, 8, poplar::FLOAT, SRDensityType::UNIFORM, 0, 0, 0.5f,

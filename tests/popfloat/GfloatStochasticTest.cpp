@@ -1,4 +1,4 @@
-// Stochastic rounding (SR, and SX with plain, UNIFORM and BERNOULLI noise): bit for bit the
+// Stochastic rounding (SR, and SX with plain noise and every density): bit for bit the
 // reference fed with the Philox words of the poprand seed state, the same bits for the same seed
 // whatever the tile mapping or host thread count, new bits for a new seed, and rounding up about
 // as often as the value's distance from its lower neighbour says.
@@ -46,7 +46,7 @@ std::vector<SxCase> roundCases() {
   reference::GfloatNoise bernoulli;
   bernoulli.density = reference::GfloatDensity::BERNOULLI;
   bernoulli.threshold = static_cast<unsigned long long>(std::nearbyint(0.3 * 4294967296.0));
-  return {
+  std::vector<SxCase> cases = {
       {"SR", GfloatCast::RoundConfig(RoundType::SR, 24, poplar::FLOAT), {}},
       {"SX_plain", GfloatCast::RoundConfig(RoundType::SX, 5, poplar::FLOAT), plain},
       {"SX_uniform",
@@ -58,6 +58,55 @@ std::vector<SxCase> roundCases() {
                                0.0f, 0.0f, 0.0f, 0.3f),
        bernoulli},
   };
+  // The sampled densities: {density, reference density, offset, scale, min, max}.
+  struct Sampled {
+    const char *name;
+    SRDensityType density;
+    reference::GfloatDensity ref;
+    float offset, scale, min, max;
+  };
+  const Sampled sampled[] = {
+      {"SX_normal", SRDensityType::NORMAL, reference::GfloatDensity::NORMAL, 0.0f, 0.2f, -0.5f,
+       0.5f},
+      {"SX_truncatedNormal", SRDensityType::TRUNCATED_NORMAL,
+       reference::GfloatDensity::TRUNCATED_NORMAL, 0.05f, 0.5f, -0.3f, 0.3f},
+      {"SX_laplace", SRDensityType::LAPLACE, reference::GfloatDensity::LAPLACE, 0.0f, 0.15f, -0.4f,
+       0.5f},
+      {"SX_truncatedLaplace", SRDensityType::TRUNCATED_LAPLACE,
+       reference::GfloatDensity::TRUNCATED_LAPLACE, 0.0f, 0.3f, -0.2f, 0.2f},
+      {"SX_logistic", SRDensityType::LOGISTIC, reference::GfloatDensity::LOGISTIC, 0.5f, 0.1f, 0.0f,
+       1.0f},
+      {"SX_truncatedLogistic", SRDensityType::TRUNCATED_LOGISTIC,
+       reference::GfloatDensity::TRUNCATED_LOGISTIC, 0.5f, 0.3f, 0.2f, 0.8f},
+      {"SX_logitNormal", SRDensityType::LOGIT_NORMAL, reference::GfloatDensity::LOGIT_NORMAL, 0.0f,
+       1.0f, 0.0f, 0.9f},
+      {"SX_truncatedLogitNormal", SRDensityType::TRUNCATED_LOGIT_NORMAL,
+       reference::GfloatDensity::TRUNCATED_LOGIT_NORMAL, 0.0f, 2.0f, 0.3f, 0.7f},
+  };
+  for (const auto &d : sampled) {
+    reference::GfloatNoise noise;
+    noise.density = d.ref;
+    noise.offset = d.offset;
+    noise.scale = d.scale;
+    noise.min = d.min;
+    noise.max = d.max;
+    cases.push_back({d.name,
+                     GfloatCast::RoundConfig(RoundType::SX, 24, poplar::FLOAT, d.density, d.offset,
+                                             d.scale, d.max, d.min),
+                     noise});
+  }
+  return cases;
+}
+
+/// The noise of element `index` for seed state (s0, s1): its word and its 8 attempt blocks.
+reference::GfloatNoise noiseFor(reference::GfloatNoise noise, std::uint32_t s0, std::uint32_t s1,
+                                std::uint64_t index) {
+  const pr::StreamKey key{s0, s1, 0, static_cast<pr::Stream>(0x20)};
+  noise.blocks.clear();
+  for (std::uint32_t attempt = 0; attempt < 8; ++attempt)
+    noise.blocks.push_back(pr::elementBlock(key, index, attempt));
+  noise.word = noise.blocks[0][0];
+  return noise;
 }
 
 std::map<std::string, std::vector<double>> runStochastic(Layout layout, unsigned threads,
@@ -77,8 +126,7 @@ TEST(GfloatStochastic, MatchesTheReferenceWithPhiloxWordsOfTheDefaultSeed) {
   for (const auto &c : roundCases()) {
     const auto &y = out.at(c.name);
     for (std::size_t i = 0; i < x.size(); ++i) {
-      reference::GfloatNoise noise = c.noise;
-      noise.word = word(kDefaultSeed0, kDefaultSeed1, i);
+      const reference::GfloatNoise noise = noiseFor(c.noise, kDefaultSeed0, kDefaultSeed1, i);
       const double expected =
           reference::gfloatRound(x[i], kFormat, toReference(c.round.getRoundMode()), false, noise);
       ASSERT_TRUE(sameValue(y[i], expected)) << c.name << " x=" << x[i] << " i=" << i;
@@ -140,6 +188,38 @@ TEST(GfloatStochastic, RoundsUpAsOftenAsTheFractionSays) {
   }
   EXPECT_NEAR(upFirst / 8000.0, 0.25, 0.02);
   EXPECT_NEAR(upSecond / 8000.0, 0.75, 0.02);
+}
+
+} // namespace
+
+namespace {
+
+TEST(GfloatStochastic, NoiselessDensitiesAreTheNearestAndTruncatingModes) {
+  // NORMAL noise of scale 0 is 0 and rounds to nearest (ties away, RA); LOGISTIC noise clipped
+  // to [0, 0] adds nothing before truncation (RZ).
+  const auto x = reference::roundTo(poplar::FLOAT, probeValues(kFormat));
+  Harness h(Layout::MULTI_TILE);
+  auto in = h.input(poplar::FLOAT, x, "x");
+  const auto format = formatConfig(kFormat, poplar::FLOAT);
+  GfloatCast nearest(format,
+                     GfloatCast::RoundConfig(RoundType::SX, 24, poplar::FLOAT,
+                                             SRDensityType::NORMAL, 0.0f, 0.0f, 0.5f, -0.5f),
+                     false, SpecType::FP32);
+  GfloatCast truncating(format,
+                        GfloatCast::RoundConfig(RoundType::SX, 24, poplar::FLOAT,
+                                                SRDensityType::LOGISTIC, 0.5f, 1.0f, 0.0f, 0.0f),
+                        false, SpecType::FP32);
+  h.output("nearest", nearest.castNativeToGfloat(h.graph(), in, h.prog()));
+  h.output("truncating", truncating.castNativeToGfloat(h.graph(), in, h.prog()));
+  const auto out = h.run();
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    EXPECT_TRUE(sameValue(out.at("nearest")[i],
+                          reference::gfloatRound(x[i], kFormat, reference::GfloatRound::RA, false)))
+        << x[i];
+    EXPECT_TRUE(sameValue(out.at("truncating")[i],
+                          reference::gfloatRound(x[i], kFormat, reference::GfloatRound::RZ, false)))
+        << x[i];
+  }
 }
 
 } // namespace

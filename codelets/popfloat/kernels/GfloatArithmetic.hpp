@@ -13,8 +13,31 @@ namespace tessera::codelets::popfloat {
 
 /// Rounding modes, numbered as popfloat::experimental::RoundType.
 enum class Round : unsigned { INV, RZ, RN, RA, RU, RD, SR, SX };
-/// SX noise densities, numbered as popfloat::experimental::SRDensityType (the supported ones).
-enum class Density : unsigned { INVALID = 0, UNIFORM = 1, BERNOULLI = 4 };
+/// SX noise densities, numbered as popfloat::experimental::SRDensityType.
+enum class Density : unsigned {
+  INVALID,
+  UNIFORM,
+  NORMAL,
+  TRUNCATED_NORMAL,
+  BERNOULLI,
+  LOGISTIC,
+  TRUNCATED_LOGISTIC,
+  LAPLACE,
+  TRUNCATED_LAPLACE,
+  LOGIT_NORMAL,
+  TRUNCATED_LOGIT_NORMAL
+};
+
+/// Densities whose noise is a sample drawn per element (sampleNoise in the vertices) and added to
+/// the fraction: centred ones ([-0.5, 0.5], then round to nearest, ties up) or not ([0, 1], then
+/// truncate).
+constexpr bool isSampledDensity(Density d) {
+  return d != Density::INVALID && d != Density::UNIFORM && d != Density::BERNOULLI;
+}
+constexpr bool isCentredDensity(Density d) {
+  return d == Density::NORMAL || d == Density::TRUNCATED_NORMAL || d == Density::LAPLACE ||
+         d == Density::TRUNCATED_LAPLACE;
+}
 
 /// A gfloat format and the constants every cast of it needs.
 struct GfloatFormat {
@@ -73,7 +96,7 @@ struct RoundingSpec {
   bool nanoo = false;
   unsigned numSRBits = 32;
   Density density = Density::INVALID;
-  float noiseMin = 0.0f, noiseMax = 1.0f;
+  float noiseMin = 0.0f, noiseMax = 1.0f, noiseOffset = 0.0f, noiseScale = 0.0f;
   unsigned long long roundDownThreshold = 0; ///< BERNOULLI: round down iff word < threshold.
 };
 
@@ -81,9 +104,9 @@ inline float canonicalNaN() { return std::numeric_limits<float>::quiet_NaN(); }
 
 /// Whether a magnitude strictly between two neighbours goes up: `rem` of `2^shift` is the part
 /// below the lower neighbour, `lowOdd` the parity of the lower neighbour's code, `word` 32
-/// random bits.
+/// random bits, `sample` the element's noise sample of a sampled density.
 inline bool roundsUp(const RoundingSpec &r, bool negative, std::uint64_t rem, unsigned shift,
-                     bool lowOdd, std::uint32_t word) {
+                     bool lowOdd, std::uint32_t word, double sample) {
   if (rem == 0)
     return false;
   const std::uint64_t half = std::uint64_t{1} << (shift - 1);
@@ -102,6 +125,10 @@ inline bool roundsUp(const RoundingSpec &r, bool negative, std::uint64_t rem, un
   case Round::SX: {
     if (r.mode == Round::SX && r.density == Density::BERNOULLI)
       return !(word < r.roundDownThreshold);
+    if (r.mode == Round::SX && isSampledDensity(r.density)) {
+      const double f = std::ldexp(static_cast<double>(rem), -static_cast<int>(shift));
+      return f + sample >= (isCentredDensity(r.density) ? 0.5 : 1.0);
+    }
     const unsigned n = r.mode == Round::SR ? 32u : r.numSRBits;
     // The top n bits of the fraction rem / 2^shift, and n random bits.
     const std::uint64_t fraction = shift >= n ? rem >> (shift - n) : rem << (n - shift);
@@ -123,7 +150,8 @@ inline bool roundsUp(const RoundingSpec &r, bool negative, std::uint64_t rem, un
 
 /// `x` rounded to format `f` (see CastToGfloat.hpp for the rules), as a double holding the exact
 /// gfloat value (or an infinity / NaN).
-inline double quantise(float x, const GfloatFormat &f, const RoundingSpec &r, std::uint32_t word) {
+inline double quantise(float x, const GfloatFormat &f, const RoundingSpec &r, std::uint32_t word,
+                       double sample = 0.0) {
   if (std::isnan(x))
     return canonicalNaN();
   if (std::isinf(x))
@@ -163,7 +191,7 @@ inline double quantise(float x, const GfloatFormat &f, const RoundingSpec &r, st
     // The lower neighbour's code parity: its mantissa's low bit, or with no mantissa bits in the
     // normals its exponent field's.
     const bool lowOdd = (inNormals && f.man == 0) ? ((top + f.bias) & 1) != 0 : (k & 1u) != 0;
-    const std::uint64_t q = k + (roundsUp(r, negative, rem, shift, lowOdd, word) ? 1u : 0u);
+    const std::uint64_t q = k + (roundsUp(r, negative, rem, shift, lowOdd, word, sample) ? 1u : 0u);
     magnitude = std::ldexp(static_cast<double>(q), ulpExp);
   }
   const double maxValue = f.maxValue();

@@ -18,9 +18,16 @@
 //    the format has NaNs, else the largest value of its sign. Input infinities and NaNs are kept
 //    in float/half outputs; packed without infinities/NaNs they become the largest value.
 //  - Stochastic rounding draws its bits from poprand's Philox generator keyed by the graph's
-//    poprand seed state (poprand::setSeed sets it) and the element's row-major index, so results
-//    do not depend on tile mapping or host thread count. Supported SX densities: INVALID (plain
-//    numSRBits-bit noise), UNIFORM and BERNOULLI; the others throw poputil::poplibs_error.
+//    poprand seed state (poprand::setSeed sets it; casts do not advance it) and the element's
+//    row-major index, so results do not depend on tile mapping or host thread count. With
+//    frac = (|x| - y1) / (y2 - y1): SR goes up iff frac's top 32 bits plus a 32-bit random word
+//    carry; SX with density INVALID does the same with numSRBits bits; UNIFORM goes up iff
+//    frac + u >= 1, u uniform in [srNoiseMin, srNoiseMax]; BERNOULLI goes down with probability
+//    bernoulliProb; the other densities draw a sample n (clipped to [srNoiseMin, srNoiseMax], or
+//    for the TRUNCATED_ ones redrawn up to 8 times, then uniform in the range) and go up iff
+//    frac + n >= 0.5 (NORMAL, LAPLACE: noise in [-0.5, 0.5]) or >= 1 (LOGISTIC, LOGIT_NORMAL:
+//    noise in [0, 1]). srNoiseOffset and srNoiseScale are the draw's location and scale (for
+//    LOGIT_NORMAL, of the normal whose logistic is taken).
 //  - The params tensor (createCastOpParamsTensor) is an INT tensor of 4 elements on tile 0:
 //    numMantissaBits, numExponentBits, exponentBias and the flags (bit 0 denormals, bit 1
 //    infinities/NaNs), unpacked from getPackedFloatParameters()'s word: mantissa bits in bits
@@ -184,8 +191,10 @@ public:
 
   /// A checked rounding mode for castNativeToGfloat. SX takes numSRBits (1 to the calculation
   /// type's significand bits: 24 for FLOAT, 11 for HALF) and a density; UNIFORM noise lies in
-  /// [srNoiseMin, srNoiseMax] within [0, 1]; BERNOULLI rounds down with probability
-  /// bernoulliProb in [0, 1]. Errors throw poputil::poplibs_error naming the parameter.
+  /// [srNoiseMin, srNoiseMax] within [0, 1] (as for LOGISTIC and LOGIT_NORMAL; within
+  /// [-0.5, 0.5] for NORMAL and LAPLACE, srNoiseScale >= 0); BERNOULLI rounds down with
+  /// probability bernoulliProb in [0, 1]. Errors throw poputil::poplibs_error naming the
+  /// parameter.
   struct RoundConfig {
     RoundConfig() = default;
 

@@ -16,12 +16,15 @@
 //   SR: y2 iff word + floor(frac 2^32) >= 2^32, frac = (|x| - y1) / ulp, word 32 random bits
 //   SX: n = numSRBits, noise = word >> (32 - n): y2 iff floor(frac 2^n) + noise >= 2^n;
 //       UNIFORM density: y2 iff frac + min + (max - min) noise / 2^n >= 1;
-//       BERNOULLI: y2 iff frac > 0 and word >= threshold (round down with threshold / 2^32)
+//       BERNOULLI: y2 iff frac > 0 and word >= threshold (round down with threshold / 2^32);
+//       sampled densities: a noise sample n (gfloatNoiseSample), y2 iff frac + n >= 0.5 for the
+//       centred ones (NORMAL, LAPLACE and their truncated forms), frac + n >= 1 for the others
 // Then: a result (or |x|) beyond the largest value is a NaN with nanoo (and I, E >= 1), else the
 // largest value; signs are kept; NaN in gives NaN, infinities stay infinities.
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -38,16 +41,83 @@ struct GfloatFormat {
 };
 
 enum class GfloatRound { RZ, RN, RA, RU, RD, SR, SX };
-enum class GfloatDensity { PLAIN, UNIFORM, BERNOULLI };
+enum class GfloatDensity {
+  PLAIN,
+  UNIFORM,
+  BERNOULLI,
+  NORMAL,
+  TRUNCATED_NORMAL,
+  LOGISTIC,
+  TRUNCATED_LOGISTIC,
+  LAPLACE,
+  TRUNCATED_LAPLACE,
+  LOGIT_NORMAL,
+  TRUNCATED_LOGIT_NORMAL
+};
 
-/// Stochastic parameters (ignored by the deterministic modes).
+/// Stochastic parameters (ignored by the deterministic modes). `blocks[a]` are the four random
+/// words of attempt a of the element (the sampled densities use them; blocks[0][0] is `word`).
 struct GfloatNoise {
   std::uint32_t word = 0;
   unsigned numSRBits = 24;
   GfloatDensity density = GfloatDensity::PLAIN;
-  double min = 0.0, max = 1.0;
+  double min = 0.0, max = 1.0, offset = 0.0, scale = 0.0;
   unsigned long long threshold = 0;
+  std::vector<std::array<std::uint32_t, 4>> blocks;
 };
+
+inline bool gfloatIsSampled(GfloatDensity d) {
+  return d != GfloatDensity::PLAIN && d != GfloatDensity::UNIFORM && d != GfloatDensity::BERNOULLI;
+}
+inline bool gfloatIsCentred(GfloatDensity d) {
+  return d == GfloatDensity::NORMAL || d == GfloatDensity::TRUNCATED_NORMAL ||
+         d == GfloatDensity::LAPLACE || d == GfloatDensity::TRUNCATED_LAPLACE;
+}
+inline bool gfloatIsTruncated(GfloatDensity d) {
+  return d == GfloatDensity::TRUNCATED_NORMAL || d == GfloatDensity::TRUNCATED_LOGISTIC ||
+         d == GfloatDensity::TRUNCATED_LAPLACE || d == GfloatDensity::TRUNCATED_LOGIT_NORMAL;
+}
+
+/// u in (0, 1) from a word's top 24 bits: (top + 1/2) / 2^24.
+inline double gfloatUnit(std::uint32_t w) { return (static_cast<double>(w >> 8) + 0.5) * 0x1p-24; }
+
+/// One draw from the words of a block b (b[1], b[2]; b[0] is the plain SR word):
+///   LOGISTIC:    offset + scale ln(u / (1 - u)),                   u = unit(b[1])
+///   LAPLACE:     offset - scale sign(u) ln(1 - 2|u|),              u = unit(b[1]) - 1/2
+///   NORMAL:      offset + scale z, z = sqrt(-2 ln unit(b[1])) cos(2 pi unit(b[2]))  (Box-Muller)
+///   LOGIT_NORMAL: 1 / (1 + exp(-(offset + scale z)))
+inline double gfloatDraw(GfloatDensity d, const std::array<std::uint32_t, 4> &b, double offset,
+                         double scale) {
+  if (d == GfloatDensity::LOGISTIC || d == GfloatDensity::TRUNCATED_LOGISTIC) {
+    const double u = gfloatUnit(b[1]);
+    return offset + scale * std::log(u / (1.0 - u));
+  }
+  if (d == GfloatDensity::LAPLACE || d == GfloatDensity::TRUNCATED_LAPLACE) {
+    const double u = gfloatUnit(b[1]) - 0.5;
+    return offset - scale * (u < 0 ? -1.0 : 1.0) * std::log(1.0 - 2.0 * std::fabs(u));
+  }
+  const double z =
+      std::sqrt(-2.0 * std::log(gfloatUnit(b[1]))) * std::cos(6.283185307179586 * gfloatUnit(b[2]));
+  const double v = offset + scale * z;
+  if (d == GfloatDensity::LOGIT_NORMAL || d == GfloatDensity::TRUNCATED_LOGIT_NORMAL)
+    return 1.0 / (1.0 + std::exp(-v));
+  return v;
+}
+
+/// The element's noise sample: attempt 0's draw clipped to [min, max]; for the truncated
+/// densities the first draw of attempts 0, 1, … (all of `blocks`) inside [min, max], else
+/// min + (max - min) unit(blocks[0][0]).
+inline double gfloatNoiseSample(const GfloatNoise &n) {
+  if (!gfloatIsTruncated(n.density))
+    return std::fmin(std::fmax(gfloatDraw(n.density, n.blocks[0], n.offset, n.scale), n.min),
+                     n.max);
+  for (const auto &b : n.blocks) {
+    const double v = gfloatDraw(n.density, b, n.offset, n.scale);
+    if (v >= n.min && v <= n.max)
+      return v;
+  }
+  return n.min + (n.max - n.min) * gfloatUnit(n.blocks[0][0]);
+}
 
 inline unsigned gfloatAllOnesExponent(const GfloatFormat &f) { return (1u << f.exp) - 1u; }
 
@@ -120,6 +190,8 @@ inline bool gfloatGoesUp(GfloatRound mode, bool negative, double frac, bool y1Od
   case GfloatRound::SX: {
     if (noise.density == GfloatDensity::BERNOULLI)
       return noise.word >= noise.threshold;
+    if (gfloatIsSampled(noise.density))
+      return frac + gfloatNoiseSample(noise) >= (gfloatIsCentred(noise.density) ? 0.5 : 1.0);
     const int n = static_cast<int>(noise.numSRBits);
     const double r = static_cast<double>(noise.word >> (32 - n));
     if (noise.density == GfloatDensity::UNIFORM)
