@@ -7,6 +7,7 @@
 #include <poplar/exceptions.hpp>
 #include <poputil/VertexTemplates.hpp>
 #include <poputil/exceptions.hpp>
+#include <reference/Common.hpp>
 
 using namespace gfloat_test;
 using popfloat::experimental::FormatType;
@@ -202,6 +203,53 @@ TEST(GfloatCast, EmptyTensorsCastToEmptyTensors) {
   EXPECT_EQ(out.elementType(), poplar::CHAR);
   EXPECT_EQ(cast.castGfloatToNative(h.graph(), out, h.prog()).elementType(), poplar::HALF);
   h.run();
+}
+
+} // namespace
+
+namespace {
+
+TEST(GfloatCast, ComputeSetFormsAndOptionFlagsGiveTheSameResults) {
+  // The same 1/4/3 cast built from option flags and run through the compute-set overloads, and
+  // built from configs and run through the program overloads.
+  const reference::GfloatFormat f{3, 4, 7, true, true};
+  const auto x = reference::roundTo(poplar::HALF, probeValues(f));
+  Harness h(Layout::MULTI_TILE);
+  auto &g = h.graph();
+  auto in = h.input(poplar::HALF, x, "x");
+  GfloatCast fromOptions(
+      GfloatCast::GfloatFormatOptions(poplar::OptionFlags{
+          {"numMantissaBits", "3"}, {"numExponentBits", "4"}, {"numExponentBias", "7"}}),
+      GfloatCast::GfloatCastOptions(
+          poplar::OptionFlags{{"roundMode", "RN"}, {"enableNanooMode", "false"}}),
+      poplar::HALF);
+  poplar::ComputeSet paramsCs = g.addComputeSet("params");
+  fromOptions.createCastOpParamsTensor(g, paramsCs);
+  poplar::ComputeSet castCs = g.addComputeSet("cast");
+  poplar::Tensor codes = GfloatCast::castNativeToGfloat(g, in, fromOptions.getCastOpParams(),
+                                                        castCs, fromOptions.getNativeToGFConfig());
+  poplar::ComputeSet backCs = g.addComputeSet("back");
+  poplar::Tensor back = fromOptions.castGfloatToNative(g, codes, backCs);
+  h.prog().add(poplar::program::Execute(paramsCs));
+  h.prog().add(poplar::program::Execute(castCs));
+  h.prog().add(poplar::program::Execute(backCs));
+  GfloatCast fromConfigs(formatConfig(f, poplar::HALF),
+                         GfloatCast::RoundConfig(RoundType::RN, 24, poplar::HALF), false);
+  h.output("codes", codes);
+  h.output("back", back);
+  h.output("codes2", fromConfigs.castNativeToGfloat(g, in, h.prog()));
+  const auto out = h.run();
+  EXPECT_EQ(out.at("codes"), out.at("codes2"));
+  const auto values = reference::gfloatPositiveValues(f);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double expected = reference::gfloatRound(x[i], f, reference::GfloatRound::RN, false);
+    EXPECT_EQ(static_cast<unsigned>(out.at("codes")[i]),
+              reference::gfloatEncode(expected, f, values))
+        << x[i];
+    EXPECT_TRUE(sameValue(out.at("back")[i], reference::gfloatCodeValue(
+                                                 reference::gfloatEncode(expected, f, values), f)))
+        << x[i];
+  }
 }
 
 } // namespace

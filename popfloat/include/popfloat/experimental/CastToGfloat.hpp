@@ -28,6 +28,11 @@
 //    frac + n >= 0.5 (NORMAL, LAPLACE: noise in [-0.5, 0.5]) or >= 1 (LOGISTIC, LOGIT_NORMAL:
 //    noise in [0, 1]). srNoiseOffset and srNoiseScale are the draw's location and scale (for
 //    LOGIT_NORMAL, of the normal whose logistic is taken).
+//  - The calculation type bounds the formats a cast accepts (HALF: the format's values must all
+//    be halves) and picks the native type; the rounding itself is exact whatever it is.
+//  - Tiles keep no float subnormals (Tessera's tile float mode, as the IPU): a subnormal FLOAT
+//    input counts as a zero, and a value below float's smallest normal stored as FLOAT becomes
+//    a zero of its sign (packed codes keep it).
 //  - The params tensor (createCastOpParamsTensor) is an INT tensor of 4 elements on tile 0:
 //    numMantissaBits, numExponentBits, exponentBias and the flags (bit 0 denormals, bit 1
 //    infinities/NaNs), unpacked from getPackedFloatParameters()'s word: mantissa bits in bits
