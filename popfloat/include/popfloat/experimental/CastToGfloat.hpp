@@ -40,6 +40,7 @@
 //    infinities/NaNs bit 25.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <tuple>
 #include <vector>
@@ -47,6 +48,7 @@
 #include <popfloat/experimental/GfloatExpr.hpp>
 #include <popfloat/experimental/GfloatExprUtil.hpp>
 #include <poplar/DebugContext.hpp>
+#include <poplar/Engine.hpp>
 #include <poplar/Graph.hpp>
 #include <poplar/OptionFlags.hpp>
 #include <poplar/Program.hpp>
