@@ -223,3 +223,39 @@ TEST(GfloatStochastic, NoiselessDensitiesAreTheNearestAndTruncatingModes) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(GfloatStochastic, ViewsAreCastInTheirOwnRowMajorOrder) {
+  // A transposed view of a [24][30] tensor spread over 16 tiles: every tile holds many short
+  // runs of the view. Element i of the view (row-major) draws the noise of index i.
+  const std::size_t rows = 24, cols = 30;
+  const auto x = inputs(rows * cols);
+  Harness h(Layout::MULTI_TILE);
+  auto t = h.input(poplar::FLOAT, x, "x").reshape({rows, cols});
+  const poplar::Tensor view = t.transpose();
+  GfloatCast sr(formatConfig(kFormat, poplar::FLOAT),
+                GfloatCast::RoundConfig(RoundType::SR, 24, poplar::FLOAT), false, SpecType::FP32);
+  GfloatCast rn(formatConfig(kFormat, poplar::FLOAT),
+                GfloatCast::RoundConfig(RoundType::RN, 24, poplar::FLOAT), false, SpecType::FP32);
+  h.output("sr", sr.castNativeToGfloat(h.graph(), view, h.prog()));
+  h.output("rn", rn.castNativeToGfloat(h.graph(), view, h.prog()));
+  const auto out = h.run();
+  for (std::size_t i = 0; i < cols; ++i)
+    for (std::size_t j = 0; j < rows; ++j) {
+      const std::size_t viewIndex = i * rows + j;
+      const double value = x[j * cols + i];
+      reference::GfloatNoise noise;
+      noise.word = word(kDefaultSeed0, kDefaultSeed1, viewIndex);
+      ASSERT_TRUE(sameValue(
+          out.at("sr")[viewIndex],
+          reference::gfloatRound(value, kFormat, reference::GfloatRound::SR, false, noise)))
+          << i << "," << j;
+      ASSERT_TRUE(
+          sameValue(out.at("rn")[viewIndex],
+                    reference::gfloatRound(value, kFormat, reference::GfloatRound::RN, false)))
+          << i << "," << j;
+    }
+}
+
+} // namespace
