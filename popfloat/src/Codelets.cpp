@@ -1,10 +1,11 @@
 #include <popfloat/experimental/codelets.hpp>
 
+#include "popfloat/PopfloatCodelets.hpp"
+
 namespace popfloat {
 namespace experimental {
 
-// Nothing to register: the conversions this library has run on the host.
-void addCodelets(poplar::Graph &) {}
+void addCodelets(poplar::Graph &) { tessera::codelets::popfloat::registerPopfloatCodelets(); }
 
 } // namespace experimental
 } // namespace popfloat

@@ -28,6 +28,7 @@ constexpr BuiltInLibrary kBuiltInLibraries[] = {
     {"libpoplin_codelets.so.0", "tessera_register_poplin_codelets"},
     {"libpopnn_codelets.so.0", "tessera_register_popnn_codelets"},
     {"libpoprand_codelets.so.0", "tessera_register_poprand_codelets"},
+    {"libpopfloat_codelets.so.0", "tessera_register_popfloat_codelets"},
 };
 
 /// The directory libpoplar was loaded from: where an installed SDK keeps its codelet libraries.

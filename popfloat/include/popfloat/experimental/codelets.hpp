@@ -1,5 +1,5 @@
-// popfloat's vertices. Tessera builds none of them (the gfloat emulation is not provided), so
-// adding them only checks the graph; programs that call this as PopLibs' do keep working.
+// popfloat's vertices: the gfloat casts of CastToGfloat.hpp and the vertex that fills their params
+// tensor. Call once per graph before adding gfloat casts to it.
 #pragma once
 
 #include <poplar/Graph.hpp>
@@ -7,6 +7,7 @@
 namespace popfloat {
 namespace experimental {
 
+/// Makes popfloat's vertex types known to `graph`.
 void addCodelets(poplar::Graph &graph);
 
 } // namespace experimental
