@@ -170,12 +170,17 @@ GruWeights createWeights(poplar::Graph &graph, const GruParams &params,
   return {in, out, createWeightsBiases(graph, params, debugContext, options, cache)};
 }
 
-Tensor gruFwd(poplar::Graph &graph, const GruParams &params, const Tensor &stateInit,
-              const Tensor &in, const GruWeights &weights, Tensor *intermediates, Sequence &prog,
-              const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
-              poplin::PlanningCache *cache) {
-  const std::string fn = "gru::gruFwd";
+namespace {
+
+/// The forward loop; `attention` [batch][timeSteps] (AUGRU) scales the update gate by 1 − a.
+Tensor forwardImpl(const std::string &fn, poplar::Graph &graph, const GruParams &params,
+                   const Tensor &stateInit, const Tensor &in, const GruWeights &weights,
+                   Tensor *intermediates, Sequence &prog, const Tensor *attention,
+                   const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
+                   poplin::PlanningCache *cache) {
   const Dims d = check(fn, params);
+  if (attention)
+    requireTensor(fn, "attScores", *attention, {d.batch, d.steps}, params.rnn.dataType);
   const RnnOptions opts = parseRnnOptions(fn, options);
   checkWeights(fn, params, d, weights);
   requireTensor(fn, "stateInit", stateInit, {d.batch, d.out}, params.rnn.dataType);
@@ -229,8 +234,18 @@ Tensor gruFwd(poplar::Graph &graph, const GruParams &params, const Tensor &state
   }
   nonLinearityInPlace(graph, params.activation, candPre, body, {dc, "candidateAct"});
   Tensor r = units(gatesPre, R, R + 1, H), u = units(gatesPre, U, U + 1, H);
-  popops::mapWithOutput(graph, pe::_1 * pe::_2 + (pe::Const(1.0f) - pe::_1) * pe::_3,
-                        {u, h, candPre}, h, body, {dc, "output"});
+  if (attention) {
+    // AUGRU: the update gate scaled by 1 − a_t (one score per batch entry and step).
+    Tensor a = sliceStep(graph, attention->transpose(), index, body, name + "/stepAttention");
+    Tensor aRows = a.expand({1}).broadcast(static_cast<unsigned>(H), 1);
+    popops::mapWithOutput(graph,
+                          (pe::Const(1.0f) - pe::_4) * pe::_1 * pe::_2 +
+                              (pe::Const(1.0f) - (pe::Const(1.0f) - pe::_4) * pe::_1) * pe::_3,
+                          {u, h, candPre, aRows}, h, body, {dc, "output"});
+  } else {
+    popops::mapWithOutput(graph, pe::_1 * pe::_2 + (pe::Const(1.0f) - pe::_1) * pe::_3,
+                          {u, h, candPre}, h, body, {dc, "output"});
+  }
   updateStep(graph, inter,
              poplar::concat({r.expand({0}), u.expand({0}), candPre.expand({0}), h.expand({0}),
                              recTerm.expand({0})}),
@@ -245,14 +260,18 @@ Tensor gruFwd(poplar::Graph &graph, const GruParams &params, const Tensor &state
   return h;
 }
 
-Tensor gruBwd(poplar::Graph &graph, const GruParams &params, Sequence &prog,
-              const Tensor &fwdOutputInit, const Tensor &fwdInter, const GruWeights &weights,
-              const Tensor &fwdInputSeq, const Tensor &, const Tensor &gradLayerNext,
-              Tensor *inputGrad, Tensor *bwdIntermediates,
-              const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
-              poplin::PlanningCache *cache) {
-  const std::string fn = "gru::gruBwd";
+/// The backward loop; with `attention` (AUGRU) also the attention gradients [batch][timeSteps]
+/// into `*attentionGrad` if not null.
+Tensor backwardImpl(const std::string &fn, poplar::Graph &graph, const GruParams &params,
+                    Sequence &prog, const Tensor &fwdOutputInit, const Tensor &fwdInter,
+                    const GruWeights &weights, const Tensor &fwdInputSeq,
+                    const Tensor &gradLayerNext, Tensor *inputGrad, Tensor *bwdIntermediates,
+                    const Tensor *attention, Tensor *attentionGrad,
+                    const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
+                    poplin::PlanningCache *cache) {
   const Dims d = check(fn, params);
+  if (attention)
+    requireTensor(fn, "attentions", *attention, {d.batch, d.steps}, params.rnn.dataType);
   const RnnOptions opts = parseRnnOptions(fn, options);
   const auto type = params.rnn.dataType;
   checkWeights(fn, params, d, weights);
@@ -274,6 +293,9 @@ Tensor gruBwd(poplar::Graph &graph, const GruParams &params, Sequence &prog,
     prog.add(Copy(gradLayerNext, dh));
   // Per step: dR, dU, dC (pre-activation) and the gradient of the candidate's recurrent term.
   Tensor grads = newMapped(graph, type, {d.steps, d.batch, (kUnits + 1) * H}, name + "/grads");
+  Tensor attGrads;
+  if (attention)
+    attGrads = newMapped(graph, type, {d.steps, d.batch}, name + "/attentionGrads");
   Tensor index = newStepIndex(graph, static_cast<unsigned>(d.steps - 1), prog, name + "/step");
 
   Sequence body;
@@ -286,9 +308,24 @@ Tensor gruBwd(poplar::Graph &graph, const GruParams &params, Sequence &prog,
   Tensor r = inter[R], u = inter[U], c = inter[C], rec = inter[RECURRENT];
   Tensor step = newMapped(graph, type, {d.batch, kUnits + 1, H}, name + "/stepGrads");
   auto part = [&](unsigned k) { return step.slice(k, k + 1, 1).squeeze({1}); };
+  // With attention the state update uses u' = (1 − a) u: dL/du' = dh ∘ (h_{t-1} − c),
+  // dL/du = (1 − a) dL/du', dL/da = −Σ_j dL/du' ∘ u.
+  Tensor uEff = u;
   Tensor dUAct = popops::map(graph, pe::_1 * (pe::_2 - pe::_3), {dh, hPrev, c}, body,
                              {dc, "updateActGrad"});
-  Tensor dCAct = popops::map(graph, pe::_1 * (pe::Const(1.0f) - pe::_2), {dh, u}, body,
+  if (attention) {
+    Tensor a = sliceStep(graph, attention->transpose(), index, body, name + "/stepAttention");
+    Tensor aRows = a.expand({1}).broadcast(static_cast<unsigned>(H), 1);
+    uEff = popops::map(graph, (pe::Const(1.0f) - pe::_1) * pe::_2, {aRows, u}, body,
+                       {dc, "attendedUpdate"});
+    Tensor dA = popops::reduce(graph, popops::map(graph, -(pe::_1 * pe::_2), {dUAct, u}, body,
+                                                  {dc, "attentionGradTerms"}),
+                               {1}, popops::Operation::ADD, body, {dc, "attentionGrad"});
+    updateStep(graph, attGrads, dA, index, body, name + "/saveAttentionGrad");
+    popops::mapInPlace(graph, pe::_1 * (pe::Const(1.0f) - pe::_2), {dUAct, aRows}, body,
+                       {dc, "updateGradThroughAttention"});
+  }
+  Tensor dCAct = popops::map(graph, pe::_1 * (pe::Const(1.0f) - pe::_2), {dh, uEff}, body,
                              {dc, "candidateActGrad"});
   body.add(Copy(nonLinearityInputGradient(graph, params.recurrentActivation, u, dUAct, body,
                                           {dc, "update"}),
@@ -325,7 +362,7 @@ Tensor gruBwd(poplar::Graph &graph, const GruParams &params, Sequence &prog,
     popops::mapInPlace(graph, pe::_1 + pe::_2 * pe::_3, {dhNext, dRec, r}, body,
                        {dc, "prevOutputGradReset"});
   }
-  popops::mapWithOutput(graph, pe::_1 * pe::_2 + pe::_3, {dh, u, dhNext}, dh, body,
+  popops::mapWithOutput(graph, pe::_1 * pe::_2 + pe::_3, {dh, uEff, dhNext}, dh, body,
                         {dc, "prevOutputGradSum"});
   updateStep(graph, grads, stepFlat, index, body, name + "/saveGrads");
   advanceStepIndex(graph, index, false, body);
@@ -339,7 +376,51 @@ Tensor gruBwd(poplar::Graph &graph, const GruParams &params, Sequence &prog,
             .reshape({d.steps, d.batch, d.in});
   if (bwdIntermediates)
     *bwdIntermediates = grads;
+  if (attentionGrad && attention)
+    *attentionGrad = attGrads.transpose();
   return dh;
+}
+
+} // namespace
+
+Tensor gruFwd(poplar::Graph &graph, const GruParams &params, const Tensor &stateInit,
+              const Tensor &in, const GruWeights &weights, Tensor *intermediates, Sequence &prog,
+              const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
+              poplin::PlanningCache *cache) {
+  return forwardImpl("gru::gruFwd", graph, params, stateInit, in, weights, intermediates, prog,
+                     nullptr, debugContext, options, cache);
+}
+
+Tensor auGruFwd(poplar::Graph &graph, const GruParams &params, const Tensor &stateInit,
+                const Tensor &in, const GruWeights &weights, Tensor *intermediates,
+                const Tensor &attScores, Sequence &fwdProg,
+                const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
+                poplin::PlanningCache *cache) {
+  return forwardImpl("gru::auGruFwd", graph, params, stateInit, in, weights, intermediates,
+                     fwdProg, &attScores, debugContext, options, cache);
+}
+
+Tensor gruBwd(poplar::Graph &graph, const GruParams &params, Sequence &prog,
+              const Tensor &fwdOutputInit, const Tensor &fwdIntermediatesSeq,
+              const GruWeights &weights, const Tensor &fwdInputSeq, const Tensor &,
+              const Tensor &gradLayerNext, Tensor *inputGrad, Tensor *bwdIntermediates,
+              const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
+              poplin::PlanningCache *cache) {
+  return backwardImpl("gru::gruBwd", graph, params, prog, fwdOutputInit, fwdIntermediatesSeq,
+                      weights, fwdInputSeq, gradLayerNext, inputGrad, bwdIntermediates, nullptr,
+                      nullptr, debugContext, options, cache);
+}
+
+Tensor auGruBwd(poplar::Graph &graph, const GruParams &params, Sequence &prog,
+                const Tensor &fwdOutputInit, const Tensor &fwdIntermediatesSeq,
+                const GruWeights &weights, const Tensor &fwdInputSeq, const Tensor &,
+                const Tensor &gradLayerNext, Tensor *inputGrad, Tensor *bwdIntermediates,
+                const Tensor &attentions, Tensor *attentionsGrad,
+                const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
+                poplin::PlanningCache *cache) {
+  return backwardImpl("gru::auGruBwd", graph, params, prog, fwdOutputInit, fwdIntermediatesSeq,
+                      weights, fwdInputSeq, gradLayerNext, inputGrad, bwdIntermediates,
+                      &attentions, attentionsGrad, debugContext, options, cache);
 }
 
 GruWeights gruWU(poplar::Graph &graph, const GruParams &params, Sequence &prog,
@@ -411,6 +492,44 @@ Tensor gruBwdWithWU(poplar::Graph &graph, const GruParams &params, Sequence &pro
   weightsGrad = gruWU(graph, params, prog, fwdOutputInit, fwdIntermediates, grads, weights, input,
                       output, debugContext, options, cache);
   return dInit;
+}
+
+GruWeights auGruWU(poplar::Graph &graph, const GruParams &params, Sequence &prog,
+                   const Tensor &fwdOutputInit, const Tensor &fwdIntermediates,
+                   const Tensor &bwdIntermediates, const GruWeights &weights, const Tensor &input,
+                   const Tensor &output, const poplar::DebugContext &debugContext,
+                   const poplar::OptionFlags &options, poplin::PlanningCache *cache) {
+  // The backward intermediates already hold the gradients at the pre-activations (through the
+  // attention), so the weight update is the GRU's.
+  return gruWU(graph, params, prog, fwdOutputInit, fwdIntermediates, bwdIntermediates, weights,
+               input, output, {debugContext, "auGruWU"}, options, cache);
+}
+
+Tensor auGruBwdWithWU(poplar::Graph &graph, const GruParams &params, Sequence &prog,
+                      const Tensor &fwdOutputInit, const Tensor &fwdIntermediates,
+                      const GruWeights &weights, const Tensor &input, const Tensor &output,
+                      const Tensor &outputGrad, Tensor *inputGrad, GruWeights &weightsGrad,
+                      const Tensor &attentions, Tensor *attentionsGrad,
+                      const poplar::DebugContext &debugContext,
+                      const poplar::OptionFlags &options, poplin::PlanningCache *cache) {
+  Tensor grads;
+  Tensor dInit = auGruBwd(graph, params, prog, fwdOutputInit, fwdIntermediates, weights, input,
+                          output, outputGrad, inputGrad, &grads, attentions, attentionsGrad,
+                          debugContext, options, cache);
+  weightsGrad = auGruWU(graph, params, prog, fwdOutputInit, fwdIntermediates, grads, weights,
+                        input, output, debugContext, options, cache);
+  return dInit;
+}
+
+Tensor createAttention(poplar::Graph &graph, const GruParams &params,
+                       const poplar::DebugContext &debugContext,
+                       const poplar::OptionFlags &options) {
+  const Dims d = check("gru::createAttention", params);
+  parseRnnOptions("gru::createAttention", options);
+  // Stored step-major so that one step's scores (a column) are contiguous.
+  return newMapped(graph, params.rnn.dataType, {d.steps, d.batch},
+                   poplar::DebugContext(debugContext, "attention").getPathName())
+      .transpose();
 }
 
 } // namespace popnn::gru
