@@ -202,7 +202,12 @@ Tensor forwardImpl(const std::string &fn, poplar::Graph &graph, const GruParams 
   Tensor recurrent = asMatrix(weights.outputWeights, params);
 
   Tensor h = copyToNew(graph, stateInit, prog, name + "/output");
-  Tensor inter = newMapped(graph, type, {d.steps, NUM_INTER, d.batch, H}, name + "/inter");
+  // Training keeps every step's intermediates; inference keeps at most the outputs.
+  Tensor inter, outSeq;
+  if (intermediates)
+    inter = newMapped(graph, type, {d.steps, NUM_INTER, d.batch, H}, name + "/inter");
+  else if (params.outputFullSequence)
+    outSeq = newMapped(graph, type, {d.steps, d.batch, H}, name + "/outputs");
   Tensor index = newStepIndex(graph, 0, prog, name + "/step");
 
   Sequence body;
@@ -246,15 +251,19 @@ Tensor forwardImpl(const std::string &fn, poplar::Graph &graph, const GruParams 
     popops::mapWithOutput(graph, pe::_1 * pe::_2 + (pe::Const(1.0f) - pe::_1) * pe::_3,
                           {u, h, candPre}, h, body, {dc, "output"});
   }
-  updateStep(graph, inter,
-             poplar::concat({r.expand({0}), u.expand({0}), candPre.expand({0}), h.expand({0}),
-                             recTerm.expand({0})}),
-             index, body, name + "/saveIntermediates");
+  if (intermediates)
+    updateStep(graph, inter,
+               poplar::concat({r.expand({0}), u.expand({0}), candPre.expand({0}), h.expand({0}),
+                               recTerm.expand({0})}),
+               index, body, name + "/saveIntermediates");
+  else if (params.outputFullSequence)
+    updateStep(graph, outSeq, h, index, body, name + "/saveOutput");
   advanceStepIndex(graph, index, true, body);
   prog.add(Repeat(static_cast<unsigned>(d.steps), body, {dc, "loop"}));
 
-  if (intermediates)
-    *intermediates = inter;
+  if (!intermediates)
+    return params.outputFullSequence ? outSeq : h;
+  *intermediates = inter;
   if (params.outputFullSequence)
     return inter.slice(OUTPUT, OUTPUT + 1, 1).squeeze({1});
   return h;

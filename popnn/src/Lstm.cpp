@@ -233,7 +233,12 @@ Tensor lstmFwd(poplar::Graph &graph, const LstmParams &params, Sequence &prog,
 
   Tensor h = copyToNew(graph, stateInit.output, prog, name + "/output");
   Tensor c = copyToNew(graph, stateInit.cellState, prog, name + "/cellState");
-  Tensor inter = newMapped(graph, type, {d.steps, NUM_INTER, d.batch, d.out}, name + "/inter");
+  // Training keeps every step's intermediates; inference keeps at most the outputs.
+  Tensor inter, outSeq;
+  if (intermediates)
+    inter = newMapped(graph, type, {d.steps, NUM_INTER, d.batch, d.out}, name + "/inter");
+  else if (params.outputFullSequence)
+    outSeq = newMapped(graph, type, {d.steps, d.batch, d.out}, name + "/outputs");
   Tensor index = newStepIndex(graph, 0, prog, name + "/step");
 
   Sequence body;
@@ -252,15 +257,19 @@ Tensor lstmFwd(poplar::Graph &graph, const LstmParams &params, Sequence &prog,
                         {dc, "cellState"});
   Tensor cellAct = nonLinearity(graph, params.activation, c, body, {dc, "cellActivation"});
   popops::mapWithOutput(graph, pe::_1 * pe::_2, {o, cellAct}, h, body, {dc, "output"});
-  updateStep(graph, inter, poplar::concat({f.expand({0}), i.expand({0}), g.expand({0}),
-                                           o.expand({0}), c.expand({0}), cellAct.expand({0}),
-                                           h.expand({0})}),
-             index, body, name + "/saveIntermediates");
+  if (intermediates)
+    updateStep(graph, inter, poplar::concat({f.expand({0}), i.expand({0}), g.expand({0}),
+                                             o.expand({0}), c.expand({0}), cellAct.expand({0}),
+                                             h.expand({0})}),
+               index, body, name + "/saveIntermediates");
+  else if (params.outputFullSequence)
+    updateStep(graph, outSeq, h, index, body, name + "/saveOutput");
   advanceStepIndex(graph, index, true, body);
   prog.add(Repeat(static_cast<unsigned>(d.steps), body, {dc, "loop"}));
 
-  if (intermediates)
-    *intermediates = inter;
+  if (!intermediates)
+    return params.outputFullSequence ? outSeq : h;
+  *intermediates = inter;
   if (params.outputFullSequence)
     return inter.slice(OUTPUT, OUTPUT + 1, 1).squeeze({1});
   return h;

@@ -120,7 +120,9 @@ TEST_P(GruCases, ForwardBackwardAndWeightUpdateMatchReference) {
   h.output("dWi", dw.inputWeights);
   h.output("dWo", dw.outputWeights);
   h.output("db", dw.biases);
+  h.output("inferenceOut", gru::gruFwd(g, params, d.h0, d.x, d.w, nullptr, h.prog()));
   const auto r = h.run();
+  EXPECT_EQ(r.at("inferenceOut"), r.at("out")) << "without intermediates";
   const auto fw = reference::gruForward(s, p.x, p.h0, p.Wi, p.Wo, p.b);
   const auto want = reference::gruBackward(s, p.x, p.h0, p.Wi, p.Wo, p.b, p.dOut);
   expectClose(r.at("out"), fw.output, atolFor(type), rtolFor(type), "outputs");
