@@ -6,7 +6,11 @@
 #include <poplar/exceptions.hpp>
 #include <popnn/Recurrent.hpp>
 #include <popnn/Rnn.hpp>
+#include <popops/ElementWise.hpp>
 #include <popops/Zero.hpp>
+#include <poplin/MatMul.hpp>
+#include <algorithm>
+#include <cmath>
 #include <poputil/exceptions.hpp>
 #include <reference/Recurrent.hpp>
 
@@ -255,6 +259,126 @@ TEST(RnnParams, FactoriesGiveSequenceAndStateShapesAndShiftMovesStepsByOne) {
   const auto rest = roundTo(poplar::FLOAT, base);
   want.insert(want.end(), rest.begin(), rest.end() - 10);
   EXPECT_EQ(h.run().at("shifted"), want);
+}
+
+} // namespace
+
+namespace {
+
+/// A vanilla RNN cell written as an Rnn() body: y = tanh(x·Wff + h·Wfb + b) into the output,
+/// the state and (pre-activation) a created tensor.
+struct VanillaCellRun {
+  std::map<std::string, std::vector<double>> results;
+};
+
+VanillaCellRun runCustomCell(const Problem &p, bool reverse) {
+  const auto &s = p.s;
+  Harness h(Layout::MULTI_TILE);
+  auto &g = h.graph();
+  const Device d = addInputs(h, poplar::FLOAT, p);
+  rnn::RnnParams params(poplar::FLOAT, s.B, s.S, {s.I, s.O});
+  Tensor outputs = rnn::createOutputTensor(g, params, 1);
+  Tensor states = rnn::createOutputTensor(g, params, 1);
+  Tensor pre = rnn::createOutputTensor(g, params, 1);
+  Tensor interim = rnn::createOutputTensor(g, params, 1);
+  rnn::LoopBodyType cell = [&](poplar::Graph &graph, const rnn::TimeStepState &,
+                               const rnn::RnnBatchwiseFlags &, std::vector<Tensor> &state,
+                               const rnn::RnnSlice &slice, std::vector<Tensor> &created,
+                               poplar::program::Sequence *, const poplar::DebugNameAndId &) {
+    using namespace popops::expr;
+    poplar::program::Sequence step;
+    Tensor sum = poplin::matMul(graph, slice.inputs[0], d.Wff, step);
+    Tensor fb = poplin::matMul(graph, state[0], d.Wfb, step);
+    popops::mapInPlace(graph, _1 + _2 + _3,
+                       {sum, fb, d.b.expand({0}).broadcast(static_cast<unsigned>(s.B), 0)}, step);
+    created[0] = sum;
+    Tensor y = popops::map(graph, Tanh(_1), {sum}, step);
+    step.add(poplar::program::Copy(y, slice.outputs[0]));
+    step.add(poplar::program::Copy(y, state[0]));
+    popops::mapWithOutput(graph, _1 * 2.0f, {y}, slice.interimOut, step);
+    return step;
+  };
+  poplar::OptionFlags options{{"codeReuse", "false"}};
+  Tensor interimOut = interim;
+  auto final = rnn::Rnn(g, params, reverse, {d.y0}, {states, 0}, {d.x}, nullptr, &interimOut,
+                        {outputs}, {pre}, h.prog(), cell, 1, options, "custom");
+  h.output("outputs", outputs);
+  h.output("states", states);
+  h.output("pre", pre);
+  h.output("interim", interim);
+  h.output("final", final[0]);
+  return {h.run()};
+}
+
+TEST(RnnLoop, CustomCellRunsOverTheSequenceAndStoresEveryStep) {
+  const Problem p(kShape, poplar::FLOAT, 9);
+  const auto r = runCustomCell(p, false).results;
+  const auto want = reference::rnnForward(kShape, reference::RnnActivation::TANH, p.x, p.y0,
+                                          p.Wff, p.Wfb, p.b);
+  expectClose(r.at("outputs"), want, 2e-5, 1e-4, "outputs");
+  EXPECT_EQ(r.at("states"), r.at("outputs"));
+  for (std::size_t e = 0; e < want.size(); ++e) {
+    ASSERT_NEAR(std::tanh(r.at("pre")[e]), r.at("outputs")[e], 1e-6) << "created " << e;
+    ASSERT_EQ(r.at("interim")[e], 2 * r.at("outputs")[e]) << "interimOut " << e;
+  }
+  const std::size_t stepSize = kShape.B * kShape.O;
+  EXPECT_EQ(r.at("final"), std::vector<double>(r.at("outputs").end() - stepSize,
+                                               r.at("outputs").end()));
+}
+
+TEST(RnnLoop, ReverseRunsFromTheLastStepAndStoresInPlace) {
+  const Problem p(kShape, poplar::FLOAT, 10);
+  const auto r = runCustomCell(p, true).results;
+  // The reference on the time-reversed input, its steps put back in the original order.
+  const std::size_t inStep = kShape.B * kShape.I, outStep = kShape.B * kShape.O;
+  std::vector<double> reversed(p.x.size());
+  for (std::size_t t = 0; t < kShape.S; ++t)
+    std::copy_n(p.x.begin() + t * inStep, inStep, reversed.begin() + (kShape.S - 1 - t) * inStep);
+  const auto y = reference::rnnForward(kShape, reference::RnnActivation::TANH, reversed, p.y0,
+                                       p.Wff, p.Wfb, p.b);
+  std::vector<double> want(y.size());
+  for (std::size_t t = 0; t < kShape.S; ++t)
+    std::copy_n(y.begin() + t * outStep, outStep, want.begin() + (kShape.S - 1 - t) * outStep);
+  expectClose(r.at("outputs"), want, 2e-5, 1e-4, "outputs");
+  EXPECT_EQ(r.at("final"),
+            std::vector<double>(r.at("outputs").begin(), r.at("outputs").begin() + outStep));
+}
+
+TEST(RnnLoop, BadSequencesOptionsAndShardsAreRejected) {
+  Harness h(Layout::SINGLE_TILE);
+  auto &g = h.graph();
+  rnn::RnnParams params(poplar::FLOAT, 2, 3, {4, 5});
+  Tensor state = g.addVariable(poplar::FLOAT, {2, 5}, "state");
+  Tensor badInput = g.addVariable(poplar::FLOAT, {4, 2, 4}, "badInput");
+  rnn::LoopBodyType nothing = [](poplar::Graph &, const rnn::TimeStepState &,
+                                 const rnn::RnnBatchwiseFlags &, std::vector<Tensor> &,
+                                 const rnn::RnnSlice &, std::vector<Tensor> &,
+                                 poplar::program::Sequence *, const poplar::DebugNameAndId &) {
+    return poplar::program::Sequence();
+  };
+  poplar::OptionFlags none;
+  try {
+    rnn::Rnn(g, params, false, {state}, {}, {badInput}, nullptr, nullptr, {}, {}, h.prog(),
+             nothing, 1, none);
+    ADD_FAILURE() << "no exception";
+  } catch (const poputil::poplibs_error &e) {
+    EXPECT_NE(std::string(e.what()).find("'inputs'"), std::string::npos) << e.what();
+  }
+  Tensor created = g.addVariable(poplar::FLOAT, {3, 2, 5}, "created");
+  try {
+    rnn::Rnn(g, params, false, {state}, {}, {}, nullptr, nullptr, {}, {created}, h.prog(), nothing,
+             1, none);
+    ADD_FAILURE() << "no exception";
+  } catch (const poputil::poplibs_error &e) {
+    EXPECT_NE(std::string(e.what()).find("'created'"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(rnn::Rnn(g, params, false, {state}, {}, {}, nullptr, nullptr, {}, {}, h.prog(),
+                        nothing, 2, none),
+               poputil::poplibs_error);
+  poplar::OptionFlags bad{{"codeReuze", "true"}};
+  EXPECT_THROW(rnn::Rnn(g, params, false, {state}, {}, {}, nullptr, nullptr, {}, {}, h.prog(),
+                        nothing, 1, bad),
+               poplar::invalid_option);
 }
 
 } // namespace
