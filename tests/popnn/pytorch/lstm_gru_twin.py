@@ -1,11 +1,13 @@
 #!/usr/bin/python3
-"""PyTorch twin of popnn::lstm and popnn::gru: rebuilds Tessera's layers as nn.LSTM / nn.GRU.
+"""PyTorch twin of popnn::lstm, gru and rnn: rebuilds Tessera's layers as nn.LSTM/GRU/RNN.
 
   lstm_gru_twin.py DUMP_FILE
 
-DUMP_FILE (written by tests/popnn/LstmGruTorchTwinTest.cpp) holds one tensor per line,
+DUMP_FILE (written by tests/popnn/RecurrentTorchTwinTest.cpp) holds one tensor per line,
 "name dim0,dim1,... v0 v1 ...": for each of the prefixes "lstm." and "gru." the inputs (x, h0,
-c0, Wi, Wo, b, dOut) and Tessera's results (out, dx, dh0, dc0, dWi, dWo, db). The script builds
+c0, Wi, Wo, b, dOut) and Tessera's results (out, dx, dh0, dc0, dWi, dWo, db); for "rnn." (the
+vanilla layer of popnn/Recurrent.hpp, if present) x, h0, Wff, Wfb, b, dOutBatchMajor and out,
+dx, dWff, dWfb, db. The script builds
 the PyTorch layer with the same weights, runs it forward, backpropagates sum(out * dOut) and
 compares every result with Tessera's. Exit status: 0 all agree, 1 a mismatch, 77 torch missing.
 
@@ -18,6 +20,8 @@ Mapping:
         resetAfter PopLibs' biases are [gate][2][out]: [.][0] is PyTorch's bias_ih, [.][1] its
         bias_hh, and c = tanh(x Wc + b_ic + r * (h Uc + b_hc)) is PyTorch's n. Both update the
         state as h' = z * h + (1 - z) * n.
+  RNN:  Wff [in][out] and Wfb [out][out] are PyTorch's weight_ih_l0 / weight_hh_l0 transposed;
+        PopLibs' single bias goes to bias_ih_l0, bias_hh_l0 is zero; nonlinearity tanh.
 Runs with torch.set_num_threads(2) and OMP_WAIT_POLICY=PASSIVE (set before torch is imported).
 """
 import os
@@ -130,6 +134,29 @@ def gru_twin(t):
     return all(checks)
 
 
+def rnn_twin(t):
+    x, h0 = t["rnn.x"], t["rnn.h0"]
+    wff, wfb, b = t["rnn.Wff"], t["rnn.Wfb"], t["rnn.b"]
+    d_out = t["rnn.dOutBatchMajor"].transpose(0, 1)
+    layer = torch.nn.RNN(wff.shape[0], wff.shape[1], nonlinearity="tanh").double()
+    with torch.no_grad():
+        layer.weight_ih_l0.copy_(wff.t())
+        layer.weight_hh_l0.copy_(wfb.t())
+        layer.bias_ih_l0.copy_(b)
+        layer.bias_hh_l0.zero_()
+    x = x.clone().requires_grad_()
+    out, _ = layer(x, h0.clone().unsqueeze(0))
+    (out * d_out).sum().backward()
+    checks = [
+        compare("rnn.out", t["rnn.out"], out.detach(), 1e-5),
+        compare("rnn.dx", t["rnn.dx"], x.grad, 1e-5),
+        compare("rnn.dWff", t["rnn.dWff"], layer.weight_ih_l0.grad.t(), 1e-5),
+        compare("rnn.dWfb", t["rnn.dWfb"], layer.weight_hh_l0.grad.t(), 1e-5),
+        compare("rnn.db", t["rnn.db"], layer.bias_ih_l0.grad, 1e-5),
+    ]
+    return all(checks)
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__)
@@ -138,6 +165,8 @@ def main():
     tensors = load(sys.argv[1])
     ok = lstm_twin(tensors)
     ok = gru_twin(tensors) and ok
+    if "rnn.x" in tensors:
+        ok = rnn_twin(tensors) and ok
     print("twin: all agree" if ok else "twin: MISMATCH")
     return 0 if ok else 1
 

@@ -1,13 +1,14 @@
-// The PyTorch twin of popnn::lstm and popnn::gru: Tessera runs an LSTM (PopLibs' default gate
-// order) and a GRU (resetAfter) forward and backward in FLOAT, writes inputs and results to a
+// The PyTorch twin of popnn::lstm, popnn::gru and popnn::rnn: Tessera runs an LSTM (PopLibs'
+// default gate order), a GRU (resetAfter) and a vanilla tanh RNN forward and backward in FLOAT, writes inputs and results to a
 // file, and pytorch/lstm_gru_twin.py rebuilds both as nn.LSTM / nn.GRU with the same weights and
-// compares outputs and every gradient. Skipped when /usr/bin/python3 cannot import torch.
+// compares outputs and every gradient (nn.RNN for the vanilla layer). Skipped when /usr/bin/python3 cannot import torch.
 #include <cstdio>
 #include <fstream>
 #include <sys/wait.h>
 
 #include <popnn/Gru.hpp>
 #include <popnn/Lstm.hpp>
+#include <popnn/Recurrent.hpp>
 
 #include "PopnnTestHarness.hpp"
 
@@ -55,7 +56,7 @@ std::vector<double> values(std::size_t n, unsigned seed, double scale) {
   return roundTo(poplar::FLOAT, randomValues(n, seed, -scale, scale));
 }
 
-TEST(LstmGruTorchTwin, OutputsAndGradientsMatchPyTorch) {
+TEST(RecurrentTorchTwin, LstmGruAndRnnOutputsAndGradientsMatchPyTorch) {
   const std::string path = testing::TempDir() + "popnn_lstm_gru_twin.txt";
   Dump dump{std::ofstream(path)};
   std::map<std::string, std::vector<double>> results;
@@ -102,6 +103,28 @@ TEST(LstmGruTorchTwin, OutputsAndGradientsMatchPyTorch) {
     const std::map<std::string, Tensor> outs{
         {"gru.out", out}, {"gru.dx", dx}, {"gru.dh0", dh0}, {"gru.dWi", dw.inputWeights},
         {"gru.dWo", dw.outputWeights}, {"gru.db", dw.biases}};
+    for (const auto &[name, t] : outs)
+      h.output(name, t);
+    writeResults(dump, h.run(), outs);
+  }
+  {
+    Harness h(Layout::MULTI_TILE);
+    namespace rnn = popnn::rnn;
+    Tensor x = input(h, dump, "rnn.x", {T, B, I}, values(T * B * I, 21, 1.0));
+    Tensor y0 = input(h, dump, "rnn.h0", {B, H}, values(B * H, 22, 0.5));
+    Tensor Wff = input(h, dump, "rnn.Wff", {I, H}, values(I * H, 23, 0.5));
+    Tensor Wfb = input(h, dump, "rnn.Wfb", {H, H}, values(H * H, 24, 0.5));
+    Tensor b = input(h, dump, "rnn.b", {H}, values(H, 25, 0.5));
+    // rnnBwdSequence takes the output gradients batch-major: [B][T][H].
+    Tensor dOut = input(h, dump, "rnn.dOutBatchMajor", {B, T, H}, values(B * T * H, 26, 1.0));
+    const auto nl = popnn::NonLinearityType::TANH;
+    Tensor y = rnn::rnnFwdSequence(h.graph(), h.prog(), y0, nullptr, b, Wff, Wfb, x, nl,
+                                   poplar::FLOAT, false);
+    auto [dx, dWff, dWfb, db] = rnn::rnnBwdSequence(h.graph(), true, false, h.prog(), y0, y, b,
+                                                    Wff, Wfb, dOut, x, nl, poplar::FLOAT);
+    const std::map<std::string, Tensor> outs{{"rnn.out", y},      {"rnn.dx", dx},
+                                             {"rnn.dWff", dWff}, {"rnn.dWfb", dWfb},
+                                             {"rnn.db", db}};
     for (const auto &[name, t] : outs)
       h.output(name, t);
     writeResults(dump, h.run(), outs);
