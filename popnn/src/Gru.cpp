@@ -193,11 +193,11 @@ Tensor forwardImpl(const std::string &fn, poplar::Graph &graph, const GruParams 
 
   Tensor biases = toCanonical(weights.biases, orderOf(params));
   Tensor inputBias = (params.resetAfter ? biases.slice(0, 1, 1) : biases).flatten();
-  Tensor weighted = poplin::matMul(graph, in.reshape({rows, d.in}),
-                                   asMatrix(weights.inputWeights, params), prog, type,
-                                   {dc, "inputWeights"}, mmOpts, cache);
-  popops::mapInPlace(graph, pe::_1 + pe::_2,
-                     {weighted, inputBias.expand({0}).broadcast(rows, 0)}, prog, {dc, "bias"});
+  Tensor weighted =
+      poplin::matMul(graph, in.reshape({rows, d.in}), asMatrix(weights.inputWeights, params), prog,
+                     type, {dc, "inputWeights"}, mmOpts, cache);
+  popops::mapInPlace(graph, pe::_1 + pe::_2, {weighted, inputBias.expand({0}).broadcast(rows, 0)},
+                     prog, {dc, "bias"});
   weighted = weighted.reshape({d.steps, d.batch, kUnits * H});
   Tensor recurrent = asMatrix(weights.outputWeights, params);
 
@@ -215,17 +215,17 @@ Tensor forwardImpl(const std::string &fn, poplar::Graph &graph, const GruParams 
   Tensor gatesPre = units(pre, R, C, H), candPre = units(pre, C, C + 1, H);
   Tensor recTerm;
   if (params.resetAfter) {
-    Tensor hw = poplin::matMul(graph, h, recurrent, body, type, {dc, "recurrentWeights"}, mmOpts,
-                               cache);
+    Tensor hw =
+        poplin::matMul(graph, h, recurrent, body, type, {dc, "recurrentWeights"}, mmOpts, cache);
     Tensor recurrentBias = biases.slice(1, 2, 1).flatten();
-    popops::mapInPlace(graph, pe::_1 + pe::_2, {hw, recurrentBias.expand({0}).broadcast(d.batch, 0)},
-                       body, {dc, "recurrentBias"});
-    popops::mapInPlace(graph, pe::_1 + pe::_2, {gatesPre, units(hw, R, C, H)}, body,
-                       {dc, "gates"});
+    popops::mapInPlace(graph, pe::_1 + pe::_2,
+                       {hw, recurrentBias.expand({0}).broadcast(d.batch, 0)}, body,
+                       {dc, "recurrentBias"});
+    popops::mapInPlace(graph, pe::_1 + pe::_2, {gatesPre, units(hw, R, C, H)}, body, {dc, "gates"});
     nonLinearityInPlace(graph, params.recurrentActivation, gatesPre, body, {dc, "gateAct"});
     recTerm = units(hw, C, C + 1, H);
-    popops::mapInPlace(graph, pe::_1 + pe::_2 * pe::_3, {candPre, units(gatesPre, R, R + 1, H),
-                       recTerm}, body, {dc, "candidate"});
+    popops::mapInPlace(graph, pe::_1 + pe::_2 * pe::_3,
+                       {candPre, units(gatesPre, R, R + 1, H), recTerm}, body, {dc, "candidate"});
   } else {
     Tensor hw = poplin::matMul(graph, h, units(recurrent, R, C, H), body, type,
                                {dc, "gateRecurrentWeights"}, mmOpts, cache);
@@ -320,37 +320,36 @@ Tensor backwardImpl(const std::string &fn, poplar::Graph &graph, const GruParams
   // With attention the state update uses u' = (1 − a) u: dL/du' = dh ∘ (h_{t-1} − c),
   // dL/du = (1 − a) dL/du', dL/da = −Σ_j dL/du' ∘ u.
   Tensor uEff = u;
-  Tensor dUAct = popops::map(graph, pe::_1 * (pe::_2 - pe::_3), {dh, hPrev, c}, body,
-                             {dc, "updateActGrad"});
+  Tensor dUAct =
+      popops::map(graph, pe::_1 * (pe::_2 - pe::_3), {dh, hPrev, c}, body, {dc, "updateActGrad"});
   if (attention) {
     Tensor a = sliceStep(graph, attention->transpose(), index, body, name + "/stepAttention");
     Tensor aRows = a.expand({1}).broadcast(static_cast<unsigned>(H), 1);
     uEff = popops::map(graph, (pe::Const(1.0f) - pe::_1) * pe::_2, {aRows, u}, body,
                        {dc, "attendedUpdate"});
-    Tensor dA = popops::reduce(graph, popops::map(graph, -(pe::_1 * pe::_2), {dUAct, u}, body,
-                                                  {dc, "attentionGradTerms"}),
-                               {1}, popops::Operation::ADD, body, {dc, "attentionGrad"});
+    Tensor dA = popops::reduce(
+        graph, popops::map(graph, -(pe::_1 * pe::_2), {dUAct, u}, body, {dc, "attentionGradTerms"}),
+        {1}, popops::Operation::ADD, body, {dc, "attentionGrad"});
     updateStep(graph, attGrads, dA, index, body, name + "/saveAttentionGrad");
     popops::mapInPlace(graph, pe::_1 * (pe::Const(1.0f) - pe::_2), {dUAct, aRows}, body,
                        {dc, "updateGradThroughAttention"});
   }
   Tensor dCAct = popops::map(graph, pe::_1 * (pe::Const(1.0f) - pe::_2), {dh, uEff}, body,
                              {dc, "candidateActGrad"});
-  body.add(Copy(nonLinearityInputGradient(graph, params.recurrentActivation, u, dUAct, body,
-                                          {dc, "update"}),
-                part(U)));
+  body.add(Copy(
+      nonLinearityInputGradient(graph, params.recurrentActivation, u, dUAct, body, {dc, "update"}),
+      part(U)));
   Tensor dC = part(C);
-  body.add(Copy(nonLinearityInputGradient(graph, params.activation, c, dCAct, body,
-                                          {dc, "candidate"}),
-                dC));
+  body.add(Copy(
+      nonLinearityInputGradient(graph, params.activation, c, dCAct, body, {dc, "candidate"}), dC));
   Tensor stepFlat = step.reshape({d.batch, (kUnits + 1) * H});
   Tensor dhNext;
   if (params.resetAfter) {
     // rec = h_{t-1}·Uc + b[c][1]: dR = σ'(dC ∘ rec), d rec = dC ∘ r.
     Tensor dRAct = popops::map(graph, pe::_1 * pe::_2, {dC, rec}, body, {dc, "resetActGrad"});
-    body.add(Copy(nonLinearityInputGradient(graph, params.recurrentActivation, r, dRAct, body,
-                                            {dc, "reset"}),
-                  part(R)));
+    body.add(Copy(
+        nonLinearityInputGradient(graph, params.recurrentActivation, r, dRAct, body, {dc, "reset"}),
+        part(R)));
     popops::mapWithOutput(graph, pe::_1 * pe::_2, {dC, r}, part(kUnits), body,
                           {dc, "recurrentGrad"});
     Tensor recurrentGrads =
@@ -363,9 +362,9 @@ Tensor backwardImpl(const std::string &fn, poplar::Graph &graph, const GruParams
     Tensor dRec = poplin::matMul(graph, dC, recurrentT.slice(C * H, (C + 1) * H, 0), body, type,
                                  {dc, "resetOutputGrad"}, mmOpts, cache);
     Tensor dRAct = popops::map(graph, pe::_1 * pe::_2, {dRec, hPrev}, body, {dc, "resetActGrad"});
-    body.add(Copy(nonLinearityInputGradient(graph, params.recurrentActivation, r, dRAct, body,
-                                            {dc, "reset"}),
-                  part(R)));
+    body.add(Copy(
+        nonLinearityInputGradient(graph, params.recurrentActivation, r, dRAct, body, {dc, "reset"}),
+        part(R)));
     dhNext = poplin::matMul(graph, units(stepFlat, R, C, H), recurrentT.slice(0, C * H, 0), body,
                             type, {dc, "prevOutputGrad"}, mmOpts, cache);
     popops::mapInPlace(graph, pe::_1 + pe::_2 * pe::_3, {dhNext, dRec, r}, body,
@@ -378,11 +377,11 @@ Tensor backwardImpl(const std::string &fn, poplar::Graph &graph, const GruParams
   prog.add(Repeat(static_cast<unsigned>(d.steps), body, {dc, "loop"}));
 
   if (inputGrad && params.calcInputGradients)
-    *inputGrad =
-        poplin::matMul(graph, grads.slice(0, kUnits * H, 2).reshape({d.steps * d.batch, kUnits * H}),
-                       asMatrix(weights.inputWeights, params).transpose(), prog, type,
-                       {dc, "inputGrad"}, mmOpts, cache)
-            .reshape({d.steps, d.batch, d.in});
+    *inputGrad = poplin::matMul(
+                     graph, grads.slice(0, kUnits * H, 2).reshape({d.steps * d.batch, kUnits * H}),
+                     asMatrix(weights.inputWeights, params).transpose(), prog, type,
+                     {dc, "inputGrad"}, mmOpts, cache)
+                     .reshape({d.steps, d.batch, d.in});
   if (bwdIntermediates)
     *bwdIntermediates = grads;
   if (attentionGrad && attention)
@@ -405,8 +404,8 @@ Tensor auGruFwd(poplar::Graph &graph, const GruParams &params, const Tensor &sta
                 const Tensor &attScores, Sequence &fwdProg,
                 const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
                 poplin::PlanningCache *cache) {
-  return forwardImpl("gru::auGruFwd", graph, params, stateInit, in, weights, intermediates,
-                     fwdProg, &attScores, debugContext, options, cache);
+  return forwardImpl("gru::auGruFwd", graph, params, stateInit, in, weights, intermediates, fwdProg,
+                     &attScores, debugContext, options, cache);
 }
 
 Tensor gruBwd(poplar::Graph &graph, const GruParams &params, Sequence &prog,
@@ -428,8 +427,8 @@ Tensor auGruBwd(poplar::Graph &graph, const GruParams &params, Sequence &prog,
                 const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
                 poplin::PlanningCache *cache) {
   return backwardImpl("gru::auGruBwd", graph, params, prog, fwdOutputInit, fwdIntermediatesSeq,
-                      weights, fwdInputSeq, gradLayerNext, inputGrad, bwdIntermediates,
-                      &attentions, attentionsGrad, debugContext, options, cache);
+                      weights, fwdInputSeq, gradLayerNext, inputGrad, bwdIntermediates, &attentions,
+                      attentionsGrad, debugContext, options, cache);
 }
 
 GruWeights gruWU(poplar::Graph &graph, const GruParams &params, Sequence &prog,
@@ -445,8 +444,8 @@ GruWeights gruWU(poplar::Graph &graph, const GruParams &params, Sequence &prog,
   requireTensor(fn, "fwdOutputInit", fwdOutputInit, {d.batch, d.out}, type);
   requireTensor(fn, "fwdIntermediates", fwdIntermediates, {d.steps, NUM_INTER, d.batch, d.out},
                 type);
-  requireTensor(fn, "bwdIntermediates", bwdIntermediates,
-                {d.steps, d.batch, (kUnits + 1) * d.out}, type);
+  requireTensor(fn, "bwdIntermediates", bwdIntermediates, {d.steps, d.batch, (kUnits + 1) * d.out},
+                type);
   requireTensor(fn, "input", input, {d.steps, d.batch, d.in}, type);
   const auto accType = weightAccumulatorType(opts, type);
   const auto mmOpts = matMulOptions(opts);
@@ -463,12 +462,12 @@ GruWeights gruWU(poplar::Graph &graph, const GruParams &params, Sequence &prog,
   Tensor gatesWo = poplin::matMul(graph, prevH.transpose(), units(g, R, C, H), prog, accType,
                                   {dc, "gateRecurrentWeightsGrad"}, mmOpts, cache);
   // The candidate's recurrent weights see h_{t-1} (resetAfter) or r ∘ h_{t-1}.
-  Tensor candIn = params.resetAfter
-                      ? prevH
-                      : copyToNew(graph,
-                                  fwdIntermediates.slice(RECURRENT, RECURRENT + 1, 1).squeeze({1}),
-                                  prog, dc.getPathName() + "/resetOutputs")
-                            .reshape({rows, H});
+  Tensor candIn =
+      params.resetAfter
+          ? prevH
+          : copyToNew(graph, fwdIntermediates.slice(RECURRENT, RECURRENT + 1, 1).squeeze({1}), prog,
+                      dc.getPathName() + "/resetOutputs")
+                .reshape({rows, H});
   Tensor candWo = poplin::matMul(graph, candIn.transpose(), units(g, kUnits, kUnits + 1, H), prog,
                                  accType, {dc, "candidateRecurrentWeightsGrad"}, mmOpts, cache);
   Tensor dbIn = popops::reduce(graph, inputSide, accType, {0}, popops::Operation::ADD, prog,
@@ -519,14 +518,14 @@ Tensor auGruBwdWithWU(poplar::Graph &graph, const GruParams &params, Sequence &p
                       const GruWeights &weights, const Tensor &input, const Tensor &output,
                       const Tensor &outputGrad, Tensor *inputGrad, GruWeights &weightsGrad,
                       const Tensor &attentions, Tensor *attentionsGrad,
-                      const poplar::DebugContext &debugContext,
-                      const poplar::OptionFlags &options, poplin::PlanningCache *cache) {
+                      const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
+                      poplin::PlanningCache *cache) {
   Tensor grads;
   Tensor dInit = auGruBwd(graph, params, prog, fwdOutputInit, fwdIntermediates, weights, input,
                           output, outputGrad, inputGrad, &grads, attentions, attentionsGrad,
                           debugContext, options, cache);
-  weightsGrad = auGruWU(graph, params, prog, fwdOutputInit, fwdIntermediates, grads, weights,
-                        input, output, debugContext, options, cache);
+  weightsGrad = auGruWU(graph, params, prog, fwdOutputInit, fwdIntermediates, grads, weights, input,
+                        output, debugContext, options, cache);
   return dInit;
 }
 

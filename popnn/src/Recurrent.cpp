@@ -24,13 +24,12 @@ namespace {
 
 poplar::OptionFlags mmOptions(const std::string &fn, const poplar::Type &partialsType) {
   if (partialsType != poplar::FLOAT && partialsType != poplar::HALF)
-    throw poputil::poplibs_error(detail::cat(fn, ": partialsType must be FLOAT or HALF, not ",
-                                             partialsType.toString()));
+    throw poputil::poplibs_error(
+        detail::cat(fn, ": partialsType must be FLOAT or HALF, not ", partialsType.toString()));
   return {{"partialsType", partialsType == poplar::HALF ? "half" : "float"}};
 }
 
-void requireRank(const std::string &fn, const std::string &name, const Tensor &t,
-                 unsigned rank) {
+void requireRank(const std::string &fn, const std::string &name, const Tensor &t, unsigned rank) {
   if (!t.valid())
     throw poputil::poplibs_error(detail::cat(fn, ": argument '", name, "' is not a tensor"));
   if (t.rank() != rank)
@@ -178,8 +177,8 @@ Tensor forwardIterate(poplar::Graph &graph, const Tensor &feedFwdIn, const Tenso
 }
 
 Tensor createBwdState(poplar::Graph &graph, const poplar::Type &dType, unsigned batchSize,
-                      unsigned outputSize, Sequence &prog,
-                      const poplar::DebugContext &debugContext, poplin::matmul::PlanningCache *) {
+                      unsigned outputSize, Sequence &prog, const poplar::DebugContext &debugContext,
+                      poplin::matmul::PlanningCache *) {
   Tensor state = created(graph, dType, {batchSize, outputSize}, debugContext, "bwdState");
   popops::zero(graph, state, prog, {debugContext, "zeroBwdState"});
   return state;
@@ -187,13 +186,11 @@ Tensor createBwdState(poplar::Graph &graph, const poplar::Type &dType, unsigned 
 
 namespace {
 
-std::pair<Tensor, Tensor> backwardStep(poplar::Graph &graph, const Tensor &nextLayerGrad,
-                                       const Tensor &bwdState, const Tensor &actOut,
-                                       const Tensor *weightsInput, const Tensor &weightsFeedback,
-                                       Sequence &prog, NonLinearityType nl,
-                                       const poplar::Type &partialsType,
-                                       const poplar::DebugContext &dc,
-                                       poplin::matmul::PlanningCache *cache) {
+std::pair<Tensor, Tensor>
+backwardStep(poplar::Graph &graph, const Tensor &nextLayerGrad, const Tensor &bwdState,
+             const Tensor &actOut, const Tensor *weightsInput, const Tensor &weightsFeedback,
+             Sequence &prog, NonLinearityType nl, const poplar::Type &partialsType,
+             const poplar::DebugContext &dc, poplin::matmul::PlanningCache *cache) {
   const std::string fn = "rnn::backwardGradientStep";
   const auto mm = mmOptions(fn, partialsType);
   requireRank(fn, "bwdState", bwdState, 2);
@@ -219,15 +216,13 @@ std::pair<Tensor, Tensor> backwardStep(poplar::Graph &graph, const Tensor &nextL
 
 } // namespace
 
-std::pair<Tensor, Tensor>
-backwardGradientStep(poplar::Graph &graph, const Tensor &nextLayerGrad, const Tensor &bwdState,
-                     const Tensor &actOut, const Tensor &weightsInput,
-                     const Tensor &weightsFeedback, Sequence &prog,
-                     NonLinearityType nonLinearityType, const poplar::Type &partialsType,
-                     const poplar::DebugContext &debugContext,
-                     poplin::matmul::PlanningCache *cache) {
-  return backwardStep(graph, nextLayerGrad, bwdState, actOut, &weightsInput, weightsFeedback,
-                      prog, nonLinearityType, partialsType, {debugContext, "rnnBwd"}, cache);
+std::pair<Tensor, Tensor> backwardGradientStep(
+    poplar::Graph &graph, const Tensor &nextLayerGrad, const Tensor &bwdState, const Tensor &actOut,
+    const Tensor &weightsInput, const Tensor &weightsFeedback, Sequence &prog,
+    NonLinearityType nonLinearityType, const poplar::Type &partialsType,
+    const poplar::DebugContext &debugContext, poplin::matmul::PlanningCache *cache) {
+  return backwardStep(graph, nextLayerGrad, bwdState, actOut, &weightsInput, weightsFeedback, prog,
+                      nonLinearityType, partialsType, {debugContext, "rnnBwd"}, cache);
 }
 
 Tensor backwardGradientStep(poplar::Graph &graph, const Tensor &nextLayerGrad,
@@ -262,16 +257,15 @@ void paramDeltaUpdate(poplar::Graph &graph, const Tensor &bwdState, const Tensor
                     {dc, "weightsInput"}, mm, cache);
   poplin::matMulAcc(graph, weightsFeedbackDeltasAcc, 1.0f, prevOut.transpose(), bwdState, prog,
                     {dc, "weightsFeedback"}, mm, cache);
-  popops::reduceWithOutput(graph, bwdState, biasDeltasAcc, {0},
-                           {popops::Operation::ADD, true}, prog, {dc, "bias"});
+  popops::reduceWithOutput(graph, bwdState, biasDeltasAcc, {0}, {popops::Operation::ADD, true},
+                           prog, {dc, "bias"});
 }
 
 Tensor rnnFwdSequence(poplar::Graph &graph, Sequence &prog, const Tensor &fwdStateInit,
-                      const Tensor *weightedIn, const Tensor &biases,
-                      const Tensor &feedFwdWeights, const Tensor &feedbackWeights,
-                      const Tensor &prevLayerActs, const NonLinearityType &nonLinearityType,
-                      const poplar::Type &partialsType, bool,
-                      const poplar::DebugContext &debugContext,
+                      const Tensor *weightedIn, const Tensor &biases, const Tensor &feedFwdWeights,
+                      const Tensor &feedbackWeights, const Tensor &prevLayerActs,
+                      const NonLinearityType &nonLinearityType, const poplar::Type &partialsType,
+                      bool, const poplar::DebugContext &debugContext,
                       poplin::matmul::PlanningCache *cache) {
   const std::string fn = "rnn::rnnFwdSequence";
   const auto mm = mmOptions(fn, partialsType);
@@ -319,8 +313,8 @@ rnnBwdSequence(poplar::Graph &graph, bool doWU, bool ignoreInputGradientCalc, Se
   checkFeedback(fn, fwdStateInit, feedbackWeights, biases);
   requireRank(fn, "actIn", actIn, 3);
   const auto type = fwdStateInit.elementType();
-  const std::size_t steps = actIn.dim(0), batch = fwdStateInit.dim(0),
-                    out = feedbackWeights.dim(0), in = actIn.dim(2);
+  const std::size_t steps = actIn.dim(0), batch = fwdStateInit.dim(0), out = feedbackWeights.dim(0),
+                    in = actIn.dim(2);
   requireTensor(fn, "actIn", actIn, {steps, batch, in}, type);
   requireTensor(fn, "fwdState", fwdState, {steps, batch, out}, type);
   requireTensor(fn, "outGradient", outGradient, {batch, steps, out}, type);

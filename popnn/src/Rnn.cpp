@@ -29,9 +29,9 @@ std::size_t bytesPerTile(const poplar::Graph &graph, const poplar::Type &type, s
 
 std::size_t layerSize(const RnnParams &params, bool output, const char *fn) {
   if (params.layerSizes.size() != 2)
-    throw poputil::poplibs_error(popnn::detail::cat(
-        fn, ": params.layerSizes must hold {inputSize, outputSize}, not ",
-        params.layerSizes.size(), " sizes"));
+    throw poputil::poplibs_error(
+        popnn::detail::cat(fn, ": params.layerSizes must hold {inputSize, outputSize}, not ",
+                           params.layerSizes.size(), " sizes"));
   return params.layerSizes[output ? 1 : 0];
 }
 
@@ -93,9 +93,9 @@ Tensor createOutputTensor(poplar::Graph &graph, const RnnParams &params, unsigne
                           unsigned numShards, const poplar::DebugContext &debugContext) {
   requireOneShard(numShards, "createOutputTensor");
   const std::size_t size = layerSize(params, true, "createOutputTensor");
-  Tensor t = graph.addVariable(params.dataType,
-                               {multiple * params.timeSteps, params.batchSize, size},
-                               {debugContext, "output"});
+  Tensor t =
+      graph.addVariable(params.dataType, {multiple * params.timeSteps, params.batchSize, size},
+                        {debugContext, "output"});
   for (std::size_t s = 0; s < t.dim(0); ++s)
     poputil::mapTensorLinearly(graph, t[s]);
   return t;
@@ -172,21 +172,20 @@ std::vector<Tensor> Rnn(poplar::Graph &graph, const RnnParams &params, bool reve
   poplar::program::Sequence body;
   RnnSlice slice;
   for (std::size_t i = 0; i < inputs.size(); ++i)
-    slice.inputs.push_back(inputs[i].valid()
-                               ? sliceStep(graph, perStep(inputs[i], steps, "inputs"),
-                                           time.counter, body, name + "/input")
-                               : Tensor());
+    slice.inputs.push_back(inputs[i].valid() ? sliceStep(graph, perStep(inputs[i], steps, "inputs"),
+                                                         time.counter, body, name + "/input")
+                                             : Tensor());
   if (interimIn)
-    slice.interimIn = sliceStep(graph, perStep(*interimIn, steps, "interimIn"), time.counter,
-                                body, name + "/interimIn");
+    slice.interimIn = sliceStep(graph, perStep(*interimIn, steps, "interimIn"), time.counter, body,
+                                name + "/interimIn");
   if (interimOut)
-    slice.interimOut = newMapped(graph, interimOut->elementType(),
-                                 perStep(*interimOut, steps, "interimOut")[0].shape(),
-                                 name + "/interimOut");
+    slice.interimOut =
+        newMapped(graph, interimOut->elementType(),
+                  perStep(*interimOut, steps, "interimOut")[0].shape(), name + "/interimOut");
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     const Tensor seq = perStep(outputs[i], steps, "outputs");
-    slice.outputs.push_back(newMapped(graph, seq.elementType(), seq[0].shape(),
-                                      name + "/output" + std::to_string(i)));
+    slice.outputs.push_back(
+        newMapped(graph, seq.elementType(), seq[0].shape(), name + "/output" + std::to_string(i)));
   }
   std::vector<Tensor> createdSlices(created.size());
   RnnBatchwiseFlags flags;
@@ -200,8 +199,8 @@ std::vector<Tensor> Rnn(poplar::Graph &graph, const RnnParams &params, bool reve
                name + "/saveOutput");
   for (std::size_t i = 0; i < created.size(); ++i) {
     if (!createdSlices[i].valid())
-      throw poputil::poplibs_error(popnn::detail::cat(
-          "Rnn: the loop body did not create tensor ", i, " of 'created'"));
+      throw poputil::poplibs_error(
+          popnn::detail::cat("Rnn: the loop body did not create tensor ", i, " of 'created'"));
     const Tensor seq = perStep(created[i], steps, "created");
     updateStep(graph, seq, createdSlices[i].reshape(seq[0].shape()), time.counter, body,
                name + "/saveCreated");

@@ -111,9 +111,8 @@ TEST_P(GruCases, ForwardBackwardAndWeightUpdateMatchReference) {
   Tensor dOut = h.input(type, {s.T, s.B, s.H}, p.dOut, "dOut");
   Tensor dx;
   gru::GruWeights dw;
-  Tensor dh0 =
-      gru::gruBwdWithWU(g, params, h.prog(), d.h0, inter, d.w, d.x, out, dOut, &dx, dw, "bwd", {},
-                        nullptr);
+  Tensor dh0 = gru::gruBwdWithWU(g, params, h.prog(), d.h0, inter, d.w, d.x, out, dOut, &dx, dw,
+                                 "bwd", {}, nullptr);
   h.output("out", out);
   h.output("dx", dx);
   h.output("dh0", dh0);
@@ -265,8 +264,8 @@ TEST(Gru, CellOrderAndLastOutputOnly) {
   const std::vector<double> dLast(p.dOut.begin(), p.dOut.begin() + s.B * s.H);
   Tensor dOut = h.input(poplar::FLOAT, {s.B, s.H}, dLast, "dOut");
   gru::GruWeights dw;
-  gru::gruBwdWithWU(h.graph(), params, h.prog(), d.h0, inter, d.w, d.x, out, dOut, nullptr, dw,
-                    {}, {}, nullptr);
+  gru::gruBwdWithWU(h.graph(), params, h.prog(), d.h0, inter, d.w, d.x, out, dOut, nullptr, dw, {},
+                    {}, nullptr);
   h.output("out", out);
   h.output("db", dw.biases);
   h.output("dWo", dw.outputWeights);
@@ -292,8 +291,8 @@ std::map<std::string, std::vector<double>> runWithThreads(unsigned threads) {
   Tensor dOut = h.input(poplar::FLOAT, {s.T, s.B, s.H}, p.dOut, "dOut");
   Tensor dx;
   gru::GruWeights dw;
-  h.output("dh0", gru::gruBwdWithWU(h.graph(), params, h.prog(), d.h0, inter, d.w, d.x, out,
-                                    dOut, &dx, dw, {}, {}, nullptr));
+  h.output("dh0", gru::gruBwdWithWU(h.graph(), params, h.prog(), d.h0, inter, d.w, d.x, out, dOut,
+                                    &dx, dw, {}, {}, nullptr));
   h.output("out", out);
   h.output("dx", dx);
   h.output("dWo", dw.outputWeights);

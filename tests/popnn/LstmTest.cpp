@@ -27,8 +27,7 @@ const reference::LstmShape kShape{5, 3, 4, 6};
 struct Problem {
   reference::LstmShape s;
   std::vector<double> x, h0, c0, Wi, Wo, b, dOut, dcLast;
-  Problem(const reference::LstmShape &shape, const poplar::Type &type, unsigned seed)
-      : s(shape) {
+  Problem(const reference::LstmShape &shape, const poplar::Type &type, unsigned seed) : s(shape) {
     auto r = [&](std::size_t n, unsigned k, double scale) {
       auto v = randomValues(n, seed * 10 + k, -scale, scale);
       return roundTo(type, v);
@@ -259,8 +258,8 @@ TEST(Lstm, LastOutputOnlyReturnsAndBackpropagatesTheFinalStep) {
   Tensor dOut = h.input(poplar::FLOAT, {kShape.B, kShape.H}, dLast, "dOut");
   Tensor dx;
   lstm::LstmWeights dw;
-  lstm::lstmBwdWithWU(h.graph(), params, h.prog(), d.init, inter, d.w, d.x, out, dOut, nullptr,
-                      &dx, dw);
+  lstm::lstmBwdWithWU(h.graph(), params, h.prog(), d.init, inter, d.w, d.x, out, dOut, nullptr, &dx,
+                      dw);
   h.output("out", out);
   h.output("dx", dx);
   h.output("dWi", dw.inputWeights);
@@ -285,8 +284,8 @@ std::map<std::string, std::vector<double>> runWithThreads(unsigned threads) {
   Tensor dOut = h.input(poplar::FLOAT, {kShape.T, kShape.B, kShape.H}, p.dOut, "dOut");
   Tensor dx;
   lstm::LstmWeights dw;
-  lstm::lstmBwdWithWU(h.graph(), params, h.prog(), d.init, inter, d.w, d.x, out, dOut, nullptr,
-                      &dx, dw);
+  lstm::lstmBwdWithWU(h.graph(), params, h.prog(), d.init, inter, d.w, d.x, out, dOut, nullptr, &dx,
+                      dw);
   h.output("out", out);
   h.output("dx", dx);
   h.output("dWi", dw.inputWeights);

@@ -3,14 +3,14 @@
 // deltas in FLOAT and HALF on one tile and over 16, the piecewise API (forwardWeightInput +
 // forwardIterate, backwardGradientStep + paramDeltaUpdate) giving the same numbers, the
 // reference against finite differences, host-thread independence and argument errors.
+#include <algorithm>
+#include <cmath>
 #include <poplar/exceptions.hpp>
+#include <poplin/MatMul.hpp>
 #include <popnn/Recurrent.hpp>
 #include <popnn/Rnn.hpp>
 #include <popops/ElementWise.hpp>
 #include <popops/Zero.hpp>
-#include <poplin/MatMul.hpp>
-#include <algorithm>
-#include <cmath>
 #include <poputil/exceptions.hpp>
 #include <reference/Recurrent.hpp>
 
@@ -163,10 +163,10 @@ TEST(Recurrent, ReferenceGradientsMatchCentralFiniteDifferences) {
     };
     expectClose(finiteDifference([&](auto &v) { return loss(v, p.Wff, p.Wfb, p.b); }, p.x), g.dx,
                 1e-6, 1e-5, "dx");
-    expectClose(finiteDifference([&](auto &v) { return loss(p.x, v, p.Wfb, p.b); }, p.Wff),
-                g.dWff, 1e-6, 1e-5, "dWff");
-    expectClose(finiteDifference([&](auto &v) { return loss(p.x, p.Wff, v, p.b); }, p.Wfb),
-                g.dWfb, 1e-6, 1e-5, "dWfb");
+    expectClose(finiteDifference([&](auto &v) { return loss(p.x, v, p.Wfb, p.b); }, p.Wff), g.dWff,
+                1e-6, 1e-5, "dWff");
+    expectClose(finiteDifference([&](auto &v) { return loss(p.x, p.Wff, v, p.b); }, p.Wfb), g.dWfb,
+                1e-6, 1e-5, "dWfb");
     expectClose(finiteDifference([&](auto &v) { return loss(p.x, p.Wff, p.Wfb, v); }, p.b), g.db,
                 1e-6, 1e-5, "db");
   }
@@ -223,8 +223,8 @@ TEST(Recurrent, WrongShapesAndTypesAreRejectedByName) {
                             false);
       },
       "'biases'");
-  Tensor y = rnn::rnnFwdSequence(g, h.prog(), y0, nullptr, b, Wff, Wfb, x, nl, poplar::FLOAT,
-                                 false);
+  Tensor y =
+      rnn::rnnFwdSequence(g, h.prog(), y0, nullptr, b, Wff, Wfb, x, nl, poplar::FLOAT, false);
   Tensor stepMajor = g.addVariable(poplar::FLOAT, {3, 2, 5}, "stepMajorGrad");
   expectError(
       [&] {
@@ -248,8 +248,7 @@ TEST(RnnParams, FactoriesGiveSequenceAndStateShapesAndShiftMovesStepsByOne) {
   EXPECT_EQ(rnn::createInitialState(g, params, true, 2, 1).shape(),
             (std::vector<std::size_t>{2, 2, 5}));
   EXPECT_EQ(rnn::createInputTensor(g, params, 1).shape(), (std::vector<std::size_t>{3, 2, 4}));
-  EXPECT_EQ(rnn::createOutputTensor(g, params, 2, 1).shape(),
-            (std::vector<std::size_t>{6, 2, 5}));
+  EXPECT_EQ(rnn::createOutputTensor(g, params, 2, 1).shape(), (std::vector<std::size_t>{6, 2, 5}));
   EXPECT_THROW(rnn::createOutputTensor(g, params, 2), poputil::poplibs_error);
   const auto base = randomValues(3 * 2 * 5, 7), single = randomValues(2 * 5, 8);
   Tensor tBase = h.input(poplar::FLOAT, {3, 2, 5}, base, "base");
@@ -313,8 +312,8 @@ VanillaCellRun runCustomCell(const Problem &p, bool reverse) {
 TEST(RnnLoop, CustomCellRunsOverTheSequenceAndStoresEveryStep) {
   const Problem p(kShape, poplar::FLOAT, 9);
   const auto r = runCustomCell(p, false).results;
-  const auto want = reference::rnnForward(kShape, reference::RnnActivation::TANH, p.x, p.y0,
-                                          p.Wff, p.Wfb, p.b);
+  const auto want =
+      reference::rnnForward(kShape, reference::RnnActivation::TANH, p.x, p.y0, p.Wff, p.Wfb, p.b);
   expectClose(r.at("outputs"), want, 2e-5, 1e-4, "outputs");
   EXPECT_EQ(r.at("states"), r.at("outputs"));
   for (std::size_t e = 0; e < want.size(); ++e) {
@@ -322,8 +321,8 @@ TEST(RnnLoop, CustomCellRunsOverTheSequenceAndStoresEveryStep) {
     ASSERT_EQ(r.at("interim")[e], 2 * r.at("outputs")[e]) << "interimOut " << e;
   }
   const std::size_t stepSize = kShape.B * kShape.O;
-  EXPECT_EQ(r.at("final"), std::vector<double>(r.at("outputs").end() - stepSize,
-                                               r.at("outputs").end()));
+  EXPECT_EQ(r.at("final"),
+            std::vector<double>(r.at("outputs").end() - stepSize, r.at("outputs").end()));
 }
 
 TEST(RnnLoop, ReverseRunsFromTheLastStepAndStoresInPlace) {
@@ -358,8 +357,8 @@ TEST(RnnLoop, BadSequencesOptionsAndShardsAreRejected) {
   };
   poplar::OptionFlags none;
   try {
-    rnn::Rnn(g, params, false, {state}, {}, {badInput}, nullptr, nullptr, {}, {}, h.prog(),
-             nothing, 1, none);
+    rnn::Rnn(g, params, false, {state}, {}, {badInput}, nullptr, nullptr, {}, {}, h.prog(), nothing,
+             1, none);
     ADD_FAILURE() << "no exception";
   } catch (const poputil::poplibs_error &e) {
     EXPECT_NE(std::string(e.what()).find("'inputs'"), std::string::npos) << e.what();

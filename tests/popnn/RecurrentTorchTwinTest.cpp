@@ -1,7 +1,8 @@
 // The PyTorch twin of popnn::lstm, popnn::gru and popnn::rnn: Tessera runs an LSTM (PopLibs'
-// default gate order), a GRU (resetAfter) and a vanilla tanh RNN forward and backward in FLOAT, writes inputs and results to a
-// file, and pytorch/lstm_gru_twin.py rebuilds both as nn.LSTM / nn.GRU with the same weights and
-// compares outputs and every gradient (nn.RNN for the vanilla layer). Skipped when /usr/bin/python3 cannot import torch.
+// default gate order), a GRU (resetAfter) and a vanilla tanh RNN forward and backward in FLOAT,
+// writes inputs and results to a file, and pytorch/lstm_gru_twin.py rebuilds both as nn.LSTM /
+// nn.GRU with the same weights and compares outputs and every gradient (nn.RNN for the vanilla
+// layer). Skipped when /usr/bin/python3 cannot import torch.
 #include <cstdio>
 #include <fstream>
 #include <sys/wait.h>
@@ -40,8 +41,8 @@ struct Dump {
 };
 
 /// Registers `values` as a device input and writes it to the dump.
-Tensor input(Harness &h, Dump &dump, const std::string &name,
-             const std::vector<std::size_t> &shape, const std::vector<double> &values) {
+Tensor input(Harness &h, Dump &dump, const std::string &name, const std::vector<std::size_t> &shape,
+             const std::vector<double> &values) {
   dump.add(name, shape, values);
   return h.input(poplar::FLOAT, shape, values, name);
 }
@@ -76,10 +77,13 @@ TEST(RecurrentTorchTwin, LstmGruAndRnnOutputsAndGradientsMatchPyTorch) {
     lstm::LstmWeights dw;
     const auto dInit = lstm::lstmBwdWithWU(h.graph(), params, h.prog(), init, inter, w, x, out,
                                            dOut, nullptr, &dx, dw);
-    const std::map<std::string, Tensor> outs{
-        {"lstm.out", out},         {"lstm.dx", dx},   {"lstm.dh0", dInit.output},
-        {"lstm.dc0", dInit.cellState}, {"lstm.dWi", dw.inputWeights},
-        {"lstm.dWo", dw.outputWeights}, {"lstm.db", dw.biases}};
+    const std::map<std::string, Tensor> outs{{"lstm.out", out},
+                                             {"lstm.dx", dx},
+                                             {"lstm.dh0", dInit.output},
+                                             {"lstm.dc0", dInit.cellState},
+                                             {"lstm.dWi", dw.inputWeights},
+                                             {"lstm.dWo", dw.outputWeights},
+                                             {"lstm.db", dw.biases}};
     for (const auto &[name, t] : outs)
       h.output(name, t);
     writeResults(dump, h.run(), outs);
@@ -98,11 +102,14 @@ TEST(RecurrentTorchTwin, LstmGruAndRnnOutputsAndGradientsMatchPyTorch) {
     Tensor inter, dx;
     Tensor out = gru::gruFwd(h.graph(), params, h0, x, w, &inter, h.prog());
     gru::GruWeights dw;
-    Tensor dh0 = gru::gruBwdWithWU(h.graph(), params, h.prog(), h0, inter, w, x, out, dOut, &dx,
-                                   dw, {}, {}, nullptr);
-    const std::map<std::string, Tensor> outs{
-        {"gru.out", out}, {"gru.dx", dx}, {"gru.dh0", dh0}, {"gru.dWi", dw.inputWeights},
-        {"gru.dWo", dw.outputWeights}, {"gru.db", dw.biases}};
+    Tensor dh0 = gru::gruBwdWithWU(h.graph(), params, h.prog(), h0, inter, w, x, out, dOut, &dx, dw,
+                                   {}, {}, nullptr);
+    const std::map<std::string, Tensor> outs{{"gru.out", out},
+                                             {"gru.dx", dx},
+                                             {"gru.dh0", dh0},
+                                             {"gru.dWi", dw.inputWeights},
+                                             {"gru.dWo", dw.outputWeights},
+                                             {"gru.db", dw.biases}};
     for (const auto &[name, t] : outs)
       h.output(name, t);
     writeResults(dump, h.run(), outs);
@@ -120,11 +127,10 @@ TEST(RecurrentTorchTwin, LstmGruAndRnnOutputsAndGradientsMatchPyTorch) {
     const auto nl = popnn::NonLinearityType::TANH;
     Tensor y = rnn::rnnFwdSequence(h.graph(), h.prog(), y0, nullptr, b, Wff, Wfb, x, nl,
                                    poplar::FLOAT, false);
-    auto [dx, dWff, dWfb, db] = rnn::rnnBwdSequence(h.graph(), true, false, h.prog(), y0, y, b,
-                                                    Wff, Wfb, dOut, x, nl, poplar::FLOAT);
-    const std::map<std::string, Tensor> outs{{"rnn.out", y},      {"rnn.dx", dx},
-                                             {"rnn.dWff", dWff}, {"rnn.dWfb", dWfb},
-                                             {"rnn.db", db}};
+    auto [dx, dWff, dWfb, db] = rnn::rnnBwdSequence(h.graph(), true, false, h.prog(), y0, y, b, Wff,
+                                                    Wfb, dOut, x, nl, poplar::FLOAT);
+    const std::map<std::string, Tensor> outs{
+        {"rnn.out", y}, {"rnn.dx", dx}, {"rnn.dWff", dWff}, {"rnn.dWfb", dWfb}, {"rnn.db", db}};
     for (const auto &[name, t] : outs)
       h.output(name, t);
     writeResults(dump, h.run(), outs);

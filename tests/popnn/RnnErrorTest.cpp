@@ -30,8 +30,11 @@ TEST(RnnErrors, LstmLayerShapeAndBackwardArgumentsAreCheckedByName) {
   auto &g = h.graph();
   expectNamed([&] { lstm::createInput(g, lstm::LstmParams(poplar::FLOAT, 2, 3, {4}), "in"); },
               "layerSizes");
-  expectNamed([&] { lstm::createWeights(g, lstm::LstmParams(poplar::FLOAT, 0, 3, {4, 5}), "w"); },
-              "batchSize");
+  expectNamed(
+      [&] {
+        lstm::createWeights(g, lstm::LstmParams(poplar::FLOAT, 0, 3, {4, 5}), "w");
+      },
+      "batchSize");
   lstm::LstmParams params(poplar::FLOAT, 2, 3, {4, 5});
   auto w = lstm::createWeights(g, params, "w");
   auto init = lstm::createInitialState(g, params, "init");
@@ -54,9 +57,7 @@ TEST(RnnErrors, LstmLayerShapeAndBackwardArgumentsAreCheckedByName) {
   Tensor bwdInter;
   lstm::lstmBwd(g, params, h.prog(), init, inter, w, in, out, out, nullptr, nullptr, &bwdInter);
   expectNamed(
-      [&] {
-        lstm::lstmWU(g, params, h.prog(), init, inter, bwdInter.slice(0, 2, 0), w, in, out);
-      },
+      [&] { lstm::lstmWU(g, params, h.prog(), init, inter, bwdInter.slice(0, 2, 0), w, in, out); },
       "'bwdIntermediates'");
   expectNamed([&] { lstm::lstmWU(g, params, h.prog(), init, inter, bwdInter, w, out, out); },
               "'input'");
@@ -73,9 +74,8 @@ TEST(RnnErrors, GruBackwardAndAttentionArgumentsAreCheckedByName) {
   Tensor att = gru::createAttention(g, params, "att");
   Tensor inter;
   Tensor out = gru::gruFwd(g, params, init, in, w, &inter, h.prog());
-  expectNamed(
-      [&] { gru::auGruFwd(g, params, init, in, w, nullptr, att.transpose(), h.prog()); },
-      "'attScores'");
+  expectNamed([&] { gru::auGruFwd(g, params, init, in, w, nullptr, att.transpose(), h.prog()); },
+              "'attScores'");
   expectNamed(
       [&] {
         gru::gruBwd(g, params, h.prog(), init, inter, w, in, out, init, nullptr, nullptr, {}, {},
@@ -113,9 +113,8 @@ TEST(RnnErrors, RecurrentStepAndShardArgumentsAreCheckedByName) {
   expectNamed([&] { rnn::backwardGradientStep(g, state, state, wrong, Wfb, h.prog(), nl); },
               "'actOut'");
   Tensor accIn = g.clone(Wff), accFb = g.clone(Wfb), accB = g.addVariable(poplar::FLOAT, {4});
-  expectNamed(
-      [&] { rnn::paramDeltaUpdate(g, state, wrong, state, accIn, accFb, accB, h.prog()); },
-      "'biasDeltasAcc'");
+  expectNamed([&] { rnn::paramDeltaUpdate(g, state, wrong, state, accIn, accFb, accB, h.prog()); },
+              "'biasDeltasAcc'");
   rnn::RnnParams params(poplar::FLOAT, 2, 3, {4, 5});
   expectNamed([&] { rnn::createInputTensor(g, params, 2); }, "numShards");
   Tensor base = rnn::createOutputTensor(g, params, 1);

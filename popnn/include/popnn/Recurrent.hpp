@@ -136,9 +136,8 @@ void paramDeltaUpdate(poplar::Graph &graph, const poplar::Tensor &bwdState,
 /// feedback part from the previous state (fwdStateInit first). Returns y [numSteps][batch]
 /// [outputSize].
 poplar::Tensor rnnFwdSequence(poplar::Graph &graph, poplar::program::Sequence &prog,
-                              const poplar::Tensor &fwdStateInit,
-                              const poplar::Tensor *weightedIn, const poplar::Tensor &biases,
-                              const poplar::Tensor &feedFwdWeights,
+                              const poplar::Tensor &fwdStateInit, const poplar::Tensor *weightedIn,
+                              const poplar::Tensor &biases, const poplar::Tensor &feedFwdWeights,
                               const poplar::Tensor &feedbackWeights,
                               const poplar::Tensor &prevLayerActs,
                               const popnn::NonLinearityType &nonLinearityType,

@@ -61,8 +61,7 @@ poplar::Tensor createInputTensor(poplar::Graph &graph, const RnnParams &params, 
                                  const poplar::DebugContext &debugContext = {});
 
 /// createRecurrentTensor with size = the output size.
-poplar::Tensor createOutputTensor(poplar::Graph &graph, const RnnParams &params,
-                                  unsigned numShards,
+poplar::Tensor createOutputTensor(poplar::Graph &graph, const RnnParams &params, unsigned numShards,
                                   const poplar::DebugContext &debugContext = {});
 
 /// {multiple * timeSteps, batchSize, outputSize}: several output sequences stacked in time.
@@ -81,9 +80,9 @@ poplar::Tensor shiftRnnTensor(poplar::Graph &graph, const RnnParams &params,
 
 /// One time step's tensors as the loop body of Rnn() sees them.
 struct RnnSlice {
-  std::vector<poplar::Tensor> inputs; ///< this step's slice of each input sequence
-  poplar::Tensor interimIn;           ///< this step's slice of *interimIn (if given)
-  poplar::Tensor interimOut;          ///< written by the body; stored into *interimOut
+  std::vector<poplar::Tensor> inputs;  ///< this step's slice of each input sequence
+  poplar::Tensor interimIn;            ///< this step's slice of *interimIn (if given)
+  poplar::Tensor interimOut;           ///< written by the body; stored into *interimOut
   std::vector<poplar::Tensor> outputs; ///< written by the body; stored into each output
 };
 

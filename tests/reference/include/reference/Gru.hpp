@@ -24,7 +24,7 @@ struct GruShape {
 };
 
 struct GruForward {
-  std::vector<double> output; ///< h_t for every step, [T][B][H]
+  std::vector<double> output;  ///< h_t for every step, [T][B][H]
   std::vector<double> r, u, c; ///< gate values for every step, [T][B][H]
   std::vector<double> rec;     ///< the candidate's recurrent term per step, [T][B][H]
 };
@@ -70,8 +70,10 @@ inline GruForward gruForward(const GruShape &s, const std::vector<double> &x,
     for (std::size_t bi = 0; bi < B; ++bi)
       for (std::size_t j = 0; j < H; ++j) {
         const auto br = gruBias(s, b, 0, j), bu = gruBias(s, b, 1, j);
-        f.r[base + bi * H + j] = gruSigmoid(xw(t, bi, 0, j) + hw(h, bi, 0, j) + br.first + br.second);
-        f.u[base + bi * H + j] = gruSigmoid(xw(t, bi, 1, j) + hw(h, bi, 1, j) + bu.first + bu.second);
+        f.r[base + bi * H + j] =
+            gruSigmoid(xw(t, bi, 0, j) + hw(h, bi, 0, j) + br.first + br.second);
+        f.u[base + bi * H + j] =
+            gruSigmoid(xw(t, bi, 1, j) + hw(h, bi, 1, j) + bu.first + bu.second);
       }
     std::vector<double> rh(B * H);
     for (std::size_t e = 0; e < B * H; ++e)
@@ -102,7 +104,7 @@ inline GruForward gruForward(const GruShape &s, const std::vector<double> &x,
 
 struct GruGradients {
   std::vector<double> dx, dh0, dWi, dWo, db; ///< shaped like x, h0, Wi, Wo, b
-  std::vector<double> datt;                   ///< shaped like att (AUGRU only)
+  std::vector<double> datt;                  ///< shaped like att (AUGRU only)
 };
 
 /// Gradients of L = Σ dOut·h over every step (zero rows for unused steps).
@@ -113,9 +115,9 @@ inline GruGradients gruBackward(const GruShape &s, const std::vector<double> &x,
                                 const std::vector<double> &att = {}) {
   const std::size_t T = s.T, B = s.B, I = s.I, H = s.H;
   const GruForward f = gruForward(s, x, h0, Wi, Wo, b, att);
-  GruGradients g{std::vector<double>(x.size()), {}, std::vector<double>(Wi.size()),
-                 std::vector<double>(Wo.size()), std::vector<double>(b.size()),
-                 std::vector<double>(att.size())};
+  GruGradients g{std::vector<double>(x.size()),  {},
+                 std::vector<double>(Wi.size()), std::vector<double>(Wo.size()),
+                 std::vector<double>(b.size()),  std::vector<double>(att.size())};
   std::vector<double> dh(B * H, 0.0);
   auto dbAt = [&](std::size_t unit, std::size_t j, bool recurrent) -> double & {
     if (!s.resetAfter)
