@@ -166,6 +166,35 @@ INSTANTIATE_TEST_SUITE_P(Lstm, LstmCases,
                                          Case{poplar::HALF, Layout::MULTI_TILE}),
                          caseName);
 
+TEST(Lstm, OptionsReachTheMatrixMultiplicationsAndWeightAccumulators) {
+  // HALF data, half partials, recomputation requested, weight deltas accumulated in FLOAT.
+  const Problem p(kShape, poplar::HALF, 11);
+  Harness h(Layout::MULTI_TILE);
+  lstm::LstmParams params(poplar::HALF, kShape.B, kShape.T, {kShape.I, kShape.H});
+  const Device d = addInputs(h, params, p);
+  const poplar::OptionFlags options{{"partialsType", "half"},
+                                    {"availableMemoryProportion", "0.3"},
+                                    {"recomputationMode", "full"},
+                                    {"preCalcWeights", "true"},
+                                    {"weightAccumulatorsType", "float"}};
+  Tensor inter;
+  Tensor out =
+      lstm::lstmFwd(h.graph(), params, h.prog(), d.init, d.w, d.x, &inter, "lstm", options);
+  Tensor dOut = h.input(poplar::HALF, {kShape.T, kShape.B, kShape.H}, p.dOut, "dOut");
+  lstm::LstmWeights dw;
+  lstm::lstmBwdWithWU(h.graph(), params, h.prog(), d.init, inter, d.w, d.x, out, dOut, nullptr,
+                      nullptr, dw, "bwd", options);
+  EXPECT_EQ(dw.inputWeights.elementType(), poplar::FLOAT);
+  EXPECT_EQ(dw.biases.elementType(), poplar::FLOAT);
+  h.output("out", out);
+  h.output("dWo", dw.outputWeights);
+  const auto r = h.run();
+  const auto fw = reference::lstmForward(kShape, p.x, p.h0, p.c0, p.Wi, p.Wo, p.b);
+  const auto want = reference::lstmBackward(kShape, p.x, p.h0, p.c0, p.Wi, p.Wo, p.b, p.dOut, {});
+  expectClose(r.at("out"), fw.output, 3e-2, 3e-2, "outputs");
+  expectClose(r.at("dWo"), want.dWo, 2e-1, 5e-2, "recurrent weights gradient");
+}
+
 TEST(Lstm, ReferenceGradientsMatchCentralFiniteDifferences) {
   const reference::LstmShape s{3, 2, 2, 3};
   const Problem p(s, poplar::FLOAT, 3);
