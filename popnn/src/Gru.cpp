@@ -170,12 +170,17 @@ GruWeights createWeights(poplar::Graph &graph, const GruParams &params,
   return {in, out, createWeightsBiases(graph, params, debugContext, options, cache)};
 }
 
-Tensor gruFwd(poplar::Graph &graph, const GruParams &params, const Tensor &stateInit,
-              const Tensor &in, const GruWeights &weights, Tensor *intermediates, Sequence &prog,
-              const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
-              poplin::PlanningCache *cache) {
-  const std::string fn = "gru::gruFwd";
+namespace {
+
+/// The forward loop; `attention` [batch][timeSteps] (AUGRU) scales the update gate by 1 − a.
+Tensor forwardImpl(const std::string &fn, poplar::Graph &graph, const GruParams &params,
+                   const Tensor &stateInit, const Tensor &in, const GruWeights &weights,
+                   Tensor *intermediates, Sequence &prog, const Tensor *attention,
+                   const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
+                   poplin::PlanningCache *cache) {
   const Dims d = check(fn, params);
+  if (attention)
+    requireTensor(fn, "attScores", *attention, {d.batch, d.steps}, params.rnn.dataType);
   const RnnOptions opts = parseRnnOptions(fn, options);
   checkWeights(fn, params, d, weights);
   requireTensor(fn, "stateInit", stateInit, {d.batch, d.out}, params.rnn.dataType);
@@ -188,16 +193,21 @@ Tensor gruFwd(poplar::Graph &graph, const GruParams &params, const Tensor &state
 
   Tensor biases = toCanonical(weights.biases, orderOf(params));
   Tensor inputBias = (params.resetAfter ? biases.slice(0, 1, 1) : biases).flatten();
-  Tensor weighted = poplin::matMul(graph, in.reshape({rows, d.in}),
-                                   asMatrix(weights.inputWeights, params), prog, type,
-                                   {dc, "inputWeights"}, mmOpts, cache);
-  popops::mapInPlace(graph, pe::_1 + pe::_2,
-                     {weighted, inputBias.expand({0}).broadcast(rows, 0)}, prog, {dc, "bias"});
+  Tensor weighted =
+      poplin::matMul(graph, in.reshape({rows, d.in}), asMatrix(weights.inputWeights, params), prog,
+                     type, {dc, "inputWeights"}, mmOpts, cache);
+  popops::mapInPlace(graph, pe::_1 + pe::_2, {weighted, inputBias.expand({0}).broadcast(rows, 0)},
+                     prog, {dc, "bias"});
   weighted = weighted.reshape({d.steps, d.batch, kUnits * H});
   Tensor recurrent = asMatrix(weights.outputWeights, params);
 
   Tensor h = copyToNew(graph, stateInit, prog, name + "/output");
-  Tensor inter = newMapped(graph, type, {d.steps, NUM_INTER, d.batch, H}, name + "/inter");
+  // Training keeps every step's intermediates; inference keeps at most the outputs.
+  Tensor inter, outSeq;
+  if (intermediates)
+    inter = newMapped(graph, type, {d.steps, NUM_INTER, d.batch, H}, name + "/inter");
+  else if (params.outputFullSequence)
+    outSeq = newMapped(graph, type, {d.steps, d.batch, H}, name + "/outputs");
   Tensor index = newStepIndex(graph, 0, prog, name + "/step");
 
   Sequence body;
@@ -205,17 +215,17 @@ Tensor gruFwd(poplar::Graph &graph, const GruParams &params, const Tensor &state
   Tensor gatesPre = units(pre, R, C, H), candPre = units(pre, C, C + 1, H);
   Tensor recTerm;
   if (params.resetAfter) {
-    Tensor hw = poplin::matMul(graph, h, recurrent, body, type, {dc, "recurrentWeights"}, mmOpts,
-                               cache);
+    Tensor hw =
+        poplin::matMul(graph, h, recurrent, body, type, {dc, "recurrentWeights"}, mmOpts, cache);
     Tensor recurrentBias = biases.slice(1, 2, 1).flatten();
-    popops::mapInPlace(graph, pe::_1 + pe::_2, {hw, recurrentBias.expand({0}).broadcast(d.batch, 0)},
-                       body, {dc, "recurrentBias"});
-    popops::mapInPlace(graph, pe::_1 + pe::_2, {gatesPre, units(hw, R, C, H)}, body,
-                       {dc, "gates"});
+    popops::mapInPlace(graph, pe::_1 + pe::_2,
+                       {hw, recurrentBias.expand({0}).broadcast(d.batch, 0)}, body,
+                       {dc, "recurrentBias"});
+    popops::mapInPlace(graph, pe::_1 + pe::_2, {gatesPre, units(hw, R, C, H)}, body, {dc, "gates"});
     nonLinearityInPlace(graph, params.recurrentActivation, gatesPre, body, {dc, "gateAct"});
     recTerm = units(hw, C, C + 1, H);
-    popops::mapInPlace(graph, pe::_1 + pe::_2 * pe::_3, {candPre, units(gatesPre, R, R + 1, H),
-                       recTerm}, body, {dc, "candidate"});
+    popops::mapInPlace(graph, pe::_1 + pe::_2 * pe::_3,
+                       {candPre, units(gatesPre, R, R + 1, H), recTerm}, body, {dc, "candidate"});
   } else {
     Tensor hw = poplin::matMul(graph, h, units(recurrent, R, C, H), body, type,
                                {dc, "gateRecurrentWeights"}, mmOpts, cache);
@@ -229,30 +239,48 @@ Tensor gruFwd(poplar::Graph &graph, const GruParams &params, const Tensor &state
   }
   nonLinearityInPlace(graph, params.activation, candPre, body, {dc, "candidateAct"});
   Tensor r = units(gatesPre, R, R + 1, H), u = units(gatesPre, U, U + 1, H);
-  popops::mapWithOutput(graph, pe::_1 * pe::_2 + (pe::Const(1.0f) - pe::_1) * pe::_3,
-                        {u, h, candPre}, h, body, {dc, "output"});
-  updateStep(graph, inter,
-             poplar::concat({r.expand({0}), u.expand({0}), candPre.expand({0}), h.expand({0}),
-                             recTerm.expand({0})}),
-             index, body, name + "/saveIntermediates");
+  if (attention) {
+    // AUGRU: the update gate scaled by 1 − a_t (one score per batch entry and step).
+    Tensor a = sliceStep(graph, attention->transpose(), index, body, name + "/stepAttention");
+    Tensor aRows = a.expand({1}).broadcast(static_cast<unsigned>(H), 1);
+    popops::mapWithOutput(graph,
+                          (pe::Const(1.0f) - pe::_4) * pe::_1 * pe::_2 +
+                              (pe::Const(1.0f) - (pe::Const(1.0f) - pe::_4) * pe::_1) * pe::_3,
+                          {u, h, candPre, aRows}, h, body, {dc, "output"});
+  } else {
+    popops::mapWithOutput(graph, pe::_1 * pe::_2 + (pe::Const(1.0f) - pe::_1) * pe::_3,
+                          {u, h, candPre}, h, body, {dc, "output"});
+  }
+  if (intermediates)
+    updateStep(graph, inter,
+               poplar::concat({r.expand({0}), u.expand({0}), candPre.expand({0}), h.expand({0}),
+                               recTerm.expand({0})}),
+               index, body, name + "/saveIntermediates");
+  else if (params.outputFullSequence)
+    updateStep(graph, outSeq, h, index, body, name + "/saveOutput");
   advanceStepIndex(graph, index, true, body);
   prog.add(Repeat(static_cast<unsigned>(d.steps), body, {dc, "loop"}));
 
-  if (intermediates)
-    *intermediates = inter;
+  if (!intermediates)
+    return params.outputFullSequence ? outSeq : h;
+  *intermediates = inter;
   if (params.outputFullSequence)
     return inter.slice(OUTPUT, OUTPUT + 1, 1).squeeze({1});
   return h;
 }
 
-Tensor gruBwd(poplar::Graph &graph, const GruParams &params, Sequence &prog,
-              const Tensor &fwdOutputInit, const Tensor &fwdInter, const GruWeights &weights,
-              const Tensor &fwdInputSeq, const Tensor &, const Tensor &gradLayerNext,
-              Tensor *inputGrad, Tensor *bwdIntermediates,
-              const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
-              poplin::PlanningCache *cache) {
-  const std::string fn = "gru::gruBwd";
+/// The backward loop; with `attention` (AUGRU) also the attention gradients [batch][timeSteps]
+/// into `*attentionGrad` if not null.
+Tensor backwardImpl(const std::string &fn, poplar::Graph &graph, const GruParams &params,
+                    Sequence &prog, const Tensor &fwdOutputInit, const Tensor &fwdInter,
+                    const GruWeights &weights, const Tensor &fwdInputSeq,
+                    const Tensor &gradLayerNext, Tensor *inputGrad, Tensor *bwdIntermediates,
+                    const Tensor *attention, Tensor *attentionGrad,
+                    const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
+                    poplin::PlanningCache *cache) {
   const Dims d = check(fn, params);
+  if (attention)
+    requireTensor(fn, "attentions", *attention, {d.batch, d.steps}, params.rnn.dataType);
   const RnnOptions opts = parseRnnOptions(fn, options);
   const auto type = params.rnn.dataType;
   checkWeights(fn, params, d, weights);
@@ -274,6 +302,9 @@ Tensor gruBwd(poplar::Graph &graph, const GruParams &params, Sequence &prog,
     prog.add(Copy(gradLayerNext, dh));
   // Per step: dR, dU, dC (pre-activation) and the gradient of the candidate's recurrent term.
   Tensor grads = newMapped(graph, type, {d.steps, d.batch, (kUnits + 1) * H}, name + "/grads");
+  Tensor attGrads;
+  if (attention)
+    attGrads = newMapped(graph, type, {d.steps, d.batch}, name + "/attentionGrads");
   Tensor index = newStepIndex(graph, static_cast<unsigned>(d.steps - 1), prog, name + "/step");
 
   Sequence body;
@@ -286,25 +317,39 @@ Tensor gruBwd(poplar::Graph &graph, const GruParams &params, Sequence &prog,
   Tensor r = inter[R], u = inter[U], c = inter[C], rec = inter[RECURRENT];
   Tensor step = newMapped(graph, type, {d.batch, kUnits + 1, H}, name + "/stepGrads");
   auto part = [&](unsigned k) { return step.slice(k, k + 1, 1).squeeze({1}); };
-  Tensor dUAct = popops::map(graph, pe::_1 * (pe::_2 - pe::_3), {dh, hPrev, c}, body,
-                             {dc, "updateActGrad"});
-  Tensor dCAct = popops::map(graph, pe::_1 * (pe::Const(1.0f) - pe::_2), {dh, u}, body,
+  // With attention the state update uses u' = (1 − a) u: dL/du' = dh ∘ (h_{t-1} − c),
+  // dL/du = (1 − a) dL/du', dL/da = −Σ_j dL/du' ∘ u.
+  Tensor uEff = u;
+  Tensor dUAct =
+      popops::map(graph, pe::_1 * (pe::_2 - pe::_3), {dh, hPrev, c}, body, {dc, "updateActGrad"});
+  if (attention) {
+    Tensor a = sliceStep(graph, attention->transpose(), index, body, name + "/stepAttention");
+    Tensor aRows = a.expand({1}).broadcast(static_cast<unsigned>(H), 1);
+    uEff = popops::map(graph, (pe::Const(1.0f) - pe::_1) * pe::_2, {aRows, u}, body,
+                       {dc, "attendedUpdate"});
+    Tensor dA = popops::reduce(
+        graph, popops::map(graph, -(pe::_1 * pe::_2), {dUAct, u}, body, {dc, "attentionGradTerms"}),
+        {1}, popops::Operation::ADD, body, {dc, "attentionGrad"});
+    updateStep(graph, attGrads, dA, index, body, name + "/saveAttentionGrad");
+    popops::mapInPlace(graph, pe::_1 * (pe::Const(1.0f) - pe::_2), {dUAct, aRows}, body,
+                       {dc, "updateGradThroughAttention"});
+  }
+  Tensor dCAct = popops::map(graph, pe::_1 * (pe::Const(1.0f) - pe::_2), {dh, uEff}, body,
                              {dc, "candidateActGrad"});
-  body.add(Copy(nonLinearityInputGradient(graph, params.recurrentActivation, u, dUAct, body,
-                                          {dc, "update"}),
-                part(U)));
+  body.add(Copy(
+      nonLinearityInputGradient(graph, params.recurrentActivation, u, dUAct, body, {dc, "update"}),
+      part(U)));
   Tensor dC = part(C);
-  body.add(Copy(nonLinearityInputGradient(graph, params.activation, c, dCAct, body,
-                                          {dc, "candidate"}),
-                dC));
+  body.add(Copy(
+      nonLinearityInputGradient(graph, params.activation, c, dCAct, body, {dc, "candidate"}), dC));
   Tensor stepFlat = step.reshape({d.batch, (kUnits + 1) * H});
   Tensor dhNext;
   if (params.resetAfter) {
     // rec = h_{t-1}·Uc + b[c][1]: dR = σ'(dC ∘ rec), d rec = dC ∘ r.
     Tensor dRAct = popops::map(graph, pe::_1 * pe::_2, {dC, rec}, body, {dc, "resetActGrad"});
-    body.add(Copy(nonLinearityInputGradient(graph, params.recurrentActivation, r, dRAct, body,
-                                            {dc, "reset"}),
-                  part(R)));
+    body.add(Copy(
+        nonLinearityInputGradient(graph, params.recurrentActivation, r, dRAct, body, {dc, "reset"}),
+        part(R)));
     popops::mapWithOutput(graph, pe::_1 * pe::_2, {dC, r}, part(kUnits), body,
                           {dc, "recurrentGrad"});
     Tensor recurrentGrads =
@@ -317,29 +362,73 @@ Tensor gruBwd(poplar::Graph &graph, const GruParams &params, Sequence &prog,
     Tensor dRec = poplin::matMul(graph, dC, recurrentT.slice(C * H, (C + 1) * H, 0), body, type,
                                  {dc, "resetOutputGrad"}, mmOpts, cache);
     Tensor dRAct = popops::map(graph, pe::_1 * pe::_2, {dRec, hPrev}, body, {dc, "resetActGrad"});
-    body.add(Copy(nonLinearityInputGradient(graph, params.recurrentActivation, r, dRAct, body,
-                                            {dc, "reset"}),
-                  part(R)));
+    body.add(Copy(
+        nonLinearityInputGradient(graph, params.recurrentActivation, r, dRAct, body, {dc, "reset"}),
+        part(R)));
     dhNext = poplin::matMul(graph, units(stepFlat, R, C, H), recurrentT.slice(0, C * H, 0), body,
                             type, {dc, "prevOutputGrad"}, mmOpts, cache);
     popops::mapInPlace(graph, pe::_1 + pe::_2 * pe::_3, {dhNext, dRec, r}, body,
                        {dc, "prevOutputGradReset"});
   }
-  popops::mapWithOutput(graph, pe::_1 * pe::_2 + pe::_3, {dh, u, dhNext}, dh, body,
+  popops::mapWithOutput(graph, pe::_1 * pe::_2 + pe::_3, {dh, uEff, dhNext}, dh, body,
                         {dc, "prevOutputGradSum"});
   updateStep(graph, grads, stepFlat, index, body, name + "/saveGrads");
   advanceStepIndex(graph, index, false, body);
   prog.add(Repeat(static_cast<unsigned>(d.steps), body, {dc, "loop"}));
 
   if (inputGrad && params.calcInputGradients)
-    *inputGrad =
-        poplin::matMul(graph, grads.slice(0, kUnits * H, 2).reshape({d.steps * d.batch, kUnits * H}),
-                       asMatrix(weights.inputWeights, params).transpose(), prog, type,
-                       {dc, "inputGrad"}, mmOpts, cache)
-            .reshape({d.steps, d.batch, d.in});
+    *inputGrad = poplin::matMul(
+                     graph, grads.slice(0, kUnits * H, 2).reshape({d.steps * d.batch, kUnits * H}),
+                     asMatrix(weights.inputWeights, params).transpose(), prog, type,
+                     {dc, "inputGrad"}, mmOpts, cache)
+                     .reshape({d.steps, d.batch, d.in});
   if (bwdIntermediates)
     *bwdIntermediates = grads;
+  if (attentionGrad && attention)
+    *attentionGrad = attGrads.transpose();
   return dh;
+}
+
+} // namespace
+
+Tensor gruFwd(poplar::Graph &graph, const GruParams &params, const Tensor &stateInit,
+              const Tensor &in, const GruWeights &weights, Tensor *intermediates, Sequence &prog,
+              const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
+              poplin::PlanningCache *cache) {
+  return forwardImpl("gru::gruFwd", graph, params, stateInit, in, weights, intermediates, prog,
+                     nullptr, debugContext, options, cache);
+}
+
+Tensor auGruFwd(poplar::Graph &graph, const GruParams &params, const Tensor &stateInit,
+                const Tensor &in, const GruWeights &weights, Tensor *intermediates,
+                const Tensor &attScores, Sequence &fwdProg,
+                const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
+                poplin::PlanningCache *cache) {
+  return forwardImpl("gru::auGruFwd", graph, params, stateInit, in, weights, intermediates, fwdProg,
+                     &attScores, debugContext, options, cache);
+}
+
+Tensor gruBwd(poplar::Graph &graph, const GruParams &params, Sequence &prog,
+              const Tensor &fwdOutputInit, const Tensor &fwdIntermediatesSeq,
+              const GruWeights &weights, const Tensor &fwdInputSeq, const Tensor &,
+              const Tensor &gradLayerNext, Tensor *inputGrad, Tensor *bwdIntermediates,
+              const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
+              poplin::PlanningCache *cache) {
+  return backwardImpl("gru::gruBwd", graph, params, prog, fwdOutputInit, fwdIntermediatesSeq,
+                      weights, fwdInputSeq, gradLayerNext, inputGrad, bwdIntermediates, nullptr,
+                      nullptr, debugContext, options, cache);
+}
+
+Tensor auGruBwd(poplar::Graph &graph, const GruParams &params, Sequence &prog,
+                const Tensor &fwdOutputInit, const Tensor &fwdIntermediatesSeq,
+                const GruWeights &weights, const Tensor &fwdInputSeq, const Tensor &,
+                const Tensor &gradLayerNext, Tensor *inputGrad, Tensor *bwdIntermediates,
+                const Tensor &attentions, Tensor *attentionsGrad,
+                const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
+                poplin::PlanningCache *cache) {
+  return backwardImpl("gru::auGruBwd", graph, params, prog, fwdOutputInit, fwdIntermediatesSeq,
+                      weights, fwdInputSeq, gradLayerNext, inputGrad, bwdIntermediates, &attentions,
+                      attentionsGrad, debugContext, options, cache);
 }
 
 GruWeights gruWU(poplar::Graph &graph, const GruParams &params, Sequence &prog,
@@ -355,8 +444,8 @@ GruWeights gruWU(poplar::Graph &graph, const GruParams &params, Sequence &prog,
   requireTensor(fn, "fwdOutputInit", fwdOutputInit, {d.batch, d.out}, type);
   requireTensor(fn, "fwdIntermediates", fwdIntermediates, {d.steps, NUM_INTER, d.batch, d.out},
                 type);
-  requireTensor(fn, "bwdIntermediates", bwdIntermediates,
-                {d.steps, d.batch, (kUnits + 1) * d.out}, type);
+  requireTensor(fn, "bwdIntermediates", bwdIntermediates, {d.steps, d.batch, (kUnits + 1) * d.out},
+                type);
   requireTensor(fn, "input", input, {d.steps, d.batch, d.in}, type);
   const auto accType = weightAccumulatorType(opts, type);
   const auto mmOpts = matMulOptions(opts);
@@ -373,12 +462,12 @@ GruWeights gruWU(poplar::Graph &graph, const GruParams &params, Sequence &prog,
   Tensor gatesWo = poplin::matMul(graph, prevH.transpose(), units(g, R, C, H), prog, accType,
                                   {dc, "gateRecurrentWeightsGrad"}, mmOpts, cache);
   // The candidate's recurrent weights see h_{t-1} (resetAfter) or r ∘ h_{t-1}.
-  Tensor candIn = params.resetAfter
-                      ? prevH
-                      : copyToNew(graph,
-                                  fwdIntermediates.slice(RECURRENT, RECURRENT + 1, 1).squeeze({1}),
-                                  prog, dc.getPathName() + "/resetOutputs")
-                            .reshape({rows, H});
+  Tensor candIn =
+      params.resetAfter
+          ? prevH
+          : copyToNew(graph, fwdIntermediates.slice(RECURRENT, RECURRENT + 1, 1).squeeze({1}), prog,
+                      dc.getPathName() + "/resetOutputs")
+                .reshape({rows, H});
   Tensor candWo = poplin::matMul(graph, candIn.transpose(), units(g, kUnits, kUnits + 1, H), prog,
                                  accType, {dc, "candidateRecurrentWeightsGrad"}, mmOpts, cache);
   Tensor dbIn = popops::reduce(graph, inputSide, accType, {0}, popops::Operation::ADD, prog,
@@ -411,6 +500,44 @@ Tensor gruBwdWithWU(poplar::Graph &graph, const GruParams &params, Sequence &pro
   weightsGrad = gruWU(graph, params, prog, fwdOutputInit, fwdIntermediates, grads, weights, input,
                       output, debugContext, options, cache);
   return dInit;
+}
+
+GruWeights auGruWU(poplar::Graph &graph, const GruParams &params, Sequence &prog,
+                   const Tensor &fwdOutputInit, const Tensor &fwdIntermediates,
+                   const Tensor &bwdIntermediates, const GruWeights &weights, const Tensor &input,
+                   const Tensor &output, const poplar::DebugContext &debugContext,
+                   const poplar::OptionFlags &options, poplin::PlanningCache *cache) {
+  // The backward intermediates already hold the gradients at the pre-activations (through the
+  // attention), so the weight update is the GRU's.
+  return gruWU(graph, params, prog, fwdOutputInit, fwdIntermediates, bwdIntermediates, weights,
+               input, output, {debugContext, "auGruWU"}, options, cache);
+}
+
+Tensor auGruBwdWithWU(poplar::Graph &graph, const GruParams &params, Sequence &prog,
+                      const Tensor &fwdOutputInit, const Tensor &fwdIntermediates,
+                      const GruWeights &weights, const Tensor &input, const Tensor &output,
+                      const Tensor &outputGrad, Tensor *inputGrad, GruWeights &weightsGrad,
+                      const Tensor &attentions, Tensor *attentionsGrad,
+                      const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
+                      poplin::PlanningCache *cache) {
+  Tensor grads;
+  Tensor dInit = auGruBwd(graph, params, prog, fwdOutputInit, fwdIntermediates, weights, input,
+                          output, outputGrad, inputGrad, &grads, attentions, attentionsGrad,
+                          debugContext, options, cache);
+  weightsGrad = auGruWU(graph, params, prog, fwdOutputInit, fwdIntermediates, grads, weights, input,
+                        output, debugContext, options, cache);
+  return dInit;
+}
+
+Tensor createAttention(poplar::Graph &graph, const GruParams &params,
+                       const poplar::DebugContext &debugContext,
+                       const poplar::OptionFlags &options) {
+  const Dims d = check("gru::createAttention", params);
+  parseRnnOptions("gru::createAttention", options);
+  // Stored step-major so that one step's scores (a column) are contiguous.
+  return newMapped(graph, params.rnn.dataType, {d.steps, d.batch},
+                   poplar::DebugContext(debugContext, "attention").getPathName())
+      .transpose();
 }
 
 } // namespace popnn::gru

@@ -46,16 +46,15 @@ Dims check(const std::string &fn, const LstmParams &p) {
   return {p.rnn.timeSteps, p.rnn.batchSize, p.rnn.layerSizes[0], p.rnn.layerSizes[1]};
 }
 
-void checkWeights(const std::string &fn, const LstmParams &p, const Dims &d,
-                  const LstmWeights &w) {
+void checkWeights(const std::string &fn, const LstmParams &p, const Dims &d, const LstmWeights &w) {
   const auto type = p.rnn.dataType;
   requireTensor(fn, "weights.inputWeights", w.inputWeights, {kUnits, d.in, d.out}, type);
   requireTensor(fn, "weights.outputWeights", w.outputWeights, {kUnits, d.out, d.out}, type);
   requireTensor(fn, "weights.biases", w.biases, {kUnits, d.out}, type);
 }
 
-void checkState(const std::string &fn, const std::string &name, const LstmParams &p,
-                const Dims &d, const LstmState &s) {
+void checkState(const std::string &fn, const std::string &name, const LstmParams &p, const Dims &d,
+                const LstmState &s) {
   requireTensor(fn, name + ".output", s.output, {d.batch, d.out}, p.rnn.dataType);
   requireTensor(fn, name + ".cellState", s.cellState, {d.batch, d.out}, p.rnn.dataType);
 }
@@ -147,8 +146,7 @@ Tensor createInitialOutput(poplar::Graph &graph, const LstmParams &params,
 
 Tensor createInitialCellState(poplar::Graph &graph, const LstmParams &params,
                               const poplar::DebugContext &debugContext,
-                              const poplar::OptionFlags &options,
-                              poplin::matmul::PlanningCache *) {
+                              const poplar::OptionFlags &options, poplin::matmul::PlanningCache *) {
   const Dims d = check("lstm::createInitialCellState", params);
   parseRnnOptions("lstm::createInitialCellState", options);
   return newMapped(graph, params.rnn.dataType, {d.batch, d.out},
@@ -225,21 +223,26 @@ Tensor lstmFwd(poplar::Graph &graph, const LstmParams &params, Sequence &prog,
                        {weighted, bias.expand({0}).broadcast(d.steps * d.batch, 0)}, prog,
                        {dc, "bias"});
   } else {
-    weighted = copyToNew(graph, bias.expand({0}).broadcast(d.steps * d.batch, 0), prog,
-                         name + "/bias");
+    weighted =
+        copyToNew(graph, bias.expand({0}).broadcast(d.steps * d.batch, 0), prog, name + "/bias");
   }
   weighted = weighted.reshape({d.steps, d.batch, kUnits * d.out});
   Tensor recurrent = asMatrix(weights.outputWeights, params);
 
   Tensor h = copyToNew(graph, stateInit.output, prog, name + "/output");
   Tensor c = copyToNew(graph, stateInit.cellState, prog, name + "/cellState");
-  Tensor inter = newMapped(graph, type, {d.steps, NUM_INTER, d.batch, d.out}, name + "/inter");
+  // Training keeps every step's intermediates; inference keeps at most the outputs.
+  Tensor inter, outSeq;
+  if (intermediates)
+    inter = newMapped(graph, type, {d.steps, NUM_INTER, d.batch, d.out}, name + "/inter");
+  else if (params.outputFullSequence)
+    outSeq = newMapped(graph, type, {d.steps, d.batch, d.out}, name + "/outputs");
   Tensor index = newStepIndex(graph, 0, prog, name + "/step");
 
   Sequence body;
   Tensor pre = sliceStep(graph, weighted, index, body, name + "/stepInput");
-  Tensor hw = poplin::matMul(graph, h, recurrent, body, type, {dc, "recurrentWeights"}, mmOpts,
-                             cache);
+  Tensor hw =
+      poplin::matMul(graph, h, recurrent, body, type, {dc, "recurrentWeights"}, mmOpts, cache);
   popops::mapInPlace(graph, pe::_1 + pe::_2, {pre, hw}, body, {dc, "gates"});
   Tensor gates = pre.reshape({d.batch, kUnits, d.out});
   auto unit = [&](unsigned u) { return gates.slice(u, u + 1, 1).squeeze({1}); };
@@ -252,15 +255,19 @@ Tensor lstmFwd(poplar::Graph &graph, const LstmParams &params, Sequence &prog,
                         {dc, "cellState"});
   Tensor cellAct = nonLinearity(graph, params.activation, c, body, {dc, "cellActivation"});
   popops::mapWithOutput(graph, pe::_1 * pe::_2, {o, cellAct}, h, body, {dc, "output"});
-  updateStep(graph, inter, poplar::concat({f.expand({0}), i.expand({0}), g.expand({0}),
-                                           o.expand({0}), c.expand({0}), cellAct.expand({0}),
-                                           h.expand({0})}),
-             index, body, name + "/saveIntermediates");
+  if (intermediates)
+    updateStep(graph, inter,
+               poplar::concat({f.expand({0}), i.expand({0}), g.expand({0}), o.expand({0}),
+                               c.expand({0}), cellAct.expand({0}), h.expand({0})}),
+               index, body, name + "/saveIntermediates");
+  else if (params.outputFullSequence)
+    updateStep(graph, outSeq, h, index, body, name + "/saveOutput");
   advanceStepIndex(graph, index, true, body);
   prog.add(Repeat(static_cast<unsigned>(d.steps), body, {dc, "loop"}));
 
-  if (intermediates)
-    *intermediates = inter;
+  if (!intermediates)
+    return params.outputFullSequence ? outSeq : h;
+  *intermediates = inter;
   if (params.outputFullSequence)
     return inter.slice(OUTPUT, OUTPUT + 1, 1).squeeze({1});
   return h;
@@ -273,8 +280,8 @@ std::pair<Tensor, Tensor> lstmFwd(poplar::Graph &graph, const LstmParams &params
                                   const poplar::OptionFlags &options,
                                   poplin::matmul::PlanningCache *cache) {
   Tensor inter;
-  Tensor out = lstmFwd(graph, params, fwdProg, stateInit, weights, in, &inter, debugContext,
-                       options, cache);
+  Tensor out =
+      lstmFwd(graph, params, fwdProg, stateInit, weights, in, &inter, debugContext, options, cache);
   if (intermediates)
     *intermediates = inter;
   return {out, inter[params.rnn.timeSteps - 1][CELL]};
@@ -284,12 +291,13 @@ namespace {
 
 /// The backward loop; returns the initial-state gradient and the gate gradients
 /// [T][batch][4·out] (canonical order, before the non-linearities).
-std::pair<LstmState, Tensor>
-backward(poplar::Graph &graph, const LstmParams &params, Sequence &prog,
-         const LstmState &fwdStateInit, const Tensor &fwdInter, const LstmWeights &weights,
-         const Tensor &outputGrad, const Tensor *lastCellStateGrad, Tensor *inputGrad,
-         const poplar::DebugContext &dc, const RnnOptions &opts,
-         poplin::matmul::PlanningCache *cache) {
+std::pair<LstmState, Tensor> backward(poplar::Graph &graph, const LstmParams &params,
+                                      Sequence &prog, const LstmState &fwdStateInit,
+                                      const Tensor &fwdInter, const LstmWeights &weights,
+                                      const Tensor &outputGrad, const Tensor *lastCellStateGrad,
+                                      Tensor *inputGrad, const poplar::DebugContext &dc,
+                                      const RnnOptions &opts,
+                                      poplin::matmul::PlanningCache *cache) {
   const std::string fn = "lstm::lstmBwd";
   const Dims d{params.rnn.timeSteps, params.rnn.batchSize, params.rnn.layerSizes[0],
                params.rnn.layerSizes[1]};
@@ -319,7 +327,8 @@ backward(poplar::Graph &graph, const LstmParams &params, Sequence &prog,
     prog.add(Copy(*lastCellStateGrad, dc_));
   else
     popops::zero(graph, dc_, prog, {dc, "zeroCellStateGrad"});
-  Tensor gateGrads = newMapped(graph, type, {d.steps, d.batch, kUnits * d.out}, name + "/gateGrads");
+  Tensor gateGrads =
+      newMapped(graph, type, {d.steps, d.batch, kUnits * d.out}, name + "/gateGrads");
   Tensor index = newStepIndex(graph, static_cast<unsigned>(d.steps - 1), prog, name + "/step");
 
   Sequence body;
@@ -343,18 +352,17 @@ backward(poplar::Graph &graph, const LstmParams &params, Sequence &prog,
   Tensor dO = popops::map(graph, pe::_1 * pe::_2, {dh, cellAct}, body, {dc, "outputGateGrad"});
   Tensor step = newMapped(graph, type, {d.batch, kUnits, d.out}, name + "/stepGateGrads");
   auto unit = [&](unsigned u) { return step.slice(u, u + 1, 1).squeeze({1}); };
-  body.add(Copy(nonLinearityInputGradient(graph, params.recurrentActivation, f, dF, body,
-                                          {dc, "forget"}),
-                unit(BASIC_LSTM_CELL_FORGET_GATE)));
-  body.add(Copy(nonLinearityInputGradient(graph, params.recurrentActivation, i, dI, body,
-                                          {dc, "input"}),
-                unit(BASIC_LSTM_CELL_INPUT_GATE)));
-  body.add(Copy(nonLinearityInputGradient(graph, params.activation, g, dG, body,
-                                          {dc, "candidate"}),
+  body.add(Copy(
+      nonLinearityInputGradient(graph, params.recurrentActivation, f, dF, body, {dc, "forget"}),
+      unit(BASIC_LSTM_CELL_FORGET_GATE)));
+  body.add(
+      Copy(nonLinearityInputGradient(graph, params.recurrentActivation, i, dI, body, {dc, "input"}),
+           unit(BASIC_LSTM_CELL_INPUT_GATE)));
+  body.add(Copy(nonLinearityInputGradient(graph, params.activation, g, dG, body, {dc, "candidate"}),
                 unit(BASIC_LSTM_CELL_CANDIDATE)));
-  body.add(Copy(nonLinearityInputGradient(graph, params.recurrentActivation, o, dO, body,
-                                          {dc, "output"}),
-                unit(BASIC_LSTM_CELL_OUTPUT_GATE)));
+  body.add(Copy(
+      nonLinearityInputGradient(graph, params.recurrentActivation, o, dO, body, {dc, "output"}),
+      unit(BASIC_LSTM_CELL_OUTPUT_GATE)));
   Tensor stepFlat = step.reshape({d.batch, kUnits * d.out});
   // State gradients for the previous step.
   popops::mapInPlace(graph, pe::_1 * pe::_2, {dc_, f}, body, {dc, "prevCellStateGrad"});
@@ -388,10 +396,10 @@ LstmWeights weightUpdate(poplar::Graph &graph, const LstmParams &params, Sequenc
   LstmWeights result;
   Tensor dWi = poplin::matMul(graph, input.reshape({rows, d.in}).transpose(), grads, prog, accType,
                               {dc, "inputWeightsGrad"}, mmOpts, cache);
-  Tensor dWo = poplin::matMul(graph, prevH.reshape({rows, d.out}).transpose(), grads, prog,
-                              accType, {dc, "outputWeightsGrad"}, mmOpts, cache);
-  Tensor db = popops::reduce(graph, grads, accType, {0}, popops::Operation::ADD, prog,
-                             {dc, "biasGrad"});
+  Tensor dWo = poplin::matMul(graph, prevH.reshape({rows, d.out}).transpose(), grads, prog, accType,
+                              {dc, "outputWeightsGrad"}, mmOpts, cache);
+  Tensor db =
+      popops::reduce(graph, grads, accType, {0}, popops::Operation::ADD, prog, {dc, "biasGrad"});
   result.inputWeights = fromMatrix(dWi, params, d.out);
   result.outputWeights = fromMatrix(dWo, params, d.out);
   result.biases = fromCanonical(db.reshape({kUnits, d.out}), orderOf(params));
@@ -422,8 +430,8 @@ LstmState lstmBwd(poplar::Graph &graph, const LstmParams &params, Sequence &prog
 
 LstmWeights lstmWU(poplar::Graph &graph, const LstmParams &params, Sequence &prog,
                    const LstmState &fwdStateInit, const Tensor &fwdIntermediates,
-                   const Tensor &bwdIntermediates, const LstmWeights &weights,
-                   const Tensor &input, const Tensor &, const poplar::DebugContext &debugContext,
+                   const Tensor &bwdIntermediates, const LstmWeights &weights, const Tensor &input,
+                   const Tensor &, const poplar::DebugContext &debugContext,
                    const poplar::OptionFlags &options, poplin::matmul::PlanningCache *cache) {
   const std::string fn = "lstm::lstmWU";
   const Dims d = check(fn, params);
@@ -435,8 +443,8 @@ LstmWeights lstmWU(poplar::Graph &graph, const LstmParams &params, Sequence &pro
                 params.rnn.dataType);
   requireTensor(fn, "bwdIntermediates", bwdIntermediates, {d.steps, d.batch, kUnits * d.out},
                 params.rnn.dataType);
-  return weightUpdate(graph, params, prog, fwdStateInit, fwdIntermediates, bwdIntermediates,
-                      input, {debugContext, "lstmWU"}, opts, cache);
+  return weightUpdate(graph, params, prog, fwdStateInit, fwdIntermediates, bwdIntermediates, input,
+                      {debugContext, "lstmWU"}, opts, cache);
 }
 
 LstmState lstmBwdWithWU(poplar::Graph &graph, const LstmParams &params, Sequence &prog,

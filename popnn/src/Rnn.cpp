@@ -1,10 +1,12 @@
 // popnn::rnn: RnnParams and the sequence/state tensor factories shared by every recurrent layer.
 #include <popnn/Rnn.hpp>
 
+#include <poputil/OptionParsing.hpp>
 #include <poputil/TileMapping.hpp>
 #include <poputil/exceptions.hpp>
 
 #include "NnChecks.hpp"
+#include "RnnCommon.hpp"
 
 namespace popnn::rnn {
 
@@ -27,9 +29,9 @@ std::size_t bytesPerTile(const poplar::Graph &graph, const poplar::Type &type, s
 
 std::size_t layerSize(const RnnParams &params, bool output, const char *fn) {
   if (params.layerSizes.size() != 2)
-    throw poputil::poplibs_error(popnn::detail::cat(
-        fn, ": params.layerSizes must hold {inputSize, outputSize}, not ",
-        params.layerSizes.size(), " sizes"));
+    throw poputil::poplibs_error(
+        popnn::detail::cat(fn, ": params.layerSizes must hold {inputSize, outputSize}, not ",
+                           params.layerSizes.size(), " sizes"));
   return params.layerSizes[output ? 1 : 0];
 }
 
@@ -91,9 +93,9 @@ Tensor createOutputTensor(poplar::Graph &graph, const RnnParams &params, unsigne
                           unsigned numShards, const poplar::DebugContext &debugContext) {
   requireOneShard(numShards, "createOutputTensor");
   const std::size_t size = layerSize(params, true, "createOutputTensor");
-  Tensor t = graph.addVariable(params.dataType,
-                               {multiple * params.timeSteps, params.batchSize, size},
-                               {debugContext, "output"});
+  Tensor t =
+      graph.addVariable(params.dataType, {multiple * params.timeSteps, params.batchSize, size},
+                        {debugContext, "output"});
   for (std::size_t s = 0; s < t.dim(0); ++s)
     poputil::mapTensorLinearly(graph, t[s]);
   return t;
@@ -103,18 +105,118 @@ Tensor shiftRnnTensor(poplar::Graph &graph, const RnnParams &params, const Tenso
                       const Tensor &tSingle, poplar::program::Sequence &prog, unsigned numShards,
                       const poplar::DebugContext &debugContext) {
   requireOneShard(numShards, "shiftRnnTensor");
-  if (tBase.rank() < 1 || tBase.dim(0) != params.timeSteps)
+  const std::size_t steps = params.timeSteps;
+  if (tBase.rank() < 1 || tBase.dim(0) == 0 || tBase.dim(0) % steps != 0)
     popnn::detail::fail("shiftRnnTensor", "tBase", tBase,
-                        popnn::detail::cat("must have ", params.timeSteps, " steps outermost"));
-  if (tSingle.shape() != tBase[0].shape())
+                        popnn::detail::cat("must have a multiple of ", steps,
+                                           " rows outermost (timeSteps tensors per step)"));
+  const std::size_t multiple = tBase.dim(0) / steps;
+  const Tensor head = tBase.slice(0, multiple, 0);
+  if (tSingle.numElements() != head.numElements() ||
+      (tSingle.shape() != head.shape() && tSingle.shape() != tBase[0].shape()))
     popnn::detail::fail("shiftRnnTensor", "tSingle", tSingle,
                         "must have the shape of one step of tBase");
   Tensor shifted = graph.clone(tBase, {debugContext, "shifted"});
-  prog.add(poplar::program::Copy(tSingle, shifted[0]));
-  if (params.timeSteps > 1)
-    prog.add(poplar::program::Copy(tBase.slice(0, params.timeSteps - 1, 0),
-                                   shifted.slice(1, params.timeSteps, 0)));
+  prog.add(poplar::program::Copy(tSingle.reshape(head.shape()), shifted.slice(0, multiple, 0)));
+  if (steps > 1)
+    prog.add(poplar::program::Copy(tBase.slice(0, tBase.dim(0) - multiple, 0),
+                                   shifted.slice(multiple, tBase.dim(0), 0)));
   return shifted;
+}
+
+namespace {
+
+/// t as [timeSteps][…]: unchanged if its outermost dimension is timeSteps, else
+/// [timeSteps * k][…] split to [timeSteps][k][…].
+Tensor perStep(const Tensor &t, std::size_t steps, const std::string &name) {
+  if (t.rank() < 1 || t.dim(0) == 0 || t.dim(0) % steps != 0)
+    popnn::detail::fail("Rnn", name, t,
+                        popnn::detail::cat("must have a multiple of ", steps,
+                                           " rows outermost (one or more per time step)"));
+  if (t.dim(0) == steps)
+    return t;
+  return t.reshapePartial(0, 1, {steps, t.dim(0) / steps});
+}
+
+} // namespace
+
+std::vector<Tensor> Rnn(poplar::Graph &graph, const RnnParams &params, bool reverse,
+                        const std::vector<Tensor> &initState, const StateSequence &stateSequence,
+                        const std::vector<Tensor> &inputs, const Tensor *interimIn,
+                        Tensor *interimOut, const std::vector<Tensor> &outputs,
+                        const std::vector<Tensor> &created, poplar::program::Sequence &prog,
+                        const LoopBodyType &loopFn, unsigned numShards,
+                        poplar::OptionFlags &options, const poplar::DebugContext &debugContext) {
+  using namespace popnn::rnn_detail;
+  requireOneShard(numShards, "Rnn");
+  bool codeReuse = false;
+  poputil::OptionSpec("Rnn", {{"codeReuse", poputil::OptionHandler::createWithBool(codeReuse)}})
+      .parse(options);
+  const std::size_t steps = params.timeSteps;
+  if (steps == 0)
+    throw poputil::poplibs_error("Rnn: params.timeSteps must be non-zero");
+  const poplar::DebugContext dc(debugContext, "Rnn");
+  const std::string name = dc.getPathName();
+
+  std::vector<Tensor> state;
+  for (std::size_t i = 0; i < initState.size(); ++i)
+    state.push_back(initState[i].valid()
+                        ? copyToNew(graph, initState[i], prog, name + "/state" + std::to_string(i))
+                        : Tensor());
+  TimeStepState time;
+  time.begin = graph.addConstant(poplar::UNSIGNED_INT, {1}, 0u, name + "/begin");
+  graph.setTileMapping(time.begin, 0);
+  time.counter =
+      newStepIndex(graph, reverse ? static_cast<unsigned>(steps - 1) : 0u, prog, name + "/step");
+
+  poplar::program::Sequence body;
+  RnnSlice slice;
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    slice.inputs.push_back(inputs[i].valid() ? sliceStep(graph, perStep(inputs[i], steps, "inputs"),
+                                                         time.counter, body, name + "/input")
+                                             : Tensor());
+  if (interimIn)
+    slice.interimIn = sliceStep(graph, perStep(*interimIn, steps, "interimIn"), time.counter, body,
+                                name + "/interimIn");
+  if (interimOut)
+    slice.interimOut =
+        newMapped(graph, interimOut->elementType(),
+                  perStep(*interimOut, steps, "interimOut")[0].shape(), name + "/interimOut");
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const Tensor seq = perStep(outputs[i], steps, "outputs");
+    slice.outputs.push_back(
+        newMapped(graph, seq.elementType(), seq[0].shape(), name + "/output" + std::to_string(i)));
+  }
+  std::vector<Tensor> createdSlices(created.size());
+  RnnBatchwiseFlags flags;
+  body.add(loopFn(graph, time, flags, state, slice, createdSlices, &prog, {dc, "cell"}));
+
+  if (interimOut)
+    updateStep(graph, perStep(*interimOut, steps, "interimOut"), slice.interimOut, time.counter,
+               body, name + "/saveInterimOut");
+  for (std::size_t i = 0; i < outputs.size(); ++i)
+    updateStep(graph, perStep(outputs[i], steps, "outputs"), slice.outputs[i], time.counter, body,
+               name + "/saveOutput");
+  for (std::size_t i = 0; i < created.size(); ++i) {
+    if (!createdSlices[i].valid())
+      throw poputil::poplibs_error(
+          popnn::detail::cat("Rnn: the loop body did not create tensor ", i, " of 'created'"));
+    const Tensor seq = perStep(created[i], steps, "created");
+    updateStep(graph, seq, createdSlices[i].reshape(seq[0].shape()), time.counter, body,
+               name + "/saveCreated");
+  }
+  if (stateSequence.output.valid()) {
+    if (stateSequence.stateIndex >= state.size())
+      throw poputil::poplibs_error(popnn::detail::cat("Rnn: stateSequence.stateIndex ",
+                                                      stateSequence.stateIndex, " names no state (",
+                                                      state.size(), " states)"));
+    const Tensor seq = perStep(stateSequence.output, steps, "stateSequence.output");
+    updateStep(graph, seq, state[stateSequence.stateIndex].reshape(seq[0].shape()), time.counter,
+               body, name + "/saveState");
+  }
+  advanceStepIndex(graph, time.counter, !reverse, body);
+  prog.add(poplar::program::Repeat(static_cast<unsigned>(steps), body, {dc, "loop"}));
+  return state;
 }
 
 } // namespace popnn::rnn

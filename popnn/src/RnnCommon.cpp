@@ -16,15 +16,15 @@ RnnOptions parseRnnOptions(const std::string &fn, const poplar::OptionFlags &opt
   using H = poputil::OptionHandler;
   RnnOptions r;
   poputil::OptionSpec(
-      fn, {{"availableMemoryProportion", H::createWithDouble(r.availableMemoryProportion, 0, 1)},
-           {"inferenceOnly", H::createWithBool(r.inferenceOnly)},
-           {"partialsType", H::createWithChoice(r.partialsType, {"half", "float"})},
-           {"weightAccumulatorsType",
-            H::createWithChoice(r.weightAccumulatorsType, {"half", "float"})},
-           {"preCalcWeights", H::createWithBool(r.preCalcWeights)},
-           {"recomputationMode",
-            H::createWithChoice(r.recomputationMode, {"none", "cellAndTanh", "full"})},
-           {"rnnCodeReuse", H::createWithBool(r.codeReuse)}})
+      fn,
+      {{"availableMemoryProportion", H::createWithDouble(r.availableMemoryProportion, 0, 1)},
+       {"inferenceOnly", H::createWithBool(r.inferenceOnly)},
+       {"partialsType", H::createWithChoice(r.partialsType, {"half", "float"})},
+       {"weightAccumulatorsType", H::createWithChoice(r.weightAccumulatorsType, {"half", "float"})},
+       {"preCalcWeights", H::createWithBool(r.preCalcWeights)},
+       {"recomputationMode",
+        H::createWithChoice(r.recomputationMode, {"none", "cellAndTanh", "full"})},
+       {"rnnCodeReuse", H::createWithBool(r.codeReuse)}})
       .parse(options);
   return r;
 }
@@ -126,9 +126,9 @@ void requireLayer(const std::string &fn, const poplar::Type &type, std::size_t b
     throw poputil::poplibs_error(
         detail::cat(fn, ": params.dataType must be FLOAT or HALF, not ", type.toString()));
   if (layerSizes.size() != 2)
-    throw poputil::poplibs_error(detail::cat(
-        fn, ": params.layerSizes must hold {inputSize, outputSize}, not ", layerSizes.size(),
-        " sizes"));
+    throw poputil::poplibs_error(
+        detail::cat(fn, ": params.layerSizes must hold {inputSize, outputSize}, not ",
+                    layerSizes.size(), " sizes"));
   if (batch == 0 || steps == 0 || layerSizes[0] == 0 || layerSizes[1] == 0)
     throw poputil::poplibs_error(detail::cat(
         fn, ": params.batchSize, timeSteps and layerSizes must be non-zero (batch ", batch,

@@ -50,8 +50,9 @@ void advanceStepIndex(poplar::Graph &graph, const poplar::Tensor &index, bool fo
                       poplar::program::Sequence &body);
 
 /// seq[index] (seq is [steps][…]); returns a new tensor of shape seq.shape()[1:].
-poplar::Tensor sliceStep(poplar::Graph &graph, const poplar::Tensor &seq, const poplar::Tensor &index,
-                         poplar::program::Sequence &body, const std::string &name);
+poplar::Tensor sliceStep(poplar::Graph &graph, const poplar::Tensor &seq,
+                         const poplar::Tensor &index, poplar::program::Sequence &body,
+                         const std::string &name);
 /// seq[index] = step.
 void updateStep(poplar::Graph &graph, const poplar::Tensor &seq, const poplar::Tensor &step,
                 const poplar::Tensor &index, poplar::program::Sequence &body,

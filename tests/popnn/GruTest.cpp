@@ -111,16 +111,17 @@ TEST_P(GruCases, ForwardBackwardAndWeightUpdateMatchReference) {
   Tensor dOut = h.input(type, {s.T, s.B, s.H}, p.dOut, "dOut");
   Tensor dx;
   gru::GruWeights dw;
-  Tensor dh0 =
-      gru::gruBwdWithWU(g, params, h.prog(), d.h0, inter, d.w, d.x, out, dOut, &dx, dw, "bwd", {},
-                        nullptr);
+  Tensor dh0 = gru::gruBwdWithWU(g, params, h.prog(), d.h0, inter, d.w, d.x, out, dOut, &dx, dw,
+                                 "bwd", {}, nullptr);
   h.output("out", out);
   h.output("dx", dx);
   h.output("dh0", dh0);
   h.output("dWi", dw.inputWeights);
   h.output("dWo", dw.outputWeights);
   h.output("db", dw.biases);
+  h.output("inferenceOut", gru::gruFwd(g, params, d.h0, d.x, d.w, nullptr, h.prog()));
   const auto r = h.run();
+  EXPECT_EQ(r.at("inferenceOut"), r.at("out")) << "without intermediates";
   const auto fw = reference::gruForward(s, p.x, p.h0, p.Wi, p.Wo, p.b);
   const auto want = reference::gruBackward(s, p.x, p.h0, p.Wi, p.Wo, p.b, p.dOut);
   expectClose(r.at("out"), fw.output, atolFor(type), rtolFor(type), "outputs");
@@ -140,6 +141,65 @@ INSTANTIATE_TEST_SUITE_P(Gru, GruCases,
                                          Case{poplar::HALF, Layout::SINGLE_TILE, false},
                                          Case{poplar::HALF, Layout::MULTI_TILE, true}),
                          caseName);
+
+class AuGruCases : public testing::TestWithParam<Case> {};
+
+TEST_P(AuGruCases, AttentionalGruMatchesReferenceIncludingAttentionGradients) {
+  const auto [type, layout, resetAfter] = GetParam();
+  const auto s = shapeFor(resetAfter);
+  const Problem p(s, type, 7);
+  const auto att = roundTo(type, randomValues(s.B * s.T, 77, 0.0, 1.0));
+  Harness h(layout);
+  auto &g = h.graph();
+  const auto params = paramsFor(type, s);
+  const Device d = addInputs(h, params, p);
+  Tensor attention = gru::createAttention(g, params, "attention");
+  ASSERT_EQ(attention.shape(), (std::vector<std::size_t>{s.B, s.T}));
+  h.input(attention, att, "att");
+  Tensor inter;
+  Tensor out = gru::auGruFwd(g, params, d.h0, d.x, d.w, &inter, attention, h.prog(), "augru");
+  Tensor dOut = h.input(type, {s.T, s.B, s.H}, p.dOut, "dOut");
+  Tensor dx, dAtt;
+  gru::GruWeights dw;
+  Tensor dh0 = gru::auGruBwdWithWU(g, params, h.prog(), d.h0, inter, d.w, d.x, out, dOut, &dx, dw,
+                                   attention, &dAtt, "bwd", {}, nullptr);
+  h.output("out", out);
+  h.output("dx", dx);
+  h.output("dh0", dh0);
+  h.output("dWo", dw.outputWeights);
+  h.output("db", dw.biases);
+  h.output("dAtt", dAtt);
+  const auto r = h.run();
+  const auto fw = reference::gruForward(s, p.x, p.h0, p.Wi, p.Wo, p.b, att);
+  const auto want = reference::gruBackward(s, p.x, p.h0, p.Wi, p.Wo, p.b, p.dOut, att);
+  expectClose(r.at("out"), fw.output, atolFor(type), rtolFor(type), "outputs");
+  const double atol = atolFor(type) * (type == poplar::HALF ? 4 : 1);
+  expectClose(r.at("dx"), want.dx, atol, rtolFor(type), "input gradient");
+  expectClose(r.at("dh0"), want.dh0, atol, rtolFor(type), "initial output gradient");
+  expectClose(r.at("dWo"), want.dWo, atol, rtolFor(type), "recurrent weights gradient");
+  expectClose(r.at("db"), want.db, atol, rtolFor(type), "bias gradient");
+  expectClose(r.at("dAtt"), want.datt, atol, rtolFor(type), "attention gradient");
+}
+
+INSTANTIATE_TEST_SUITE_P(AuGru, AuGruCases,
+                         testing::Values(Case{poplar::FLOAT, Layout::SINGLE_TILE, false},
+                                         Case{poplar::FLOAT, Layout::MULTI_TILE, true},
+                                         Case{poplar::HALF, Layout::MULTI_TILE, false}),
+                         caseName);
+
+TEST(Gru, ReferenceAttentionGradientsMatchCentralFiniteDifferences) {
+  const reference::GruShape s{3, 2, 2, 3, false};
+  const Problem p(s, poplar::FLOAT, 8);
+  const auto att = randomValues(s.B * s.T, 88, 0.0, 1.0);
+  const auto g = reference::gruBackward(s, p.x, p.h0, p.Wi, p.Wo, p.b, p.dOut, att);
+  auto loss = [&](const std::vector<double> &a, const std::vector<double> &Wo) {
+    return dot(reference::gruForward(s, p.x, p.h0, p.Wi, Wo, p.b, a).output, p.dOut);
+  };
+  expectClose(finiteDifference([&](auto &v) { return loss(v, p.Wo); }, att), g.datt, 1e-6, 1e-5,
+              "datt");
+  expectClose(finiteDifference([&](auto &v) { return loss(att, v); }, p.Wo), g.dWo, 1e-6, 1e-5,
+              "dWo with attention");
+}
 
 TEST(Gru, ReferenceGradientsMatchCentralFiniteDifferences) {
   for (bool resetAfter : {false, true}) {
@@ -204,8 +264,8 @@ TEST(Gru, CellOrderAndLastOutputOnly) {
   const std::vector<double> dLast(p.dOut.begin(), p.dOut.begin() + s.B * s.H);
   Tensor dOut = h.input(poplar::FLOAT, {s.B, s.H}, dLast, "dOut");
   gru::GruWeights dw;
-  gru::gruBwdWithWU(h.graph(), params, h.prog(), d.h0, inter, d.w, d.x, out, dOut, nullptr, dw,
-                    {}, {}, nullptr);
+  gru::gruBwdWithWU(h.graph(), params, h.prog(), d.h0, inter, d.w, d.x, out, dOut, nullptr, dw, {},
+                    {}, nullptr);
   h.output("out", out);
   h.output("db", dw.biases);
   h.output("dWo", dw.outputWeights);
@@ -231,8 +291,8 @@ std::map<std::string, std::vector<double>> runWithThreads(unsigned threads) {
   Tensor dOut = h.input(poplar::FLOAT, {s.T, s.B, s.H}, p.dOut, "dOut");
   Tensor dx;
   gru::GruWeights dw;
-  h.output("dh0", gru::gruBwdWithWU(h.graph(), params, h.prog(), d.h0, inter, d.w, d.x, out,
-                                    dOut, &dx, dw, {}, {}, nullptr));
+  h.output("dh0", gru::gruBwdWithWU(h.graph(), params, h.prog(), d.h0, inter, d.w, d.x, out, dOut,
+                                    &dx, dw, {}, {}, nullptr));
   h.output("out", out);
   h.output("dx", dx);
   h.output("dWo", dw.outputWeights);

@@ -27,8 +27,7 @@ const reference::LstmShape kShape{5, 3, 4, 6};
 struct Problem {
   reference::LstmShape s;
   std::vector<double> x, h0, c0, Wi, Wo, b, dOut, dcLast;
-  Problem(const reference::LstmShape &shape, const poplar::Type &type, unsigned seed)
-      : s(shape) {
+  Problem(const reference::LstmShape &shape, const poplar::Type &type, unsigned seed) : s(shape) {
     auto r = [&](std::size_t n, unsigned k, double scale) {
       auto v = randomValues(n, seed * 10 + k, -scale, scale);
       return roundTo(type, v);
@@ -108,7 +107,10 @@ TEST_P(LstmCases, ForwardMatchesReferenceOutputsAndCellStates) {
       lstm::lstmFwd(h.graph(), params, d.init, d.x, d.w, &inter, h.prog(), "lstm");
   h.output("out", out);
   h.output("lastCell", lastCell);
+  // Without intermediates (inference) the outputs are the same numbers.
+  h.output("inferenceOut", lstm::lstmFwd(h.graph(), params, h.prog(), d.init, d.w, d.x, nullptr));
   const auto r = h.run();
+  EXPECT_EQ(r.at("inferenceOut"), r.at("out"));
   const auto want = reference::lstmForward(kShape, p.x, p.h0, p.c0, p.Wi, p.Wo, p.b);
   expectClose(r.at("out"), want.output, atolFor(type), rtolFor(type), "outputs");
   const std::vector<double> last(want.cell.end() - kShape.B * kShape.H, want.cell.end());
@@ -163,6 +165,35 @@ INSTANTIATE_TEST_SUITE_P(Lstm, LstmCases,
                                          Case{poplar::HALF, Layout::SINGLE_TILE},
                                          Case{poplar::HALF, Layout::MULTI_TILE}),
                          caseName);
+
+TEST(Lstm, OptionsReachTheMatrixMultiplicationsAndWeightAccumulators) {
+  // HALF data, half partials, recomputation requested, weight deltas accumulated in FLOAT.
+  const Problem p(kShape, poplar::HALF, 11);
+  Harness h(Layout::MULTI_TILE);
+  lstm::LstmParams params(poplar::HALF, kShape.B, kShape.T, {kShape.I, kShape.H});
+  const Device d = addInputs(h, params, p);
+  const poplar::OptionFlags options{{"partialsType", "half"},
+                                    {"availableMemoryProportion", "0.3"},
+                                    {"recomputationMode", "full"},
+                                    {"preCalcWeights", "true"},
+                                    {"weightAccumulatorsType", "float"}};
+  Tensor inter;
+  Tensor out =
+      lstm::lstmFwd(h.graph(), params, h.prog(), d.init, d.w, d.x, &inter, "lstm", options);
+  Tensor dOut = h.input(poplar::HALF, {kShape.T, kShape.B, kShape.H}, p.dOut, "dOut");
+  lstm::LstmWeights dw;
+  lstm::lstmBwdWithWU(h.graph(), params, h.prog(), d.init, inter, d.w, d.x, out, dOut, nullptr,
+                      nullptr, dw, "bwd", options);
+  EXPECT_EQ(dw.inputWeights.elementType(), poplar::FLOAT);
+  EXPECT_EQ(dw.biases.elementType(), poplar::FLOAT);
+  h.output("out", out);
+  h.output("dWo", dw.outputWeights);
+  const auto r = h.run();
+  const auto fw = reference::lstmForward(kShape, p.x, p.h0, p.c0, p.Wi, p.Wo, p.b);
+  const auto want = reference::lstmBackward(kShape, p.x, p.h0, p.c0, p.Wi, p.Wo, p.b, p.dOut, {});
+  expectClose(r.at("out"), fw.output, 3e-2, 3e-2, "outputs");
+  expectClose(r.at("dWo"), want.dWo, 2e-1, 5e-2, "recurrent weights gradient");
+}
 
 TEST(Lstm, ReferenceGradientsMatchCentralFiniteDifferences) {
   const reference::LstmShape s{3, 2, 2, 3};
@@ -256,8 +287,8 @@ TEST(Lstm, LastOutputOnlyReturnsAndBackpropagatesTheFinalStep) {
   Tensor dOut = h.input(poplar::FLOAT, {kShape.B, kShape.H}, dLast, "dOut");
   Tensor dx;
   lstm::LstmWeights dw;
-  lstm::lstmBwdWithWU(h.graph(), params, h.prog(), d.init, inter, d.w, d.x, out, dOut, nullptr,
-                      &dx, dw);
+  lstm::lstmBwdWithWU(h.graph(), params, h.prog(), d.init, inter, d.w, d.x, out, dOut, nullptr, &dx,
+                      dw);
   h.output("out", out);
   h.output("dx", dx);
   h.output("dWi", dw.inputWeights);
@@ -282,8 +313,8 @@ std::map<std::string, std::vector<double>> runWithThreads(unsigned threads) {
   Tensor dOut = h.input(poplar::FLOAT, {kShape.T, kShape.B, kShape.H}, p.dOut, "dOut");
   Tensor dx;
   lstm::LstmWeights dw;
-  lstm::lstmBwdWithWU(h.graph(), params, h.prog(), d.init, inter, d.w, d.x, out, dOut, nullptr,
-                      &dx, dw);
+  lstm::lstmBwdWithWU(h.graph(), params, h.prog(), d.init, inter, d.w, d.x, out, dOut, nullptr, &dx,
+                      dw);
   h.output("out", out);
   h.output("dx", dx);
   h.output("dWi", dw.inputWeights);

@@ -86,8 +86,7 @@ poplar::Tensor createInput(poplar::Graph &graph, const GruParams &params,
 /// The initial output h_{-1} [batch][outputSize].
 poplar::Tensor createInitialState(poplar::Graph &graph, const GruParams &params,
                                   const poplar::DebugContext &debugContext,
-                                  const poplar::OptionFlags &options,
-                                  poplin::PlanningCache *cache);
+                                  const poplar::OptionFlags &options, poplin::PlanningCache *cache);
 
 /// The parameters of a GRU cell, or their gradients.
 struct GruWeights {
@@ -97,11 +96,9 @@ struct GruWeights {
 };
 
 /// The input and recurrent weight kernels (first and second of the pair).
-std::pair<poplar::Tensor, poplar::Tensor>
-createWeightsKernel(poplar::Graph &graph, const GruParams &params,
-                    const poplar::DebugContext &debugContext,
-                    const poplar::OptionFlags &options = {},
-                    poplin::PlanningCache *planningCache = nullptr);
+std::pair<poplar::Tensor, poplar::Tensor> createWeightsKernel(
+    poplar::Graph &graph, const GruParams &params, const poplar::DebugContext &debugContext,
+    const poplar::OptionFlags &options = {}, poplin::PlanningCache *planningCache = nullptr);
 
 /// The biases.
 poplar::Tensor createWeightsBiases(poplar::Graph &graph, const GruParams &params,
@@ -115,17 +112,20 @@ GruWeights createWeights(poplar::Graph &graph, const GruParams &params,
                          const poplar::OptionFlags &options = {},
                          poplin::PlanningCache *planningCache = nullptr);
 
+/// An attention tensor [batch][timeSteps] for the AUGRU functions.
+poplar::Tensor createAttention(poplar::Graph &graph, const GruParams &params,
+                               const poplar::DebugContext &debugContext,
+                               const poplar::OptionFlags &options = {});
+
 /// Runs the GRU over `in` from `stateInit`; returns the outputs (see outputFullSequence). If
 /// `intermediates` is not null it receives what the backward pass needs ([timeSteps][5][batch]
 /// [outputSize] in Tessera: r, u, c, h_t and r ∘ h_{t-1} (resetAfter: h_{t-1}·Uc + b[c][1])).
 /// Throws poputil::poplibs_error naming the argument whose shape or type is wrong.
-poplar::Tensor gruFwd(poplar::Graph &graph, const GruParams &params,
-                      const poplar::Tensor &stateInit, const poplar::Tensor &in,
-                      const GruWeights &weights, poplar::Tensor *intermediates,
-                      poplar::program::Sequence &fwdProg,
-                      const poplar::DebugContext &debugContext = {},
-                      const poplar::OptionFlags &options = {},
-                      poplin::PlanningCache *planningCache = nullptr);
+poplar::Tensor
+gruFwd(poplar::Graph &graph, const GruParams &params, const poplar::Tensor &stateInit,
+       const poplar::Tensor &in, const GruWeights &weights, poplar::Tensor *intermediates,
+       poplar::program::Sequence &fwdProg, const poplar::DebugContext &debugContext = {},
+       const poplar::OptionFlags &options = {}, poplin::PlanningCache *planningCache = nullptr);
 
 /// Backpropagates `gradLayerNext` (shaped like gruFwd's output) through the sequence, last step
 /// first. Writes the input gradients to `*inputGrad` if not null (and calcInputGradients) and
@@ -156,6 +156,49 @@ poplar::Tensor gruBwdWithWU(poplar::Graph &graph, const GruParams &params,
                             GruWeights &weightsGrad, const poplar::DebugContext &debugContext,
                             const poplar::OptionFlags &options_,
                             poplin::PlanningCache *planningCache);
+
+// AUGRU (GRU with an attentional update gate): as the GRU, with the update gate scaled by one
+// attention score a per batch entry and step before the state update:
+//   u' = (1 − a_t) ∘ u,  h_t = u' ∘ h_{t-1} + (1 − u') ∘ c.
+// attScores / attentions are [batch][timeSteps]; the intermediates have the GRU's layout.
+
+/// The AUGRU forward pass (see gruFwd).
+poplar::Tensor auGruFwd(poplar::Graph &graph, const GruParams &params,
+                        const poplar::Tensor &stateInit, const poplar::Tensor &in,
+                        const GruWeights &weights, poplar::Tensor *intermediates,
+                        const poplar::Tensor &attScores, poplar::program::Sequence &fwdProg,
+                        const poplar::DebugContext &debugContext = {},
+                        const poplar::OptionFlags &options = {},
+                        poplin::PlanningCache *planningCache = nullptr);
+
+/// The AUGRU backward pass (see gruBwd); writes the attention gradients [batch][timeSteps] to
+/// `*attentionsGrad` if not null.
+poplar::Tensor auGruBwd(poplar::Graph &graph, const GruParams &params,
+                        poplar::program::Sequence &prog, const poplar::Tensor &fwdOutputInit,
+                        const poplar::Tensor &fwdIntermediatesSeq, const GruWeights &weights,
+                        const poplar::Tensor &fwdInputSeq, const poplar::Tensor &fwdOutput,
+                        const poplar::Tensor &gradLayerNext, poplar::Tensor *inputGrad,
+                        poplar::Tensor *bwdIntermediates, const poplar::Tensor &attentions,
+                        poplar::Tensor *attentionsGrad, const poplar::DebugContext &debugContext,
+                        const poplar::OptionFlags &options_, poplin::PlanningCache *planningCache);
+
+/// The AUGRU weight update (see gruWU).
+GruWeights auGruWU(poplar::Graph &graph, const GruParams &params, poplar::program::Sequence &prog,
+                   const poplar::Tensor &fwdOutputInit, const poplar::Tensor &fwdIntermediates,
+                   const poplar::Tensor &bwdIntermediates, const GruWeights &weights,
+                   const poplar::Tensor &input, const poplar::Tensor &output,
+                   const poplar::DebugContext &debugContext, const poplar::OptionFlags &options_,
+                   poplin::PlanningCache *planningCache);
+
+/// auGruBwd followed by auGruWU.
+poplar::Tensor
+auGruBwdWithWU(poplar::Graph &graph, const GruParams &params, poplar::program::Sequence &prog,
+               const poplar::Tensor &fwdOutputInit, const poplar::Tensor &fwdIntermediates,
+               const GruWeights &weights, const poplar::Tensor &input, const poplar::Tensor &output,
+               const poplar::Tensor &outputGrad, poplar::Tensor *inputGrad, GruWeights &weightsGrad,
+               const poplar::Tensor &attentions, poplar::Tensor *attentionsGrad,
+               const poplar::DebugContext &debugContext, const poplar::OptionFlags &options_,
+               poplin::PlanningCache *planningCache);
 
 } // namespace gru
 } // namespace popnn

@@ -150,8 +150,7 @@ LstmWeights createWeights(poplar::Graph &graph, const LstmParams &params,
 poplar::Tensor lstmFwd(poplar::Graph &graph, const LstmParams &params,
                        poplar::program::Sequence &prog, const LstmState &stateInit,
                        const LstmWeights &weights, const poplar::Tensor &in,
-                       poplar::Tensor *intermediates,
-                       const poplar::DebugContext &debugContext = {},
+                       poplar::Tensor *intermediates, const poplar::DebugContext &debugContext = {},
                        const poplar::OptionFlags &options = {},
                        poplin::matmul::PlanningCache *planningCache = nullptr);
 

@@ -4,10 +4,12 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <vector>
 
 #include <poplar/DebugContext.hpp>
 #include <poplar/Graph.hpp>
+#include <poplar/OptionFlags.hpp>
 #include <poplar/Program.hpp>
 #include <poplar/Tensor.hpp>
 
@@ -59,8 +61,7 @@ poplar::Tensor createInputTensor(poplar::Graph &graph, const RnnParams &params, 
                                  const poplar::DebugContext &debugContext = {});
 
 /// createRecurrentTensor with size = the output size.
-poplar::Tensor createOutputTensor(poplar::Graph &graph, const RnnParams &params,
-                                  unsigned numShards,
+poplar::Tensor createOutputTensor(poplar::Graph &graph, const RnnParams &params, unsigned numShards,
                                   const poplar::DebugContext &debugContext = {});
 
 /// {multiple * timeSteps, batchSize, outputSize}: several output sequences stacked in time.
@@ -69,11 +70,72 @@ poplar::Tensor createOutputTensor(poplar::Graph &graph, const RnnParams &params,
                                   const poplar::DebugContext &debugContext = {});
 
 /// A new sequence tensor s with s[0] = tSingle and s[n] = tBase[n - 1]: the previous step's
-/// values for every step (the copies are added to `prog`).
+/// values for every step (the copies are added to `prog`). tBase may stack `multiple` tensors
+/// per step ([multiple * timeSteps][…]); the shift is then by `multiple` rows and tSingle
+/// holds `multiple` rows (or, for multiple = 1, one step's shape).
 poplar::Tensor shiftRnnTensor(poplar::Graph &graph, const RnnParams &params,
                               const poplar::Tensor &tBase, const poplar::Tensor &tSingle,
                               poplar::program::Sequence &prog, unsigned numShards,
                               const poplar::DebugContext &debugContext = {});
+
+/// One time step's tensors as the loop body of Rnn() sees them.
+struct RnnSlice {
+  std::vector<poplar::Tensor> inputs;  ///< this step's slice of each input sequence
+  poplar::Tensor interimIn;            ///< this step's slice of *interimIn (if given)
+  poplar::Tensor interimOut;           ///< written by the body; stored into *interimOut
+  std::vector<poplar::Tensor> outputs; ///< written by the body; stored into each output
+};
+
+/// Per batch entry flags for steps within a run-time step limit (never set in this version:
+/// every step of every sequence runs).
+struct RnnBatchwiseFlags {
+  poplar::Tensor mask;
+  poplar::Tensor inverse;
+
+  bool valid() const { return mask.valid(); }
+};
+
+/// The loop position handed to the body: `begin` is the first step of the shard (always 0
+/// here) and `counter` the current step index (UNSIGNED_INT [1], counting down if reverse).
+struct TimeStepState {
+  poplar::Tensor begin;
+  poplar::Tensor counter;
+  poplar::Tensor variableSeqFlag;
+};
+
+/// The body of Rnn(): called once while the graph is built, it returns the program of one time
+/// step. Arguments: the graph, the time step, the batchwise flags, the state tensors (update
+/// them in place), the step's slices, a vector to fill with tensors the body creates per step
+/// (stored into Rnn()'s `created` sequences), a program run once before the loop, a debug name.
+using LoopBodyType = std::function<poplar::program::Sequence(
+    poplar::Graph &graph, const TimeStepState &time, const RnnBatchwiseFlags &,
+    std::vector<poplar::Tensor> &, const RnnSlice &slice, std::vector<poplar::Tensor> &,
+    poplar::program::Sequence *, const poplar::DebugNameAndId &)>;
+
+/// Stores state tensor `stateIndex` into `output` [timeSteps][…] after every step.
+struct StateSequence {
+  poplar::Tensor output;
+  std::size_t stateIndex;
+};
+
+/// Runs a custom cell `loopFn` over every time step in one Repeat loop (last step first if
+/// `reverse`). Before the loop, `prog` copies `initState` into new state tensors; each step
+/// slices `inputs` (and *interimIn) at the step, runs the body, then stores slice.outputs,
+/// slice.interimOut and the body's created tensors into `outputs`, *interimOut and `created`
+/// (sequences [timeSteps][…], or [timeSteps * k][…] for k tensors per step) at the step, and the
+/// state `stateSequence.stateIndex` into stateSequence.output if that is valid. The per-step
+/// output buffers persist between steps. Returns the state tensors after the last step.
+/// Option `codeReuse` (true, false) is accepted; numShards must be 1. Throws
+/// poputil::poplibs_error naming a sequence whose outermost dimension is not a multiple of
+/// timeSteps.
+std::vector<poplar::Tensor>
+Rnn(poplar::Graph &graph, const RnnParams &params, bool reverse,
+    const std::vector<poplar::Tensor> &initState, const StateSequence &stateSequence,
+    const std::vector<poplar::Tensor> &inputs, const poplar::Tensor *interimIn,
+    poplar::Tensor *interimOut, const std::vector<poplar::Tensor> &outputs,
+    const std::vector<poplar::Tensor> &created, poplar::program::Sequence &prog,
+    const LoopBodyType &loopFn, unsigned numShards, poplar::OptionFlags &options,
+    const poplar::DebugContext &debugContext = {});
 
 } // namespace rnn
 } // namespace popnn

@@ -9,6 +9,7 @@
 //          c = tanh(x Wi[2] + (r∘h) Wo[2] + b_c)                      (reset before)
 //          c = tanh(x Wi[2] + b[2][0] + r∘(h Wo[2] + b[2][1]))        (resetAfter)
 //          h_t = u∘h + (1−u)∘c;  with resetAfter b_r = b[0][0] + b[0][1], b_u likewise.
+// AUGRU (att [B][T] given): u is replaced by (1 − att[n][t]) u in the state update.
 #pragma once
 
 #include <cmath>
@@ -23,7 +24,7 @@ struct GruShape {
 };
 
 struct GruForward {
-  std::vector<double> output; ///< h_t for every step, [T][B][H]
+  std::vector<double> output;  ///< h_t for every step, [T][B][H]
   std::vector<double> r, u, c; ///< gate values for every step, [T][B][H]
   std::vector<double> rec;     ///< the candidate's recurrent term per step, [T][B][H]
 };
@@ -38,9 +39,16 @@ inline std::pair<double, double> gruBias(const GruShape &s, const std::vector<do
   return {b[(unit * 2 + 0) * s.H + j], b[(unit * 2 + 1) * s.H + j]};
 }
 
+/// The update gate as the state update uses it: u, or (1 − att) u for the AUGRU.
+inline double gruAttended(const GruShape &s, const std::vector<double> &att, std::size_t t,
+                          std::size_t n, double u) {
+  return att.empty() ? u : (1 - att[n * s.T + t]) * u;
+}
+
 inline GruForward gruForward(const GruShape &s, const std::vector<double> &x,
                              const std::vector<double> &h0, const std::vector<double> &Wi,
-                             const std::vector<double> &Wo, const std::vector<double> &b) {
+                             const std::vector<double> &Wo, const std::vector<double> &b,
+                             const std::vector<double> &att = {}) {
   const std::size_t T = s.T, B = s.B, I = s.I, H = s.H, n = T * B * H;
   GruForward f{std::vector<double>(n), std::vector<double>(n), std::vector<double>(n),
                std::vector<double>(n), std::vector<double>(n)};
@@ -62,8 +70,10 @@ inline GruForward gruForward(const GruShape &s, const std::vector<double> &x,
     for (std::size_t bi = 0; bi < B; ++bi)
       for (std::size_t j = 0; j < H; ++j) {
         const auto br = gruBias(s, b, 0, j), bu = gruBias(s, b, 1, j);
-        f.r[base + bi * H + j] = gruSigmoid(xw(t, bi, 0, j) + hw(h, bi, 0, j) + br.first + br.second);
-        f.u[base + bi * H + j] = gruSigmoid(xw(t, bi, 1, j) + hw(h, bi, 1, j) + bu.first + bu.second);
+        f.r[base + bi * H + j] =
+            gruSigmoid(xw(t, bi, 0, j) + hw(h, bi, 0, j) + br.first + br.second);
+        f.u[base + bi * H + j] =
+            gruSigmoid(xw(t, bi, 1, j) + hw(h, bi, 1, j) + bu.first + bu.second);
       }
     std::vector<double> rh(B * H);
     for (std::size_t e = 0; e < B * H; ++e)
@@ -83,7 +93,7 @@ inline GruForward gruForward(const GruShape &s, const std::vector<double> &x,
         f.c[base + e] = std::tanh(pre);
       }
     for (std::size_t e = 0; e < B * H; ++e) {
-      const double u = f.u[base + e];
+      const double u = gruAttended(s, att, t, e / H, f.u[base + e]);
       f.output[base + e] = u * h[e] + (1 - u) * f.c[base + e];
     }
     for (std::size_t e = 0; e < B * H; ++e)
@@ -94,17 +104,20 @@ inline GruForward gruForward(const GruShape &s, const std::vector<double> &x,
 
 struct GruGradients {
   std::vector<double> dx, dh0, dWi, dWo, db; ///< shaped like x, h0, Wi, Wo, b
+  std::vector<double> datt;                  ///< shaped like att (AUGRU only)
 };
 
 /// Gradients of L = Σ dOut·h over every step (zero rows for unused steps).
 inline GruGradients gruBackward(const GruShape &s, const std::vector<double> &x,
                                 const std::vector<double> &h0, const std::vector<double> &Wi,
                                 const std::vector<double> &Wo, const std::vector<double> &b,
-                                const std::vector<double> &dOut) {
+                                const std::vector<double> &dOut,
+                                const std::vector<double> &att = {}) {
   const std::size_t T = s.T, B = s.B, I = s.I, H = s.H;
-  const GruForward f = gruForward(s, x, h0, Wi, Wo, b);
-  GruGradients g{std::vector<double>(x.size()), {}, std::vector<double>(Wi.size()),
-                 std::vector<double>(Wo.size()), std::vector<double>(b.size())};
+  const GruForward f = gruForward(s, x, h0, Wi, Wo, b, att);
+  GruGradients g{std::vector<double>(x.size()),  {},
+                 std::vector<double>(Wi.size()), std::vector<double>(Wo.size()),
+                 std::vector<double>(b.size()),  std::vector<double>(att.size())};
   std::vector<double> dh(B * H, 0.0);
   auto dbAt = [&](std::size_t unit, std::size_t j, bool recurrent) -> double & {
     if (!s.resetAfter)
@@ -118,9 +131,14 @@ inline GruGradients gruBackward(const GruShape &s, const std::vector<double> &x,
     for (std::size_t e = 0; e < B * H; ++e) {
       const double dht = dh[e] + dOut[base + e];
       const double u = f.u[base + e], c = f.c[base + e];
-      du[e] = dht * (hPrev[e] - c) * u * (1 - u);
-      dcPre[e] = dht * (1 - u) * (1 - c * c);
-      dhPrev[e] += dht * u;
+      const double uEff = gruAttended(s, att, t, e / H, u);
+      const double dUEff = dht * (hPrev[e] - c); // dL/du' with u' the gate the update uses
+      const double keep = att.empty() ? 1.0 : 1 - att[(e / H) * T + t];
+      if (!att.empty())
+        g.datt[(e / H) * T + t] -= dUEff * u;
+      du[e] = dUEff * keep * u * (1 - u);
+      dcPre[e] = dht * (1 - uEff) * (1 - c * c);
+      dhPrev[e] += dht * uEff;
     }
     // d(candidate's recurrent term) and the reset gate.
     for (std::size_t bi = 0; bi < B; ++bi)

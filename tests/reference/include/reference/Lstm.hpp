@@ -79,7 +79,7 @@ inline LstmGradients lstmBackward(const LstmShape &s, const std::vector<double> 
   const std::size_t T = s.T, B = s.B, I = s.I, H = s.H;
   const LstmForward fw = lstmForward(s, x, h0, c0, Wi, Wo, b);
   LstmGradients g{std::vector<double>(T * B * I), std::vector<double>(B * H),
-                  std::vector<double>(B * H), std::vector<double>(4 * I * H),
+                  std::vector<double>(B * H),     std::vector<double>(4 * I * H),
                   std::vector<double>(4 * H * H), std::vector<double>(4 * H)};
   std::vector<double> dh(B * H, 0.0), dc = dcLast, pre(4 * B * H);
   if (dc.empty())
