@@ -5,6 +5,7 @@
 #include <string>
 
 #include <popops/ElementWise.hpp>
+#include <poputil/Describe.hpp>
 #include <poputil/VertexTemplates.hpp>
 #include <poputil/exceptions.hpp>
 
@@ -21,7 +22,7 @@ void checkCastType(const poplar::Tensor &src, const poplar::Type &t) {
   for (const auto &x : ok)
     if (x == t)
       return;
-  throw poputil::poplibs_error("popops::cast of " + src.shortString() + " to " + t.toString() +
+  throw poputil::poplibs_error("popops::cast of " + poputil::describe(src) + " to " + t.toString() +
                                ": unsupported destination type (supported: float, half, int, "
                                "unsigned int, bool, quarter)");
 }
@@ -30,10 +31,8 @@ bool involvesQuarter(const poplar::Type &a, const poplar::Type &b) {
   return a.requiresMetadata() || b.requiresMetadata();
 }
 
-/// "'name' (quarter[4])"-style naming for messages (the tensor's debug name is not public).
-std::string named(const poplar::Tensor &t) {
-  return t.valid() ? t.shortString() : std::string("<invalid tensor>");
-}
+/// "'name' (quarter[4])": the tensor's debug name, type and shape, for messages.
+std::string named(const poplar::Tensor &t) { return poputil::describe(t); }
 
 void checkMetadataTensor(const poplar::Tensor &metadata, const std::string &what) {
   if (!metadata.valid() || metadata.elementType() != poplar::QUARTER_METADATA ||
@@ -235,8 +234,8 @@ void castWithOutput(poplar::Graph &graph, const poplar::Tensor &src, const popla
     return;
   }
   if (src.shape() != dst.shape())
-    throw poputil::poplibs_error("popops::cast from " + src.shortString() + " to " +
-                                 dst.shortString() + ": shapes differ");
+    throw poputil::poplibs_error("popops::cast from " + poputil::describe(src) + " to " +
+                                 poputil::describe(dst) + ": shapes differ");
   mapWithOutput(graph, expr::Cast(expr::_1, dst.elementType()), {src}, dst, prog,
                 {debugContext, "Cast"});
 }

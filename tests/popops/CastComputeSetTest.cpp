@@ -1,0 +1,303 @@
+// popops::cast's compute-set forms, castWithOutput and checkAccuracyWhenCast: the compute-set
+// forms give the program forms' bits (all on one tile or spread over 16, 1 and 2 host threads),
+// checkAccuracyWhenCast applies the relative-error rule on the device, and every misuse is
+// reported naming the culprit.
+// GCC 12 reports a false -Wrestrict inside std::string operator+ at -O3 (GCC bug 105329).
+#pragma GCC diagnostic ignored "-Wrestrict"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <poplar/Engine.hpp>
+#include <poplar/Half.hpp>
+#include <poplar/IPUModel.hpp>
+#include <poplar/MetadataCreation.hpp>
+#include <popops/Cast.hpp>
+#include <popops/codelets.hpp>
+#include <poputil/TileMapping.hpp>
+#include <poputil/exceptions.hpp>
+
+using namespace poplar;
+using namespace poplar::program;
+
+namespace {
+
+enum class Layout { ONE_TILE, SPREAD };
+
+struct Rig {
+  Device device;
+  Graph graph;
+  Sequence prog;
+  Layout layout;
+  explicit Rig(Layout l = Layout::SPREAD)
+      : device([] {
+          IPUModel m;
+          m.tilesPerIPU = 16;
+          return m.createDevice();
+        }()),
+        graph(device.getTarget()), layout(l) {
+    popops::addCodelets(graph);
+  }
+  Tensor input(Type type, std::size_t n, const std::string &name) {
+    Tensor t = graph.addVariable(type, {n}, name);
+    if (layout == Layout::ONE_TILE)
+      graph.setTileMapping(t, 0);
+    else
+      poputil::mapTensorLinearly(graph, t, 1, 1);
+    graph.createHostWrite(name, t);
+    return t;
+  }
+};
+
+template <class E>
+void expectThrowNaming(const std::function<void()> &fn, const std::string &part) {
+  try {
+    fn();
+    ADD_FAILURE() << "expected an exception naming " << part;
+  } catch (const E &e) {
+    EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+  }
+}
+
+constexpr std::size_t kN = 37;
+
+/// Floats that exercise rounding to half (ties, subnormals, overflow) and to int.
+std::vector<float> floatValues() {
+  std::vector<float> v;
+  for (std::size_t i = 0; v.size() < kN; ++i) {
+    const float base = static_cast<float>(i) - 18.0f;
+    v.push_back(base * 0.7503f);
+    v.push_back(1.0f + static_cast<float>(i) * 0.00048828125f); // 1 + i·2^-11: half ties
+    v.push_back(base * 3000.5f);                                // some beyond the largest half
+  }
+  v.resize(kN);
+  v[0] = 1e-6f; // a half subnormal
+  return v;
+}
+
+/// For each (source, destination type) pair: the result bytes of the program form ("p:…") and
+/// of the compute-set forms ("c:…", one shared compute set; "t:…" into a given tensor).
+std::map<std::string, std::vector<unsigned char>> castBothWays(Layout layout, unsigned threads) {
+  Rig r(layout);
+  Tensor f = r.input(FLOAT, kN, "f"), h = r.input(HALF, kN, "h"), i = r.input(INT, kN, "i");
+  const std::vector<std::pair<Tensor, Type>> pairs = {{f, HALF}, {f, INT},  {f, BOOL},  {h, FLOAT},
+                                                      {h, INT},  {i, HALF}, {i, FLOAT}, {i, BOOL}};
+  ComputeSet cs = r.graph.addComputeSet("casts");
+  std::map<std::string, std::size_t> sizes;
+  for (const auto &[src, type] : pairs) {
+    const std::string key = src.elementType().toString() + ">" + type.toString();
+    r.graph.createHostRead("p:" + key, popops::cast(r.graph, src, type, r.prog));
+    r.graph.createHostRead("c:" + key, popops::cast(r.graph, src, type, cs, key));
+    Tensor into = r.graph.clone(type, src, key + "/into");
+    popops::cast(r.graph, src, into, cs);
+    r.graph.createHostRead("t:" + key, into);
+    const std::size_t bytes = kN * r.graph.getTarget().getTypeSize(type);
+    sizes["p:" + key] = sizes["c:" + key] = sizes["t:" + key] = bytes;
+  }
+  r.prog.add(Execute(cs));
+  OptionFlags opts;
+  opts.set("target.hostThreads", std::to_string(threads));
+  Engine e(r.graph, r.prog, opts);
+  e.load(r.device);
+  const auto fv = floatValues();
+  std::vector<std::uint16_t> hv(kN);
+  std::vector<int> iv(kN);
+  for (std::size_t k = 0; k < kN; ++k) {
+    hv[k] = floatToHalfBits(fv[k]);
+    iv[k] = static_cast<int>(k * 977) - 20000;
+  }
+  e.writeTensor("f", fv.data(), fv.data() + kN);
+  e.writeTensor("h", hv.data(), hv.data() + kN);
+  e.writeTensor("i", iv.data(), iv.data() + kN);
+  e.run();
+  std::map<std::string, std::vector<unsigned char>> out;
+  for (const auto &[name, bytes] : sizes) {
+    out[name].resize(bytes);
+    e.readTensor(name, out[name].data(), out[name].data() + bytes);
+  }
+  return out;
+}
+
+} // namespace
+
+TEST(Cast, ComputeSetFormsGiveTheProgramFormsBits) {
+  for (Layout layout : {Layout::ONE_TILE, Layout::SPREAD}) {
+    SCOPED_TRACE(layout == Layout::ONE_TILE ? "one tile" : "spread");
+    const auto one = castBothWays(layout, 1);
+    for (const auto &[name, bytes] : one) {
+      if (name[0] == 'p')
+        continue;
+      EXPECT_EQ(bytes, one.at("p" + name.substr(1))) << name;
+    }
+    // FLOAT -> HALF rounds to nearest even, as the host conversion does.
+    const auto fv = floatValues();
+    const auto &halves = one.at("c:float>half");
+    for (std::size_t k = 0; k < kN; ++k) {
+      std::uint16_t bits;
+      std::memcpy(&bits, &halves[2 * k], 2);
+      EXPECT_EQ(bits, floatToHalfBits(fv[k])) << fv[k];
+    }
+    EXPECT_EQ(castBothWays(layout, 2), one) << "2 host threads";
+  }
+}
+
+TEST(Cast, ComputeSetFormKeepsTheSourceMapping) {
+  Rig r;
+  Tensor f = r.input(FLOAT, kN, "f");
+  ComputeSet cs = r.graph.addComputeSet("cs");
+  Tensor h = popops::cast(r.graph, f, HALF, cs);
+  EXPECT_EQ(h.elementType(), HALF);
+  EXPECT_EQ(r.graph.getTileMapping(h), r.graph.getTileMapping(f));
+}
+
+TEST(Cast, QuarterComputeSetFormsGiveTheProgramFormsBits) {
+  for (Layout layout : {Layout::ONE_TILE, Layout::SPREAD}) {
+    SCOPED_TRACE(layout == Layout::ONE_TILE ? "one tile" : "spread");
+    Rig r(layout);
+    Tensor f = r.input(FLOAT, kN, "f");
+    Tensor md = createConstantMetadataTensor(r.graph, QuarterMetadata::Format::F143, -2);
+    ComputeSet toQuarter = r.graph.addComputeSet("toQuarter");
+    Tensor qc = popops::cast(r.graph, f, QUARTER, md, toQuarter);
+    r.prog.add(Execute(toQuarter));
+    Tensor qp = popops::cast(r.graph, f, QUARTER, md, r.prog);
+    EXPECT_EQ(qc.getMetadata(), md);
+    ComputeSet back = r.graph.addComputeSet("back");
+    Tensor hc = popops::cast(r.graph, qc, HALF, back);
+    r.prog.add(Execute(back));
+    Tensor hp = popops::cast(r.graph, qp, HALF, r.prog);
+    r.graph.createHostRead("qc", qc.reinterpret(UNSIGNED_CHAR));
+    r.graph.createHostRead("qp", qp.reinterpret(UNSIGNED_CHAR));
+    r.graph.createHostRead("hc", hc);
+    r.graph.createHostRead("hp", hp);
+    Engine e(r.graph, r.prog);
+    e.load(r.device);
+    const auto fv = floatValues();
+    e.writeTensor("f", fv.data(), fv.data() + kN);
+    e.run();
+    std::vector<unsigned char> qcb(kN), qpb(kN);
+    std::vector<std::uint16_t> hcb(kN), hpb(kN);
+    e.readTensor("qc", qcb.data(), qcb.data() + kN);
+    e.readTensor("qp", qpb.data(), qpb.data() + kN);
+    e.readTensor("hc", hcb.data(), hcb.data() + kN);
+    e.readTensor("hp", hpb.data(), hpb.data() + kN);
+    EXPECT_EQ(qcb, qpb);
+    EXPECT_EQ(hcb, hpb);
+  }
+}
+
+TEST(Cast, CastWithOutputWritesTheGivenTensor) {
+  Rig r;
+  Tensor h = r.input(HALF, kN, "h");
+  Tensor f = r.graph.clone(FLOAT, h, "f");
+  popops::castWithOutput(r.graph, h, f, r.prog, "castWithOutput");
+  r.graph.createHostRead("f", f);
+  Engine e(r.graph, r.prog);
+  e.load(r.device);
+  const auto fv = floatValues();
+  std::vector<std::uint16_t> hv(kN);
+  for (std::size_t k = 0; k < kN; ++k)
+    hv[k] = floatToHalfBits(fv[k]);
+  e.writeTensor("h", hv.data(), hv.data() + kN);
+  e.run();
+  std::vector<float> got(kN);
+  e.readTensor("f", got.data(), got.data() + kN);
+  for (std::size_t k = 0; k < kN; ++k)
+    EXPECT_EQ(got[k], halfBitsToFloat(hv[k])) << k;
+}
+
+TEST(Cast, ComputeSetFormErrorsNameTheCulprit) {
+  Rig r;
+  using E = poputil::poplibs_error;
+  Tensor f = r.input(FLOAT, 4, "f"), i = r.input(INT, 4, "ints");
+  Tensor md = createConstantMetadataTensor(r.graph, QuarterMetadata::Format::F152, 0);
+  ComputeSet cs = r.graph.addComputeSet("cs");
+  expectThrowNaming<E>([&] { popops::cast(r.graph, f, QUARTER, cs); }, "metadata");
+  expectThrowNaming<E>([&] { popops::cast(r.graph, f, HALF, md, cs); }, "half");
+  expectThrowNaming<E>([&] { popops::cast(r.graph, f, HALF, md, r.prog); }, "half");
+  expectThrowNaming<E>([&] { popops::cast(r.graph, i, QUARTER, md, cs); }, "'ints'");
+  expectThrowNaming<E>([&] { popops::cast(r.graph, f, SHORT, cs); }, "short");
+  Tensor shorts = r.input(SHORT, 4, "shorts");
+  Tensor out = r.graph.clone(FLOAT, shorts, "out");
+  expectThrowNaming<E>([&] { popops::cast(r.graph, shorts, out, cs); }, "'shorts'");
+  Tensor wide = r.graph.addVariable(HALF, {5}, "wide");
+  r.graph.setTileMapping(wide, 0);
+  expectThrowNaming<E>([&] { popops::cast(r.graph, f, wide, cs); }, "'wide'");
+}
+
+namespace {
+
+struct AccuracyCase {
+  float x;
+  double tolerance;
+  bool accurate;
+  const char *why;
+};
+
+} // namespace
+
+TEST(CheckAccuracyWhenCast, AppliesTheRelativeErrorRuleOnTheDevice) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<AccuracyCase> cases = {{0.5f, 1e-6, true, "exact in half"},
+                                           {0.1f, 1e-3, true, "off by 2.4e-5 < 1e-4"},
+                                           {0.1f, 1e-4, false, "off by 2.4e-5 >= 1e-5"},
+                                           {-3.14159f, 1e-3, true, "off by 9.7e-4 < 3.1e-3"},
+                                           {65504.0f, 1e-6, true, "the largest half"},
+                                           {65505.0f, 0.5, false, "beyond the largest half"},
+                                           {1e6f, 0.5, false, "overflows"},
+                                           {1e-5f, 0.1, true, "a half subnormal, off by < 3e-8"},
+                                           {1e-9f, 0.5, false, "flushes to zero"},
+                                           {0.0f, 1.0, false, "zero: the error 0 is not below 0"},
+                                           {nan, 1.0, false, "NaN"}};
+  for (Layout layout : {Layout::ONE_TILE, Layout::SPREAD}) {
+    Rig r(layout);
+    std::vector<Tensor> results;
+    for (std::size_t k = 0; k < cases.size(); ++k) {
+      Tensor x = r.graph.addVariable(FLOAT, {1}, "x" + std::to_string(k));
+      const unsigned tile = layout == Layout::ONE_TILE ? 0 : static_cast<unsigned>(k % 16);
+      r.graph.setTileMapping(x, tile);
+      r.graph.createHostWrite("x" + std::to_string(k), x);
+      Tensor ok = popops::checkAccuracyWhenCast(r.graph, x, HALF, cases[k].tolerance, r.prog);
+      EXPECT_EQ(ok.elementType(), BOOL);
+      EXPECT_EQ(ok.numElements(), 1u);
+      EXPECT_EQ(r.graph.getTileMapping(ok)[tile].size(), 1u) << "the result sits with its input";
+      r.graph.createHostRead("ok" + std::to_string(k), ok);
+    }
+    for (unsigned threads : {1u, 2u}) {
+      OptionFlags opts;
+      opts.set("target.hostThreads", std::to_string(threads));
+      Engine e(r.graph, r.prog, opts);
+      e.load(r.device);
+      for (std::size_t k = 0; k < cases.size(); ++k)
+        e.writeTensor("x" + std::to_string(k), &cases[k].x, &cases[k].x + 1);
+      e.run();
+      for (std::size_t k = 0; k < cases.size(); ++k) {
+        unsigned char ok = 2;
+        e.readTensor("ok" + std::to_string(k), &ok, &ok + 1);
+        EXPECT_EQ(ok, cases[k].accurate ? 1 : 0) << cases[k].x << ": " << cases[k].why;
+      }
+    }
+  }
+}
+
+TEST(CheckAccuracyWhenCast, ErrorsNameTheInput) {
+  Rig r;
+  using E = poputil::poplibs_error;
+  Tensor ints = r.input(INT, 1, "anInt"), pair = r.input(FLOAT, 2, "aPair");
+  Tensor one = r.input(FLOAT, 1, "one"), halfOne = r.input(HALF, 1, "halfOne");
+  expectThrowNaming<E>([&] { popops::checkAccuracyWhenCast(r.graph, ints, HALF, 0.1, r.prog); },
+                       "'anInt'");
+  expectThrowNaming<E>([&] { popops::checkAccuracyWhenCast(r.graph, pair, HALF, 0.1, r.prog); },
+                       "'aPair'");
+  expectThrowNaming<E>([&] { popops::checkAccuracyWhenCast(r.graph, halfOne, FLOAT, 0.1, r.prog); },
+                       "'halfOne'");
+  expectThrowNaming<E>([&] { popops::checkAccuracyWhenCast(r.graph, one, FLOAT, 0.1, r.prog); },
+                       "to float");
+}
