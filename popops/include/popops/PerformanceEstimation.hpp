@@ -1,0 +1,104 @@
+// Cycle estimates of popops' vertices, as Tessera's cost model (the engine's profile and
+// Engine::estimateProgramCycles) charges them. PopLibs keeps these functions for its own
+// planners and marks them internal; Tessera answers the same questions for its own vertices:
+// element-wise maps and casts run as popops::MapExpr<T> (one run) or MapExpr2D<T> (many
+// runs), fills as popops::Fill<T> or Fill2d<T>. Every estimate is in worker cycles, what the
+// vertex's cycleEstimate() gives; these vertices are MultiVertexes, so a tile running one
+// spends the target's worker count times that.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <poplar/PerfEstimateFunc.hpp>
+#include <poplar/Target.hpp>
+#include <poplar/Type.hpp>
+#include <popops/ExprOp.hpp>
+
+namespace popops {
+
+// Liable to change with the vertices they describe.
+namespace internal {
+
+/// The fixed cost of one element-wise (MapExpr) vertex, whatever its size. Tessera has no
+/// scaled pointers, so `isScaledPtr64Type` changes nothing.
+std::uint64_t basicOpSupervisorOverhead(const bool isScaledPtr64Type = false);
+
+/// Cycles to process `numElems` elements `vectorSize` at a time at `cyclesPerVector` each:
+/// ceil(numElems / vectorSize) · cyclesPerVector (a vectorSize of 0 counts as 1).
+std::uint64_t basicOpLoopCycles(const unsigned numElems, const unsigned vectorSize,
+                                const unsigned cyclesPerVector);
+
+/// basicOpLoopCycles with the target's vector width for `type` (1 unless `vectorize`) and
+/// `overheadPerLoop` added to every vector's cycles.
+std::uint64_t binaryOpInnerLoopCycles(const poplar::Target &target, const poplar::Type &type,
+                                      const unsigned cyclesPerVector, const bool vectorize,
+                                      const unsigned numElems, const std::uint64_t overheadPerLoop);
+
+/// The vertex a binary operation `op` in place on one run of `numElems` elements of `type`
+/// runs as (popops::mapInPlace, addInPlace, …).
+std::uint64_t getBinaryOp1DInPlaceEstimate(const poplar::Target &target, const poplar::Type &type,
+                                           const popops::expr::BinaryOpType op,
+                                           const unsigned numElems);
+
+/// The target parameters a cast estimate depends on.
+struct CastTargetParameters {
+  CastTargetParameters(const poplar::Target &target, const poplar::Type &fromType,
+                       const poplar::Type &toType)
+      : numWorkerContexts(target.getNumWorkerContexts()), dataPathWidth(target.getDataPathWidth()),
+        fromTypeSize(target.getTypeSize(fromType)), toTypeSize(target.getTypeSize(toType)) {}
+  unsigned numWorkerContexts;
+  unsigned dataPathWidth;
+  unsigned fromTypeSize;
+  unsigned toTypeSize;
+};
+
+/// A cast vertex over several runs, `elemCounts` elements each (MapExpr2D).
+std::uint64_t getCast2DCycleEstimate(const CastTargetParameters &targetParams,
+                                     const poplar::Type &fromType, const poplar::Type &toType,
+                                     std::vector<unsigned> &elemCounts);
+
+/// A cast vertex over one run of `numElems` elements. Tessera has one vertex for both the
+/// single-worker and the multi-worker case, so both estimates agree.
+std::uint64_t getCast1DSingleWorkerCycleEstimate(const CastTargetParameters &targetParams,
+                                                 const poplar::Type &fromType,
+                                                 const poplar::Type &toType,
+                                                 const unsigned numElems);
+std::uint64_t getCast1DCycleEstimate(const CastTargetParameters &targetParams,
+                                     const poplar::Type &fromType, const poplar::Type &toType,
+                                     const unsigned numElems);
+
+/// The target parameters a fill estimate depends on.
+struct FillTargetParameters {
+  FillTargetParameters(const poplar::Target &target) : dataPathWidth(target.getDataPathWidth()) {}
+  unsigned dataPathWidth;
+};
+
+/// popops::Fill<T> over one run of `numElems` elements.
+std::uint64_t getFill1DCycleEstimate(const FillTargetParameters &targetParams,
+                                     const poplar::Type &type, const unsigned numElems);
+
+/// popops::Fill2d<T> over runs of `numElems` elements each.
+std::uint64_t getFill2DCycleEstimate(const FillTargetParameters &targetParams,
+                                     const poplar::Type &type,
+                                     const std::vector<unsigned> &numElems);
+
+/// A binary operation `op` between one run of `dataSize` elements of `inType` and a scalar
+/// (popops::map with a one-element operand), with one flop per element.
+poplar::VertexPerfEstimate broadcastArithmetic1DCycleEstimate(const poplar::Target &target,
+                                                              popops::expr::BinaryOpType op,
+                                                              const poplar::Type &inType,
+                                                              const poplar::Type &outType,
+                                                              bool inPlace, std::size_t dataSize);
+
+/// The same over several runs of `data` elements each (MapExpr2D). `uniformScalar` changes
+/// nothing: every run reads the scalar the same way.
+poplar::VertexPerfEstimate broadcastArithmeticCycleEstimate(const poplar::Target &target,
+                                                            popops::expr::BinaryOpType op,
+                                                            const poplar::Type &inType,
+                                                            const poplar::Type &outType,
+                                                            bool inPlace, bool uniformScalar,
+                                                            const std::vector<std::size_t> &data);
+
+} // namespace internal
+} // namespace popops
