@@ -15,6 +15,7 @@ void registerPopopsCodelets() {
     registerSliceVertices();
     registerSortVertices();
     registerTopKVertices();
+    registerEncodingVertices();
     registerCastVertices();
     registerSplineVertices();
   });

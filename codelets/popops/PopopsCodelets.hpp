@@ -15,6 +15,7 @@ void registerReduceVertices();
 void registerSliceVertices();
 void registerSortVertices();
 void registerTopKVertices();
+void registerEncodingVertices();
 void registerCastVertices();
 void registerSplineVertices();
 

@@ -17,7 +17,8 @@ poplar::Tensor createGatherInput(poplar::Graph &graph, const poplar::Type &type,
 
 poplar::Tensor gather(poplar::Graph &graph, const poplar::Tensor &input,
                       const poplar::Tensor &indices, unsigned axis, poplar::program::Sequence &prog,
-                      const GatherParams &, const poplar::DebugContext &debugContext) {
+                      const GatherParams &, const poplar::DebugContext &debugContext,
+                      const poplar::OptionFlags &optionFlags) {
   const std::string fn = "popops::gather";
   if (axis >= input.rank())
     throw poputil::poplibs_error(fn + ": axis " + std::to_string(axis) + " is out of range for " +
@@ -29,7 +30,7 @@ poplar::Tensor gather(poplar::Graph &graph, const poplar::Tensor &input,
                                      ? indices.flatten().reinterpret(poplar::UNSIGNED_INT)
                                      : indices.flatten();
   const poplar::Tensor slices = multiSlice(graph, input, offsets, {axis}, {1}, prog, SlicePlan(),
-                                           {}, {debugContext, "gather"});
+                                           optionFlags, {debugContext, "gather"});
   // [M][..., 1 (axis), ...] -> [indices.shape..., before..., after...] -> move indices dims.
   std::vector<std::size_t> shape = indices.shape();
   for (std::size_t d = 0; d < input.rank(); ++d)

@@ -7,6 +7,7 @@
 
 #include <poplar/DebugContext.hpp>
 #include <poplar/Graph.hpp>
+#include <poplar/OptionFlags.hpp>
 #include <poplar/Program.hpp>
 #include <poplar/Tensor.hpp>
 
@@ -32,9 +33,11 @@ poplar::Tensor createGatherInput(poplar::Graph &graph, const poplar::Type &type,
 /// out[i0..,j..,k..] = input[i0.., indices[j..], k..]: the result has shape
 /// input.shape[:axis] + indices.shape + input.shape[axis+1:]. `indices` is UNSIGNED_INT or
 /// INT; an index outside [0, input.dim(axis)) (including any negative INT) gives zeros.
-/// Runs as one multiSlice compute set.
+/// Runs as one multiSlice compute set. `optionFlags`: the multiSlice options of
+/// DynamicSlice.hpp ("remapOutOfBoundIndices", "paddingIndexUsed", "validateIndices", …).
 poplar::Tensor gather(poplar::Graph &graph, const poplar::Tensor &input,
                       const poplar::Tensor &indices, unsigned axis, poplar::program::Sequence &prog,
-                      const GatherParams &params, const poplar::DebugContext &debugContext = {});
+                      const GatherParams &params, const poplar::DebugContext &debugContext = {},
+                      const poplar::OptionFlags &optionFlags = {});
 
 } // namespace popops
