@@ -26,6 +26,10 @@ std::uint64_t mapExprCycles(std::uint64_t instructions, std::uint64_t elements,
   return kMapExprOverhead + instructions * (elements / 4 + kMapExprPerRun * runs);
 }
 
+// popops::MultiSlice<T> / MultiUpdate<T> (half a cycle per element moved) and
+// MultiUpdateAdd/Max/Mul<T> (one per element combined), after a fixed cost.
+constexpr std::uint64_t kSliceOverhead = 30;
+
 // popops::Fill<T> / Fill2d<T>: a fixed cost plus half a cycle per element (and 4 per run).
 constexpr std::uint64_t kFillOverhead = 20;
 constexpr std::uint64_t kFillPerRun = 4;
@@ -79,6 +83,26 @@ std::uint64_t getBinaryOp1DInPlaceEstimate(const poplar::Target &target, const p
   const std::uint64_t instructions = bodyInstructions(
       target, expr::BinaryOp(op, expr::_1, expr::_2), {{type, false}, {type, false}});
   return mapExprCycles(instructions, numElems, 1);
+}
+
+std::uint64_t getDynamicSlice1DEstimate(const poplar::Target &, const poplar::Type &,
+                                        const unsigned regionSize, const unsigned numSubElements) {
+  return kSliceOverhead + std::uint64_t(regionSize) * numSubElements / 2;
+}
+
+std::uint64_t getMultiSliceCycleEstimate(const MultiSliceTargetParameters &,
+                                         const unsigned elemsPerSlice, const unsigned numOffsets,
+                                         const unsigned, const unsigned, const bool, const bool,
+                                         const bool) {
+  // MultiSlice and MultiUpdate cost the same per element moved.
+  return kSliceOverhead + std::uint64_t(elemsPerSlice) * numOffsets / 2;
+}
+
+std::uint64_t getMultiUpdateOpCycleEstimate(const MultiUpdateOpTargetParameters &, bool,
+                                            const unsigned elemsPerSlice, const unsigned numOffsets,
+                                            const unsigned, const unsigned, const Operation,
+                                            const bool, const bool, const bool) {
+  return kSliceOverhead + std::uint64_t(elemsPerSlice) * numOffsets;
 }
 
 std::uint64_t getCast2DCycleEstimate(const CastTargetParameters &, const poplar::Type &fromType,

@@ -12,6 +12,7 @@
 #include <poplar/Engine.hpp>
 #include <poplar/IPUModel.hpp>
 #include <popops/Cast.hpp>
+#include <popops/DynamicSlice.hpp>
 #include <popops/ElementWise.hpp>
 #include <popops/Fill.hpp>
 #include <popops/PerformanceEstimation.hpp>
@@ -66,10 +67,16 @@ TEST(PerformanceEstimation, EstimatesArePositiveAndGrowWithTheSize) {
   const Target target = oneTile().getTarget();
   const pi::CastTargetParameters castParams(target, FLOAT, HALF);
   const pi::FillTargetParameters fillParams(target);
-  std::uint64_t last[8] = {};
+  const pi::MultiSliceTargetParameters sliceParams(target, FLOAT);
+  const pi::MultiUpdateOpTargetParameters updateParams(target, HALF);
+  std::uint64_t last[11] = {};
   for (unsigned n : {1u, 16u, 1000u, 100000u}) {
     std::vector<unsigned> runs(4, n);
-    const std::uint64_t now[8] = {
+    const std::uint64_t now[11] = {
+        pi::getDynamicSlice1DEstimate(target, FLOAT, n, 3),
+        pi::getMultiSliceCycleEstimate(sliceParams, n, 5, 5, 1),
+        pi::getMultiUpdateOpCycleEstimate(updateParams, true, n, 5, 5, 1, popops::Operation::ADD,
+                                          true),
         pi::getBinaryOp1DInPlaceEstimate(target, FLOAT, BinaryOpType::ADD, n),
         pi::getCast1DCycleEstimate(castParams, FLOAT, HALF, n),
         pi::getCast1DSingleWorkerCycleEstimate(castParams, HALF, INT, n),
@@ -82,7 +89,7 @@ TEST(PerformanceEstimation, EstimatesArePositiveAndGrowWithTheSize) {
         pi::broadcastArithmeticCycleEstimate(target, BinaryOpType::ADD, HALF, HALF, false, true,
                                              std::vector<std::size_t>(3, n))
             .cycles};
-    for (int k = 0; k < 8; ++k) {
+    for (int k = 0; k < 11; ++k) {
       EXPECT_GT(now[k], 0u) << k << " at " << n;
       EXPECT_GE(now[k], last[k]) << k << " at " << n;
       last[k] = now[k];
@@ -151,4 +158,89 @@ TEST(PerformanceEstimation, FillEstimateIsWhatTheEngineChargesTheFillVertex) {
                          return pi::getFill1DCycleEstimate(pi::FillTargetParameters(t), type,
                                                            static_cast<unsigned>(n));
                        });
+}
+
+namespace {
+
+/// A FLOAT [10][n] base, `numOffsets` row offsets and (when `withSlices`) [numOffsets][1][n]
+/// slices, all on tile 0.
+struct SliceOperands {
+  Tensor base, offsets, slices;
+  SliceOperands(Graph &g, std::size_t n, std::size_t numOffsets) {
+    base = onTileZero(g, FLOAT, 10 * n).reshape({10, n});
+    offsets = onTileZero(g, UNSIGNED_INT, numOffsets).reshape({numOffsets, 1});
+    slices = onTileZero(g, FLOAT, numOffsets * n).reshape({numOffsets, 1, n});
+  }
+};
+
+} // namespace
+
+TEST(PerformanceEstimation, SliceEstimatesAreWhatTheEngineChargesTheSliceVertices) {
+  const unsigned numOffsets = 4;
+  auto multiSliceParams = [](const Target &t) { return pi::MultiSliceTargetParameters(t, FLOAT); };
+  auto updateParams = [](const Target &t) { return pi::MultiUpdateOpTargetParameters(t, FLOAT); };
+  {
+    SCOPED_TRACE("multiSlice");
+    expectEngineAgrees(
+        [&](Graph &g, Sequence &p, std::size_t n) {
+          SliceOperands o(g, n, numOffsets);
+          popops::multiSlice(g, o.base, o.offsets, {0}, {1}, p, popops::SlicePlan(), {});
+        },
+        [&](const Target &t, std::size_t n) {
+          return pi::getMultiSliceCycleEstimate(multiSliceParams(t), static_cast<unsigned>(n),
+                                                numOffsets, numOffsets, 1);
+        });
+  }
+  {
+    SCOPED_TRACE("multiUpdate");
+    expectEngineAgrees(
+        [&](Graph &g, Sequence &p, std::size_t n) {
+          SliceOperands o(g, n, numOffsets);
+          popops::multiUpdate(g, o.base, o.slices, o.offsets, {0}, {1}, p, popops::SlicePlan(), {});
+        },
+        [&](const Target &t, std::size_t n) {
+          return pi::getMultiSliceCycleEstimate(multiSliceParams(t), static_cast<unsigned>(n),
+                                                numOffsets, numOffsets, 1, true);
+        });
+  }
+  {
+    SCOPED_TRACE("multiUpdateAdd");
+    expectEngineAgrees(
+        [&](Graph &g, Sequence &p, std::size_t n) {
+          SliceOperands o(g, n, numOffsets);
+          Tensor scale = onTileZero(g, FLOAT, 1).reshape({});
+          popops::multiUpdateAdd(g, o.base, o.slices, o.offsets, scale, {0}, {1}, p,
+                                 popops::SlicePlan(), {});
+        },
+        [&](const Target &t, std::size_t n) {
+          return pi::getMultiUpdateOpCycleEstimate(updateParams(t), false, static_cast<unsigned>(n),
+                                                   numOffsets, numOffsets, 1,
+                                                   popops::Operation::ADD, true);
+        });
+  }
+  {
+    SCOPED_TRACE("multiUpdateMax");
+    expectEngineAgrees(
+        [&](Graph &g, Sequence &p, std::size_t n) {
+          SliceOperands o(g, n, numOffsets);
+          popops::multiUpdateMax(g, o.base, o.slices, o.offsets, {0}, {1}, p, popops::SlicePlan(),
+                                 {});
+        },
+        [&](const Target &t, std::size_t n) {
+          return pi::getMultiUpdateOpCycleEstimate(updateParams(t), false, static_cast<unsigned>(n),
+                                                   numOffsets, numOffsets, 1,
+                                                   popops::Operation::MAX, false);
+        });
+  }
+  {
+    SCOPED_TRACE("dynamicSlice");
+    expectEngineAgrees(
+        [&](Graph &g, Sequence &p, std::size_t n) {
+          SliceOperands o(g, n, 1);
+          popops::dynamicSlice(g, o.base, o.offsets.reshape({1}), {0}, {1}, p);
+        },
+        [&](const Target &t, std::size_t n) {
+          return pi::getDynamicSlice1DEstimate(t, FLOAT, static_cast<unsigned>(n), 1);
+        });
+  }
 }

@@ -2,7 +2,8 @@
 // Engine::estimateProgramCycles) charges them. PopLibs keeps these functions for its own
 // planners and marks them internal; Tessera answers the same questions for its own vertices:
 // element-wise maps and casts run as popops::MapExpr<T> (one run) or MapExpr2D<T> (many
-// runs), fills as popops::Fill<T> or Fill2d<T>. Every estimate is in worker cycles, what the
+// runs), fills as popops::Fill<T> or Fill2d<T>, slices and updates as popops::MultiSlice<T>,
+// MultiUpdate<T> and MultiUpdateAdd/Max/Mul<T>. Every estimate is in worker cycles, what the
 // vertex's cycleEstimate() gives; these vertices are MultiVertexes, so a tile running one
 // spends the target's worker count times that.
 #pragma once
@@ -14,6 +15,7 @@
 #include <poplar/Target.hpp>
 #include <poplar/Type.hpp>
 #include <popops/ExprOp.hpp>
+#include <popops/OperationDef.hpp>
 
 namespace popops {
 
@@ -40,6 +42,57 @@ std::uint64_t binaryOpInnerLoopCycles(const poplar::Target &target, const poplar
 std::uint64_t getBinaryOp1DInPlaceEstimate(const poplar::Target &target, const poplar::Type &type,
                                            const popops::expr::BinaryOpType op,
                                            const unsigned numElems);
+
+/// popops::dynamicSlice of `numSubElements` rows of `regionSize` elements each (a MultiSlice
+/// vertex with one offset).
+std::uint64_t getDynamicSlice1DEstimate(const poplar::Target &target, const poplar::Type &type,
+                                        const unsigned regionSize, const unsigned numSubElements);
+
+/// The target parameters a multi-slice estimate depends on.
+struct MultiSliceTargetParameters {
+  MultiSliceTargetParameters(const poplar::Target &target, const poplar::Type &type)
+      : atomicWriteSize(target.getAtomicStoreGranularity()),
+        dataPathWidth(target.getDataPathWidth()), bytesPerElem(target.getTypeSize(type)),
+        numWorkerContexts(target.getNumWorkerContexts()) {}
+  unsigned atomicWriteSize;
+  unsigned dataPathWidth;
+  unsigned bytesPerElem;
+  unsigned numWorkerContexts;
+};
+
+/// A multiSlice vertex (or, with `isUpdate`, a multiUpdate vertex) moving `numOffsets` slices
+/// of `elemsPerSlice` elements. Tessera's vertex visits every offset the same way, so the
+/// offsets in range, their grouping and order, and region splitting change nothing.
+std::uint64_t getMultiSliceCycleEstimate(const MultiSliceTargetParameters &targetParams,
+                                         const unsigned elemsPerSlice, const unsigned numOffsets,
+                                         const unsigned numOffsetsInRangePerWorker,
+                                         const unsigned offsetsPerDictEntry,
+                                         const bool isUpdate = false,
+                                         const bool indicesAreSorted = false,
+                                         const bool splitSingleRegion = false);
+
+/// The target parameters a multi-update-op estimate depends on.
+struct MultiUpdateOpTargetParameters {
+  MultiUpdateOpTargetParameters(const poplar::Target &target, const poplar::Type &type)
+      : atomicWriteSize(target.getAtomicStoreGranularity()),
+        numWorkerContexts(target.getNumWorkerContexts()), bytesPerElem(target.getTypeSize(type)) {}
+  unsigned atomicWriteSize;
+  unsigned numWorkerContexts;
+  unsigned bytesPerElem;
+};
+
+/// A multiUpdateAdd (`op` ADD), multiUpdateMax (MAX) or multiUpdateMul (MUL) vertex combining
+/// `numOffsets` slices of `elemsPerSlice` elements into the base; the remaining arguments
+/// change nothing for Tessera's vertices (and other operations, which its multi-updates do not
+/// offer, are priced the same).
+std::uint64_t getMultiUpdateOpCycleEstimate(const MultiUpdateOpTargetParameters &targetParams,
+                                            bool subWordWritesRequired,
+                                            const unsigned elemsPerSlice, const unsigned numOffsets,
+                                            const unsigned numOffsetsInRangePerWorker,
+                                            const unsigned offsetsPerDictEntry, const Operation op,
+                                            const bool scaled,
+                                            const bool scaleHigherPrecisionThanData = false,
+                                            const bool indicesAreSorted = false);
 
 /// The target parameters a cast estimate depends on.
 struct CastTargetParameters {
