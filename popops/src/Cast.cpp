@@ -16,15 +16,31 @@ namespace popops {
 
 namespace {
 
+/// The types a cast converts between (QUARTER only with FLOAT, HALF, QUARTER or, in a program,
+/// through FLOAT).
+const poplar::Type kCastTypes[] = {poplar::FLOAT,          poplar::HALF,          poplar::INT,
+                                   poplar::UNSIGNED_INT,   poplar::BOOL,          poplar::CHAR,
+                                   poplar::SIGNED_CHAR,    poplar::UNSIGNED_CHAR, poplar::SHORT,
+                                   poplar::UNSIGNED_SHORT, poplar::QUARTER};
+const char *const kCastTypeList = "float, half, int, unsigned int, bool, char, signed char, "
+                                  "unsigned char, short, unsigned short, quarter";
+
+bool isCastType(const poplar::Type &t) {
+  return std::find(std::begin(kCastTypes), std::end(kCastTypes), t) != std::end(kCastTypes);
+}
+
 void checkCastType(const poplar::Tensor &src, const poplar::Type &t) {
-  const poplar::Type ok[] = {poplar::FLOAT,        poplar::HALF, poplar::INT,
-                             poplar::UNSIGNED_INT, poplar::BOOL, poplar::QUARTER};
-  for (const auto &x : ok)
-    if (x == t)
-      return;
-  throw poputil::poplibs_error("popops::cast of " + poputil::describe(src) + " to " + t.toString() +
-                               ": unsupported destination type (supported: float, half, int, "
-                               "unsigned int, bool, quarter)");
+  if (!isCastType(t))
+    throw poputil::poplibs_error(
+        "popops::cast of " + poputil::describe(src) + " to " + t.toString() +
+        ": unsupported destination type (supported: " + kCastTypeList + ")");
+}
+
+/// The 8- and 16-bit integer types, which popops::Cast1D vertices convert (the fused map
+/// handles the rest).
+bool isSmallInteger(const poplar::Type &t) {
+  return t == poplar::CHAR || t == poplar::SIGNED_CHAR || t == poplar::UNSIGNED_CHAR ||
+         t == poplar::SHORT || t == poplar::UNSIGNED_SHORT;
 }
 
 bool involvesQuarter(const poplar::Type &a, const poplar::Type &b) {
@@ -85,6 +101,53 @@ void addQuarterCastVertices(poplar::Graph &graph, const poplar::Tensor &src,
     }
 }
 
+/// Adds to `cs` one popops::Cast1D<src type, dst type> vertex per run of `dst` on each tile,
+/// for a pair where one side is a small integer type.
+void addSmallIntegerCastVertices(poplar::Graph &graph, const poplar::Tensor &src,
+                                 const poplar::Tensor &dst, poplar::ComputeSet cs) {
+  const std::string vertexType =
+      poputil::templateVertex("popops::Cast1D", src.elementType(), dst.elementType());
+  const poplar::Tensor srcFlat = src.flatten(), dstFlat = dst.flatten();
+  const auto runs = detail::contiguousRunsPerTile(graph, dst);
+  for (unsigned tile = 0; tile < runs.size(); ++tile)
+    for (const auto &run : runs[tile]) {
+      auto v = graph.addVertex(cs, vertexType);
+      graph.connect(v["src"], srcFlat.slice(run));
+      graph.connect(v["dst"], dstFlat.slice(run));
+      graph.setTileMapping(v, tile);
+    }
+}
+
+void checkSourceType(const poplar::Tensor &src) {
+  if (!isCastType(src.elementType()))
+    throw poputil::poplibs_error("popops::cast of " + poputil::describe(src) +
+                                 ": unsupported source type (supported: " + kCastTypeList + ")");
+}
+
+/// dst = cast(src) for non-QUARTER types of the same shape, appended to `prog`.
+void castPlain(poplar::Graph &graph, const poplar::Tensor &src, const poplar::Tensor &dst,
+               poplar::program::Sequence &prog, const poplar::DebugContext &dc) {
+  checkSourceType(src);
+  if (!isSmallInteger(src.elementType()) && !isSmallInteger(dst.elementType())) {
+    mapWithOutput(graph, expr::Cast(expr::_1, dst.elementType()), {src}, dst, prog, dc);
+    return;
+  }
+  poplar::ComputeSet cs = graph.addComputeSet(dc);
+  addSmallIntegerCastVertices(graph, src, dst, cs);
+  prog.add(poplar::program::Execute(cs, dc));
+}
+
+/// cast(src) into a new tensor of `type` for non-QUARTER types.
+poplar::Tensor castPlain(poplar::Graph &graph, const poplar::Tensor &src, const poplar::Type &type,
+                         poplar::program::Sequence &prog, const poplar::DebugContext &dc) {
+  checkSourceType(src);
+  if (!isSmallInteger(src.elementType()) && !isSmallInteger(type))
+    return map(graph, expr::Cast(expr::_1, type), {src}, prog, dc);
+  poplar::Tensor out = graph.clone(type, src, dc);
+  castPlain(graph, src, out, prog, dc);
+  return out;
+}
+
 /// `src` as FLOAT or HALF (or QUARTER) so a quarter vertex can take it: other types go through
 /// FLOAT first.
 poplar::Tensor quarterVertexInput(poplar::Graph &graph, const poplar::Tensor &src,
@@ -92,7 +155,7 @@ poplar::Tensor quarterVertexInput(poplar::Graph &graph, const poplar::Tensor &sr
   const poplar::Type t = src.elementType();
   if (t == poplar::FLOAT || t == poplar::HALF || t.requiresMetadata())
     return src;
-  return map(graph, expr::Cast(expr::_1, poplar::FLOAT), {src}, prog, {dc, "ToFloat"});
+  return castPlain(graph, src, poplar::FLOAT, prog, {dc, "ToFloat"});
 }
 
 /// dst = src where src or dst is QUARTER (dst's metadata for a QUARTER dst).
@@ -110,7 +173,7 @@ void castWithQuarter(poplar::Graph &graph, const poplar::Tensor &src, const popl
     // QUARTER to an integer type: decode to FLOAT on the tiles, then cast as usual.
     poplar::Tensor asFloat = graph.clone(poplar::FLOAT, dst, {dc, "AsFloat"});
     castWithQuarter(graph, src, asFloat, prog, dc);
-    mapWithOutput(graph, expr::Cast(expr::_1, to), {asFloat}, dst, prog, {dc, "Cast"});
+    castPlain(graph, asFloat, dst, prog, {dc, "Cast"});
     return;
   }
   const poplar::Tensor in = quarterVertexInput(graph, src, prog, dc);
@@ -164,17 +227,18 @@ void castIntoComputeSet(poplar::Graph &graph, const poplar::Tensor &src, const p
   if (!src.valid() || !dst.valid())
     throw poputil::poplibs_error(what + ": both tensors must be valid");
   checkCastType(src, dst.elementType());
-  const poplar::Type readable[] = {poplar::FLOAT,        poplar::HALF, poplar::INT,
-                                   poplar::UNSIGNED_INT, poplar::BOOL, poplar::QUARTER};
-  if (std::find(std::begin(readable), std::end(readable), src.elementType()) == std::end(readable))
+  if (!isCastType(src.elementType()))
     throw poputil::poplibs_error(what + ": unsupported source type " +
-                                 src.elementType().toString() +
-                                 " (supported: float, half, int, unsigned int, bool, quarter)");
+                                 src.elementType().toString() + " (supported: " + kCastTypeList +
+                                 ")");
   if (src.shape() != dst.shape())
     throw poputil::poplibs_error(what + ": shapes differ");
   const poplar::Type from = src.elementType(), to = dst.elementType();
   if (!involvesQuarter(from, to)) {
-    addPlainCastVertices(graph, src, dst, cs, what);
+    if (isSmallInteger(from) || isSmallInteger(to))
+      addSmallIntegerCastVertices(graph, src, dst, cs);
+    else
+      addPlainCastVertices(graph, src, dst, cs, what);
     return;
   }
   const auto quarterVertexType = [](const poplar::Type &t) {
@@ -211,7 +275,7 @@ poplar::Tensor cast(poplar::Graph &graph, const poplar::Tensor &src, const popla
     castWithQuarter(graph, src, out, prog, {debugContext, "Cast"});
     return out;
   }
-  return map(graph, expr::Cast(expr::_1, dstType), {src}, prog, {debugContext, "Cast"});
+  return castPlain(graph, src, dstType, prog, {debugContext, "Cast"});
 }
 
 poplar::Tensor cast(poplar::Graph &graph, const poplar::Tensor &src, const poplar::Type &dstType,
@@ -236,8 +300,7 @@ void castWithOutput(poplar::Graph &graph, const poplar::Tensor &src, const popla
   if (src.shape() != dst.shape())
     throw poputil::poplibs_error("popops::cast from " + poputil::describe(src) + " to " +
                                  poputil::describe(dst) + ": shapes differ");
-  mapWithOutput(graph, expr::Cast(expr::_1, dst.elementType()), {src}, dst, prog,
-                {debugContext, "Cast"});
+  castPlain(graph, src, dst, prog, {debugContext, "Cast"});
 }
 
 void cast(poplar::Graph &graph, const poplar::Tensor &src, const poplar::Tensor &dst,

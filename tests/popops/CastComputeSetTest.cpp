@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -223,10 +224,11 @@ TEST(Cast, ComputeSetFormErrorsNameTheCulprit) {
   expectThrowNaming<E>([&] { popops::cast(r.graph, f, HALF, md, cs); }, "half");
   expectThrowNaming<E>([&] { popops::cast(r.graph, f, HALF, md, r.prog); }, "half");
   expectThrowNaming<E>([&] { popops::cast(r.graph, i, QUARTER, md, cs); }, "'ints'");
-  expectThrowNaming<E>([&] { popops::cast(r.graph, f, SHORT, cs); }, "short");
-  Tensor shorts = r.input(SHORT, 4, "shorts");
-  Tensor out = r.graph.clone(FLOAT, shorts, "out");
-  expectThrowNaming<E>([&] { popops::cast(r.graph, shorts, out, cs); }, "'shorts'");
+  expectThrowNaming<E>([&] { popops::cast(r.graph, f, LONGLONG, cs); }, "long long");
+  Tensor longs = r.input(LONGLONG, 4, "longs");
+  Tensor out = r.graph.clone(FLOAT, longs, "out");
+  expectThrowNaming<E>([&] { popops::cast(r.graph, longs, out, cs); }, "'longs'");
+  expectThrowNaming<E>([&] { popops::cast(r.graph, longs, CHAR, r.prog); }, "'longs'");
   Tensor wide = r.graph.addVariable(HALF, {5}, "wide");
   r.graph.setTileMapping(wide, 0);
   expectThrowNaming<E>([&] { popops::cast(r.graph, f, wide, cs); }, "'wide'");
@@ -300,4 +302,137 @@ TEST(CheckAccuracyWhenCast, ErrorsNameTheInput) {
                        "'halfOne'");
   expectThrowNaming<E>([&] { popops::checkAccuracyWhenCast(r.graph, one, FLOAT, 0.1, r.prog); },
                        "to float");
+}
+
+namespace {
+
+/// The host's expectation of a cast to a small integer type of `bits` bits (signed or not):
+/// from floating point, truncated and saturated (NaN gives 0); from an integer, modulo 2^bits.
+double expectSmall(double x, bool fromFloat, unsigned bits, bool isSigned) {
+  const double lo = isSigned ? -std::ldexp(1.0, bits - 1) : 0.0;
+  const double hi = isSigned ? std::ldexp(1.0, bits - 1) - 1 : std::ldexp(1.0, bits) - 1;
+  if (fromFloat) {
+    if (std::isnan(x))
+      return 0;
+    return std::trunc(std::min(std::max(x, lo), hi));
+  }
+  const double m = std::ldexp(1.0, bits);
+  double r = std::fmod(x, m);
+  if (r < 0)
+    r += m;
+  return r > hi ? r - m : r;
+}
+
+double readSmall(const std::vector<unsigned char> &bytes, std::size_t i, unsigned bits,
+                 bool isSigned) {
+  if (bits == 8)
+    return isSigned ? double(static_cast<signed char>(bytes[i])) : double(bytes[i]);
+  std::uint16_t v;
+  std::memcpy(&v, &bytes[2 * i], 2);
+  return isSigned ? double(static_cast<std::int16_t>(v)) : double(v);
+}
+
+} // namespace
+
+TEST(Cast, SmallIntegerTypesSaturateFromFloatAndWrapFromInt) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> fv = {-1e9f,  -300.7f, -128.9f, -0.9f,    0.0f, 0.99f,
+                                 127.5f, 200.2f,  255.9f,  70000.0f, nan,  3.0f};
+  const std::vector<int> iv = {-70000, -300, -129, -128, -1, 0, 1, 127, 128, 255, 256, 70000};
+  const std::size_t n = fv.size();
+  struct Target {
+    Type type;
+    unsigned bits;
+    bool isSigned;
+  };
+  const std::vector<Target> targets = {{CHAR, 8, true},
+                                       {SIGNED_CHAR, 8, true},
+                                       {UNSIGNED_CHAR, 8, false},
+                                       {SHORT, 16, true},
+                                       {UNSIGNED_SHORT, 16, false}};
+  std::map<std::string, std::vector<unsigned char>> firstRun;
+  for (Layout layout : {Layout::ONE_TILE, Layout::SPREAD})
+    for (unsigned threads : {1u, 2u}) {
+      SCOPED_TRACE((layout == Layout::ONE_TILE ? "one tile, " : "spread, ") +
+                   std::to_string(threads) + " threads");
+      Rig r(layout);
+      Tensor f = r.input(FLOAT, n, "f"), i = r.input(INT, n, "i");
+      Tensor h = popops::cast(r.graph, f, HALF, r.prog);
+      ComputeSet cs = r.graph.addComputeSet("casts");
+      for (const auto &t : targets) {
+        const std::string name = t.type.toString();
+        r.graph.createHostRead("pf:" + name, popops::cast(r.graph, f, t.type, r.prog));
+        r.graph.createHostRead("cf:" + name, popops::cast(r.graph, f, t.type, cs));
+        r.graph.createHostRead("ph:" + name, popops::cast(r.graph, h, t.type, r.prog));
+        Tensor small = popops::cast(r.graph, i, t.type, r.prog);
+        r.graph.createHostRead("pi:" + name, small);
+        // And back: a small integer widens exactly to float, half and int.
+        r.graph.createHostRead("back:" + name, popops::cast(r.graph, small, FLOAT, r.prog));
+        r.graph.createHostRead("backc:" + name, popops::cast(r.graph, small, INT, cs));
+      }
+      r.prog.add(Execute(cs));
+      OptionFlags opts;
+      opts.set("target.hostThreads", std::to_string(threads));
+      Engine e(r.graph, r.prog, opts);
+      e.load(r.device);
+      e.writeTensor("f", fv.data(), fv.data() + n);
+      e.writeTensor("i", iv.data(), iv.data() + n);
+      e.run();
+      std::map<std::string, std::vector<unsigned char>> got;
+      for (const auto &t : targets) {
+        const std::string name = t.type.toString();
+        for (const char *p : {"pf:", "cf:", "pi:", "ph:"}) {
+          auto &b = got[p + name];
+          b.resize(n * t.bits / 8);
+          e.readTensor(p + name, b.data(), b.data() + b.size());
+        }
+        for (const char *p : {"back:", "backc:"}) {
+          auto &b = got[p + name];
+          b.resize(n * 4);
+          e.readTensor(p + name, b.data(), b.data() + b.size());
+        }
+        EXPECT_EQ(got["pf:" + name], got["cf:" + name]) << name;
+        for (std::size_t k = 0; k < n; ++k) {
+          EXPECT_EQ(readSmall(got["pf:" + name], k, t.bits, t.isSigned),
+                    expectSmall(fv[k], true, t.bits, t.isSigned))
+              << fv[k] << " to " << name;
+          const float asHalf = static_cast<float>(poplar::half(fv[k]));
+          EXPECT_EQ(readSmall(got["ph:" + name], k, t.bits, t.isSigned),
+                    expectSmall(asHalf, true, t.bits, t.isSigned))
+              << asHalf << " (half) to " << name;
+          const double wrapped = expectSmall(iv[k], false, t.bits, t.isSigned);
+          EXPECT_EQ(readSmall(got["pi:" + name], k, t.bits, t.isSigned), wrapped)
+              << iv[k] << " to " << name;
+          float back;
+          int backInt;
+          std::memcpy(&back, &got["back:" + name][4 * k], 4);
+          std::memcpy(&backInt, &got["backc:" + name][4 * k], 4);
+          EXPECT_EQ(back, wrapped) << name;
+          EXPECT_EQ(backInt, wrapped) << name;
+        }
+      }
+      if (firstRun.empty())
+        firstRun = got;
+      else
+        EXPECT_EQ(got, firstRun) << "the same bits on every layout and thread count";
+    }
+}
+
+TEST(Cast, QuarterConvertsToAndFromCharTypesThroughFloat) {
+  Rig r;
+  Tensor u = r.input(UNSIGNED_CHAR, 11, "u");
+  Tensor md = createConstantMetadataTensor(r.graph, QuarterMetadata::Format::F143, 0);
+  Tensor q = popops::cast(r.graph, u, QUARTER, md, r.prog);
+  r.graph.createHostRead("c", popops::cast(r.graph, q, SIGNED_CHAR, r.prog));
+  Engine e(r.graph, r.prog);
+  e.load(r.device);
+  std::vector<unsigned char> in(11);
+  for (unsigned k = 0; k < 11; ++k)
+    in[k] = static_cast<unsigned char>(k); // 0 … 10: exact in F143 at scale 0
+  e.writeTensor("u", in.data(), in.data() + 11);
+  e.run();
+  std::vector<signed char> out(11);
+  e.readTensor("c", out.data(), out.data() + 11);
+  for (unsigned k = 0; k < 11; ++k)
+    EXPECT_EQ(out[k], static_cast<signed char>(k));
 }
