@@ -60,6 +60,15 @@ std::uint64_t castInstructions(const poplar::Type &fromType, const poplar::Type 
   return bodyInstructions(castTarget(), expr::Cast(expr::_1, toType), {{fromType, false}});
 }
 
+// popops::Cast1D<Src,Dst> (a cast with an 8- or 16-bit integer side): a fixed cost plus one
+// cycle per element.
+constexpr std::uint64_t kSmallCastOverhead = 20;
+
+bool isSmallInteger(const poplar::Type &t) {
+  return t == poplar::CHAR || t == poplar::SIGNED_CHAR || t == poplar::UNSIGNED_CHAR ||
+         t == poplar::SHORT || t == poplar::UNSIGNED_SHORT;
+}
+
 } // namespace
 
 std::uint64_t basicOpSupervisorOverhead(const bool) { return kMapExprOverhead; }
@@ -110,6 +119,8 @@ std::uint64_t getCast2DCycleEstimate(const CastTargetParameters &, const poplar:
                                      std::vector<unsigned> &elemCounts) {
   const std::uint64_t elements =
       std::accumulate(elemCounts.begin(), elemCounts.end(), std::uint64_t(0));
+  if (isSmallInteger(fromType) || isSmallInteger(toType)) // one Cast1D vertex per run
+    return kSmallCastOverhead * elemCounts.size() + elements;
   return mapExprCycles(castInstructions(fromType, toType), elements, elemCounts.size());
 }
 
@@ -117,6 +128,8 @@ std::uint64_t getCast1DSingleWorkerCycleEstimate(const CastTargetParameters &,
                                                  const poplar::Type &fromType,
                                                  const poplar::Type &toType,
                                                  const unsigned numElems) {
+  if (isSmallInteger(fromType) || isSmallInteger(toType))
+    return kSmallCastOverhead + numElems;
   return mapExprCycles(castInstructions(fromType, toType), numElems, 1);
 }
 

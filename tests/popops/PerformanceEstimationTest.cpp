@@ -108,7 +108,11 @@ TEST(PerformanceEstimation, EstimatesArePositiveAndGrowWithTheSize) {
 }
 
 TEST(PerformanceEstimation, CastEstimateIsWhatTheEngineChargesTheCastVertex) {
-  for (auto [from, to] : {std::pair<Type, Type>{FLOAT, HALF}, {HALF, FLOAT}, {INT, FLOAT}}) {
+  for (auto [from, to] : {std::pair<Type, Type>{FLOAT, HALF},
+                          {HALF, FLOAT},
+                          {INT, FLOAT},
+                          {FLOAT, UNSIGNED_CHAR},
+                          {SHORT, HALF}}) {
     SCOPED_TRACE(from.toString() + " to " + to.toString());
     expectEngineAgrees(
         [from = from, to = to](Graph &g, Sequence &p, std::size_t n) {

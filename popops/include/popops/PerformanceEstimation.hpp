@@ -2,10 +2,11 @@
 // Engine::estimateProgramCycles) charges them. PopLibs keeps these functions for its own
 // planners and marks them internal; Tessera answers the same questions for its own vertices:
 // element-wise maps and casts run as popops::MapExpr<T> (one run) or MapExpr2D<T> (many
-// runs), fills as popops::Fill<T> or Fill2d<T>, slices and updates as popops::MultiSlice<T>,
-// MultiUpdate<T> and MultiUpdateAdd/Max/Mul<T>. Every estimate is in worker cycles, what the
-// vertex's cycleEstimate() gives; these vertices are MultiVertexes, so a tile running one
-// spends the target's worker count times that.
+// runs) — casts with an 8- or 16-bit integer side as popops::Cast1D<Src,Dst>, one per run — fills
+// as popops::Fill<T> or Fill2d<T>, slices and updates as popops::MultiSlice<T>, MultiUpdate<T> and
+// MultiUpdateAdd/Max/Mul<T>. Every estimate is in worker cycles, what the vertex's cycleEstimate()
+// gives; a tile running one of them alone spends the target's worker count times that (a
+// MultiVertex occupies every worker; a plain vertex holds one of the barrel-scheduled slots).
 #pragma once
 
 #include <cstdint>
