@@ -6,7 +6,8 @@
 //       floating point to a small integer truncates toward zero and saturates to its range
 //       (NaN gives 0); integer to a narrower integer keeps the value modulo 2^bits (C++'s
 //       conversion); an integer to half goes through float (as the map's cast does); anything
-//       to bool is x != 0.
+//       to bool is x != 0. Also long long and unsigned long long from any integer type (as
+//       C++ converts).
 //   popops::CheckAccuracyWhenCast<float,half>: output = whether the float `input` survives a
 //       cast to half within the relative error `tolerance` — |input| no larger than the largest
 //       half and |float(half(input)) − input| < tolerance · |input|, evaluated in float (so 0,
@@ -100,6 +101,8 @@ TESSERA_CAST_TYPE_NAME(signed char, "signed char")
 TESSERA_CAST_TYPE_NAME(unsigned char, "unsigned char")
 TESSERA_CAST_TYPE_NAME(short, "short")
 TESSERA_CAST_TYPE_NAME(unsigned short, "unsigned short")
+TESSERA_CAST_TYPE_NAME(long long, "long long")
+TESSERA_CAST_TYPE_NAME(unsigned long long, "unsigned long long")
 #undef TESSERA_CAST_TYPE_NAME
 
 template <class T>
@@ -107,8 +110,22 @@ constexpr bool kSmallInteger =
     std::is_same_v<T, char> || std::is_same_v<T, signed char> || std::is_same_v<T, unsigned char> ||
     std::is_same_v<T, short> || std::is_same_v<T, unsigned short>;
 
+template <class T>
+constexpr bool kLongLong = std::is_same_v<T, long long> || std::is_same_v<T, unsigned long long>;
+
+/// The pairs Cast1D serves: a small integer side among the ten narrower types, or a 64-bit
+/// integer destination from any integer type (a 64-bit source converts only to 64 bits).
+template <class Src, class Dst> constexpr bool kCast1DPair() {
+  if constexpr (kLongLong<Dst>)
+    return !kFloating<Src>;
+  else if constexpr (kLongLong<Src>)
+    return false;
+  else
+    return kSmallInteger<Src> || kSmallInteger<Dst>;
+}
+
 template <class Src, class Dst> void registerCast1D() {
-  if constexpr (kSmallInteger<Src> || kSmallInteger<Dst>) {
+  if constexpr (kCast1DPair<Src, Dst>()) {
     using V = Cast1D<Src, Dst>;
     const std::string name =
         std::string("popops::Cast1D<") + TypeName<Src>::value + "," + TypeName<Dst>::value + ">";
@@ -124,7 +141,7 @@ template <class... Ts> void registerAllCasts() { (registerCastsFrom<Ts, Ts...>()
 
 void registerCastVertices() {
   registerAllCasts<float, poplar::half, int, unsigned, bool, char, signed char, unsigned char,
-                   short, unsigned short>();
+                   short, unsigned short, long long, unsigned long long>();
   using V = CheckAccuracyWhenCastFloatToHalf;
   tessera::VertexTypeBuilder<V>("popops::CheckAccuracyWhenCast<float,half>")
       .field("input", &V::input)

@@ -18,15 +18,41 @@ namespace {
 
 /// The types a cast converts between (QUARTER only with FLOAT, HALF, QUARTER or, in a program,
 /// through FLOAT).
-const poplar::Type kCastTypes[] = {poplar::FLOAT,          poplar::HALF,          poplar::INT,
-                                   poplar::UNSIGNED_INT,   poplar::BOOL,          poplar::CHAR,
-                                   poplar::SIGNED_CHAR,    poplar::UNSIGNED_CHAR, poplar::SHORT,
-                                   poplar::UNSIGNED_SHORT, poplar::QUARTER};
+const poplar::Type kCastTypes[] = {
+    poplar::FLOAT,  poplar::HALF,           poplar::INT,         poplar::UNSIGNED_INT,
+    poplar::BOOL,   poplar::CHAR,           poplar::SIGNED_CHAR, poplar::UNSIGNED_CHAR,
+    poplar::SHORT,  poplar::UNSIGNED_SHORT, poplar::LONGLONG,    poplar::UNSIGNED_LONGLONG,
+    poplar::QUARTER};
 const char *const kCastTypeList = "float, half, int, unsigned int, bool, char, signed char, "
-                                  "unsigned char, short, unsigned short, quarter";
+                                  "unsigned char, short, unsigned short, long long (from "
+                                  "integers), unsigned long long (from integers), quarter";
 
 bool isCastType(const poplar::Type &t) {
   return std::find(std::begin(kCastTypes), std::end(kCastTypes), t) != std::end(kCastTypes);
+}
+
+bool isLongLong(const poplar::Type &t) {
+  return t == poplar::LONGLONG || t == poplar::UNSIGNED_LONGLONG;
+}
+
+/// The 8-, 16- and 64-bit integer types, which popops::Cast1D vertices convert (the fused map
+/// handles the rest).
+bool isSmallInteger(const poplar::Type &t) {
+  return t == poplar::CHAR || t == poplar::SIGNED_CHAR || t == poplar::UNSIGNED_CHAR ||
+         t == poplar::SHORT || t == poplar::UNSIGNED_SHORT || isLongLong(t);
+}
+
+/// 64-bit integers convert only from integer types, and only to 64-bit integers (PopLibs'
+/// rule).
+void checkLongLongPair(const poplar::Tensor &src, const poplar::Type &to) {
+  const poplar::Type from = src.elementType();
+  const bool fromInteger =
+      from != poplar::FLOAT && from != poplar::HALF && !from.requiresMetadata();
+  if ((isLongLong(to) && !fromInteger) || (isLongLong(from) && !isLongLong(to)))
+    throw poputil::poplibs_error("popops::cast of " + poputil::describe(src) + " to " +
+                                 to.toString() +
+                                 ": long long types convert only from integer types and only "
+                                 "to long long types");
 }
 
 void checkCastType(const poplar::Tensor &src, const poplar::Type &t) {
@@ -34,13 +60,8 @@ void checkCastType(const poplar::Tensor &src, const poplar::Type &t) {
     throw poputil::poplibs_error(
         "popops::cast of " + poputil::describe(src) + " to " + t.toString() +
         ": unsupported destination type (supported: " + kCastTypeList + ")");
-}
-
-/// The 8- and 16-bit integer types, which popops::Cast1D vertices convert (the fused map
-/// handles the rest).
-bool isSmallInteger(const poplar::Type &t) {
-  return t == poplar::CHAR || t == poplar::SIGNED_CHAR || t == poplar::UNSIGNED_CHAR ||
-         t == poplar::SHORT || t == poplar::UNSIGNED_SHORT;
+  if (src.valid())
+    checkLongLongPair(src, t);
 }
 
 bool involvesQuarter(const poplar::Type &a, const poplar::Type &b) {
@@ -128,6 +149,7 @@ void checkSourceType(const poplar::Tensor &src) {
 void castPlain(poplar::Graph &graph, const poplar::Tensor &src, const poplar::Tensor &dst,
                poplar::program::Sequence &prog, const poplar::DebugContext &dc) {
   checkSourceType(src);
+  checkLongLongPair(src, dst.elementType());
   if (!isSmallInteger(src.elementType()) && !isSmallInteger(dst.elementType())) {
     mapWithOutput(graph, expr::Cast(expr::_1, dst.elementType()), {src}, dst, prog, dc);
     return;
@@ -141,6 +163,7 @@ void castPlain(poplar::Graph &graph, const poplar::Tensor &src, const poplar::Te
 poplar::Tensor castPlain(poplar::Graph &graph, const poplar::Tensor &src, const poplar::Type &type,
                          poplar::program::Sequence &prog, const poplar::DebugContext &dc) {
   checkSourceType(src);
+  checkLongLongPair(src, type);
   if (!isSmallInteger(src.elementType()) && !isSmallInteger(type))
     return map(graph, expr::Cast(expr::_1, type), {src}, prog, dc);
   poplar::Tensor out = graph.clone(type, src, dc);

@@ -436,3 +436,49 @@ TEST(Cast, QuarterConvertsToAndFromCharTypesThroughFloat) {
   for (unsigned k = 0; k < 11; ++k)
     EXPECT_EQ(out[k], static_cast<signed char>(k));
 }
+
+TEST(Cast, LongLongTypesConvertFromIntegersOnly) {
+  for (Layout layout : {Layout::ONE_TILE, Layout::SPREAD}) {
+    SCOPED_TRACE(layout == Layout::ONE_TILE ? "one tile" : "spread");
+    Rig r(layout);
+    const std::size_t n = 6;
+    Tensor i = r.input(INT, n, "i"), u = r.input(UNSIGNED_INT, n, "u");
+    Tensor s = r.input(SHORT, n, "s");
+    ComputeSet cs = r.graph.addComputeSet("casts");
+    Tensor il = popops::cast(r.graph, i, LONGLONG, r.prog);
+    r.graph.createHostRead("il", il);
+    r.graph.createHostRead("ul", popops::cast(r.graph, u, UNSIGNED_LONGLONG, cs));
+    r.graph.createHostRead("sl", popops::cast(r.graph, s, LONGLONG, r.prog));
+    r.graph.createHostRead("lul", popops::cast(r.graph, il, UNSIGNED_LONGLONG, r.prog));
+    r.prog.add(Execute(cs));
+    Engine e(r.graph, r.prog);
+    e.load(r.device);
+    const std::vector<int> iv = {-2147483647 - 1, -5, -1, 0, 7, 2147483647};
+    const std::vector<unsigned> uv = {0u, 1u, 5u, 65536u, 2147483648u, 4294967295u};
+    const std::vector<std::int16_t> sv = {-32768, -300, -1, 0, 300, 32767};
+    e.writeTensor("i", iv.data(), iv.data() + n);
+    e.writeTensor("u", uv.data(), uv.data() + n);
+    e.writeTensor("s", sv.data(), sv.data() + n);
+    e.run();
+    std::vector<long long> il8(n), sl8(n);
+    std::vector<unsigned long long> ul8(n), lul8(n);
+    e.readTensor("il", il8.data(), il8.data() + n);
+    e.readTensor("ul", ul8.data(), ul8.data() + n);
+    e.readTensor("sl", sl8.data(), sl8.data() + n);
+    e.readTensor("lul", lul8.data(), lul8.data() + n);
+    for (std::size_t k = 0; k < n; ++k) {
+      EXPECT_EQ(il8[k], static_cast<long long>(iv[k]));
+      EXPECT_EQ(ul8[k], static_cast<unsigned long long>(uv[k]));
+      EXPECT_EQ(sl8[k], static_cast<long long>(sv[k]));
+      EXPECT_EQ(lul8[k], static_cast<unsigned long long>(static_cast<long long>(iv[k])));
+    }
+  }
+  Rig r;
+  using E = poputil::poplibs_error;
+  Tensor f = r.input(FLOAT, 3, "floats"), l = r.input(LONGLONG, 3, "longs");
+  ComputeSet cs = r.graph.addComputeSet("cs");
+  expectThrowNaming<E>([&] { popops::cast(r.graph, f, LONGLONG, r.prog); }, "'floats'");
+  expectThrowNaming<E>([&] { popops::cast(r.graph, f, UNSIGNED_LONGLONG, cs); }, "'floats'");
+  expectThrowNaming<E>([&] { popops::cast(r.graph, l, INT, r.prog); }, "'longs'");
+  expectThrowNaming<E>([&] { popops::cast(r.graph, l, HALF, cs); }, "'longs'");
+}

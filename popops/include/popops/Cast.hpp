@@ -12,7 +12,9 @@ namespace popops {
 
 /// A new tensor with `src`'s shape and tile mapping holding `src` converted to `dstType`.
 /// Supported types: FLOAT, HALF, INT, UNSIGNED_INT, BOOL, CHAR, SIGNED_CHAR, UNSIGNED_CHAR,
-/// SHORT, UNSIGNED_SHORT and QUARTER; others throw poputil::poplibs_error. To HALF rounds to
+/// SHORT, UNSIGNED_SHORT, QUARTER, and LONGLONG and UNSIGNED_LONGLONG from and to integer
+/// types only (to 64 bits from any, from 64 bits to 64 bits); others throw
+/// poputil::poplibs_error naming the tensor and the types. To HALF rounds to
 /// nearest even; to BOOL gives x != 0; floating point to an integer type truncates toward zero
 /// and saturates to its range (NaN gives the smallest INT, 0 for UNSIGNED_INT and the 8- and
 /// 16-bit types); an integer to a narrower integer type keeps it modulo 2^bits. A QUARTER `src`
