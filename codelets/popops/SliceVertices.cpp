@@ -111,12 +111,14 @@ public:
 };
 
 /// base[row] += scale * slice, offsets applied in order (so repeated offsets accumulate in a
-/// fixed order); worker w owns a fixed column range. Out-of-range slices are ignored.
-template <class T> class MultiUpdateAdd : public SliceRowsVertex {
+/// fixed order); worker w owns a fixed column range. Out-of-range slices are ignored. The scale
+/// has the table's type, or is FLOAT for a HALF table (S = float: used at full precision, the
+/// multiply-add in float and rounded once to HALF).
+template <class T, class S = T> class MultiUpdateAdd : public SliceRowsVertex {
 public:
   poplar::InOut<poplar::Vector<T>> baseT;
   poplar::Input<poplar::Vector<T>> subT;
-  poplar::Input<T> scale;
+  poplar::Input<S> scale;
 
   bool compute(unsigned workerId) {
     if (!offsetsAcceptable())
@@ -216,6 +218,12 @@ template <class T> void registerSliceFamily(const std::string &typeName) {
       .field("subT", &MultiUpdateAdd<T>::subT)
       .field("scale", &MultiUpdateAdd<T>::scale)
       .add();
+  if constexpr (std::is_same_v<T, poplar::half>)
+    sliceVertexType<MultiUpdateAdd<T, float>>("popops::MultiUpdateAdd<half,float>")
+        .field("baseT", &MultiUpdateAdd<T, float>::baseT)
+        .field("subT", &MultiUpdateAdd<T, float>::subT)
+        .field("scale", &MultiUpdateAdd<T, float>::scale)
+        .add();
   sliceVertexType<MultiUpdateMax<T>>("popops::MultiUpdateMax<" + typeName + ">")
       .field("baseT", &MultiUpdateMax<T>::baseT)
       .field("subT", &MultiUpdateMax<T>::subT)

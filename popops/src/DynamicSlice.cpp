@@ -3,8 +3,6 @@
 // dimension.
 #include <popops/DynamicSlice.hpp>
 
-#include <popops/Cast.hpp>
-
 #include <poputil/Describe.hpp>
 #include <poputil/exceptions.hpp>
 
@@ -41,6 +39,15 @@ void updateOneDim(poplar::Graph &graph, const poplar::Tensor &t, const poplar::T
   prog.add(poplar::program::Execute(cs, {dc, "DynamicUpdate"}));
 }
 
+/// The offsets of a dynamicSlice/Update as [dims.size()]: `offset` itself, or the first column
+/// of an [dims.size()][copies] offset (PopLibs' one copy per tile; every copy holds the same
+/// values by contract).
+poplar::Tensor offsetVector(const poplar::Tensor &offset) {
+  if (offset.rank() == 2 && offset.dim(1) > 1)
+    return offset.slice(0, 1, 1).flatten();
+  return offset.flatten();
+}
+
 /// Checks a dynamicSlice/Update call; returns the vertex index mode (wrapping, plus the
 /// options' bits).
 unsigned checkDynamicArgs(const std::string &fn, const poplar::Tensor &t,
@@ -51,10 +58,12 @@ unsigned checkDynamicArgs(const std::string &fn, const poplar::Tensor &t,
   detail::checkSliceableType(fn, t, "tensor");
   detail::checkDimsSizes(fn, t, dims, sizes);
   detail::checkOffsetType(fn, offset);
-  if (offset.numElements() != dims.size())
+  const bool perTile = offset.rank() == 2 && offset.dim(0) == dims.size() && offset.dim(1) > 0;
+  if (!perTile && offset.numElements() != dims.size())
     throw poputil::poplibs_error(fn + ": offset " + poputil::describe(offset) +
                                  " must have one element per dim (" + std::to_string(dims.size()) +
-                                 ") slicing " + poputil::describe(t));
+                                 "), optionally with a second dimension of copies, slicing " +
+                                 poputil::describe(t));
   return mode;
 }
 
@@ -90,8 +99,8 @@ void multiUpdateOp(const std::string &fn, detail::RowOp op, poplar::Graph &graph
 /// A constant UNSIGNED_INT [n] tensor of host-known offsets, on tile 0.
 poplar::Tensor constantOffsets(poplar::Graph &graph, poplar::ArrayRef<unsigned> offsets,
                                const poplar::DebugContext &dc) {
-  poplar::Tensor c = graph.addConstant(poplar::UNSIGNED_INT, {offsets.size()}, offsets,
-                                       {dc, "offsets"});
+  poplar::Tensor c =
+      graph.addConstant(poplar::UNSIGNED_INT, {offsets.size()}, offsets, {dc, "offsets"});
   graph.setTileMapping(c, 0);
   return c;
 }
@@ -127,9 +136,7 @@ std::vector<std::size_t> multiSliceShape(const poplar::Tensor &t, const MultiArg
   return shape;
 }
 
-poplar::Tensor vertexScaleFor(const std::string &fn, poplar::Graph &graph, const poplar::Tensor &t,
-                              const poplar::Tensor &scale, poplar::program::Sequence &prog,
-                              const poplar::DebugContext &dc) {
+void checkScale(const std::string &fn, const poplar::Tensor &t, const poplar::Tensor &scale) {
   // As PopLibs: the scale has t's type, except that a HALF t also takes a FLOAT scale.
   const bool floatScaleForHalf =
       t.elementType() == poplar::HALF && scale.elementType() == poplar::FLOAT;
@@ -138,14 +145,13 @@ poplar::Tensor vertexScaleFor(const std::string &fn, poplar::Graph &graph, const
                                  " must be one element of " + t.elementType().toString() +
                                  " (the type of " + poputil::describe(t) + ")" +
                                  (t.elementType() == poplar::HALF ? " or FLOAT" : ""));
-  // The vertex multiplies in float either way; a FLOAT scale is rounded to HALF first.
-  return floatScaleForHalf ? popops::cast(graph, scale, poplar::HALF, prog, {dc, "scale"}) : scale;
+  // Both multiply-add in float; a FLOAT scale keeps its precision (its own vertex variant).
 }
 
 void addMultiSliceVertices(poplar::Graph &graph, poplar::ComputeSet cs, const poplar::Tensor &t,
                            const poplar::Tensor &out2d, const MultiArgs &a) {
-  addRowVertices(graph, cs, RowOp::Slice, rowsView(t, a.dim), out2d, a.offsets, a.size,
-                 a.indexMode, nullptr);
+  addRowVertices(graph, cs, RowOp::Slice, rowsView(t, a.dim), out2d, a.offsets, a.size, a.indexMode,
+                 nullptr);
 }
 
 void addMultiUpdateVertices(poplar::Graph &graph, poplar::ComputeSet cs, RowOp op,
@@ -165,7 +171,7 @@ poplar::Tensor dynamicSlice(poplar::Graph &graph, const poplar::Tensor &t,
   const unsigned mode = checkDynamicArgs("popops::dynamicSlice", t, offset, dims, sizes, options);
   poplar::Tensor result = t;
   for (std::size_t i = 0; i < dims.size(); ++i)
-    result = sliceOneDim(graph, result, offset.flatten().slice(i, i + 1),
+    result = sliceOneDim(graph, result, offsetVector(offset).slice(i, i + 1),
                          static_cast<unsigned>(dims[i]), sizes[i], mode, prog, debugContext);
   return result;
 }
@@ -246,7 +252,7 @@ void dynamicUpdate(poplar::Graph &graph, const poplar::Tensor &t, const poplar::
   detail::checkSliceShape(fn, t, s, expected);
   if (dims.empty())
     return;
-  updateDims(graph, t, s, offset.flatten(), dims, sizes, 0, mode, prog, debugContext);
+  updateDims(graph, t, s, offsetVector(offset), dims, sizes, 0, mode, prog, debugContext);
 }
 
 poplar::Tensor multiSlice(poplar::Graph &graph, const poplar::Tensor &t,
@@ -257,8 +263,8 @@ poplar::Tensor multiSlice(poplar::Graph &graph, const poplar::Tensor &t,
   const auto a = detail::checkMultiArgs("popops::multiSlice", t, offsets, dims, sizes, options);
   const std::size_t n = a.offsets.numElements();
   const poplar::Tensor out2d = detail::createColumnGrouped(
-      graph, t.elementType(), n * a.size,
-      detail::columnGroupsOf(graph, detail::rowsView(t, a.dim)), {debugContext, "slices"});
+      graph, t.elementType(), n * a.size, detail::columnGroupsOf(graph, detail::rowsView(t, a.dim)),
+      {debugContext, "slices"});
   poplar::ComputeSet cs = graph.addComputeSet({debugContext, "MultiSlice"});
   detail::addMultiSliceVertices(graph, cs, t, out2d, a);
   prog.add(poplar::program::Execute(cs, {debugContext, "MultiSlice"}));
@@ -267,8 +273,7 @@ poplar::Tensor multiSlice(poplar::Graph &graph, const poplar::Tensor &t,
 
 poplar::Tensor multiSlice(poplar::Graph &graph, const poplar::Tensor &t,
                           poplar::ArrayRef<unsigned> offsets, std::size_t dim,
-                          poplar::program::Sequence &prog,
-                          const poplar::DebugContext &debugContext,
+                          poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
                           const poplar::OptionFlags &optionFlags) {
   return multiSlice(graph, t, constantOffsets(graph, offsets, debugContext), {dim}, {1}, prog,
                     SlicePlan(), optionFlags, debugContext);
@@ -309,9 +314,9 @@ void multiUpdateAdd(poplar::Graph &graph, const poplar::Tensor &t, const poplar:
   const std::string fn = "popops::multiUpdateAdd";
   const auto a = detail::checkMultiArgs(fn, t, offsets, dims, sizes, options);
   detail::checkSliceShape(fn, t, sMulti, detail::multiSliceShape(t, a));
-  const poplar::Tensor vertexScale = detail::vertexScaleFor(fn, graph, t, scale, prog, debugContext);
+  detail::checkScale(fn, t, scale);
   poplar::ComputeSet cs = graph.addComputeSet({debugContext, "MultiUpdateAdd"});
-  detail::addMultiUpdateVertices(graph, cs, detail::RowOp::UpdateAdd, t, sMulti, a, &vertexScale);
+  detail::addMultiUpdateVertices(graph, cs, detail::RowOp::UpdateAdd, t, sMulti, a, &scale);
   prog.add(poplar::program::Execute(cs, {debugContext, "MultiUpdateAdd"}));
 }
 

@@ -115,7 +115,11 @@ void addRowVertices(poplar::Graph &graph, poplar::ComputeSet cs, RowOp op,
                      : op == RowOp::UpdateAdd ? "popops::MultiUpdateAdd"
                      : op == RowOp::UpdateMax ? "popops::MultiUpdateMax"
                                               : "popops::MultiUpdateMul";
-  const std::string vertexType = poputil::templateVertex(name, base2d.elementType());
+  // A HALF table with a FLOAT scale has its own vertex (the scale kept at float precision).
+  const std::string vertexType =
+      scale && scale->elementType() != base2d.elementType()
+          ? poputil::templateVertex(name, base2d.elementType(), scale->elementType())
+          : poputil::templateVertex(name, base2d.elementType());
   const poplar::Tensor flatOffsets = offsets.flatten();
   for (const auto &g : columnGroupsOf(graph, base2d)) {
     auto v = graph.addVertex(cs, vertexType,

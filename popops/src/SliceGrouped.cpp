@@ -16,10 +16,11 @@ namespace {
 
 /// Checks the group dimension of `t` and `offsets` (and of `s` when given), then each group as
 /// the ungrouped function would.
-std::vector<detail::MultiArgs>
-checkGrouped(const std::string &fn, const poplar::Tensor &t, const poplar::Tensor &offsets,
-             const poplar::Tensor *s, const std::vector<std::size_t> &dims,
-             const std::vector<std::size_t> &sizes, const poplar::OptionFlags &options) {
+std::vector<detail::MultiArgs> checkGrouped(const std::string &fn, const poplar::Tensor &t,
+                                            const poplar::Tensor &offsets, const poplar::Tensor *s,
+                                            const std::vector<std::size_t> &dims,
+                                            const std::vector<std::size_t> &sizes,
+                                            const poplar::OptionFlags &options) {
   if (t.rank() < 2)
     throw poputil::poplibs_error(fn + ": tensor " + poputil::describe(t) +
                                  " must have rank >= 2 (the group dimension first)");
@@ -54,27 +55,23 @@ void groupedUpdate(const std::string &fn, detail::RowOp op, poplar::Graph &graph
                    const poplar::OptionFlags &options, const poplar::DebugContext &debugContext,
                    const char *csName) {
   const auto args = checkGrouped(fn, t, offsets, &s, dims, sizes, options);
-  poplar::Tensor vertexScale;
   if (scale)
-    vertexScale = detail::vertexScaleFor(fn, graph, t, *scale, prog, debugContext);
+    detail::checkScale(fn, t, *scale);
   if (args.empty())
     return;
   poplar::ComputeSet cs = graph.addComputeSet({debugContext, csName});
   for (std::size_t g = 0; g < args.size(); ++g)
-    detail::addMultiUpdateVertices(graph, cs, op, t[g], s[g], args[g],
-                                   scale ? &vertexScale : nullptr);
+    detail::addMultiUpdateVertices(graph, cs, op, t[g], s[g], args[g], scale);
   prog.add(poplar::program::Execute(cs, {debugContext, csName}));
 }
 
 } // namespace
 
-poplar::Tensor groupedMultiSlice(poplar::Graph &graph, const poplar::Tensor &t,
-                                 const poplar::Tensor &offsets,
-                                 const std::vector<std::size_t> &dims,
-                                 const std::vector<std::size_t> &sizes,
-                                 poplar::program::Sequence &prog, const SlicePlan &,
-                                 const poplar::OptionFlags &options,
-                                 const poplar::DebugContext &debugContext) {
+poplar::Tensor
+groupedMultiSlice(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &offsets,
+                  const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes,
+                  poplar::program::Sequence &prog, const SlicePlan &,
+                  const poplar::OptionFlags &options, const poplar::DebugContext &debugContext) {
   const std::string fn = "popops::groupedMultiSlice";
   const auto args = checkGrouped(fn, t, offsets, nullptr, dims, sizes, options);
   if (args.empty()) {
@@ -93,8 +90,7 @@ poplar::Tensor groupedMultiSlice(poplar::Graph &graph, const poplar::Tensor &t,
         graph, t.elementType(), n * a.size,
         detail::columnGroupsOf(graph, detail::rowsView(tg, a.dim)), {debugContext, "slices"});
     detail::addMultiSliceVertices(graph, cs, tg, out2d, a);
-    results.push_back(
-        detail::sliceTensorFromRows(out2d, n, a.size, tg.shape(), a.dim).expand({0}));
+    results.push_back(detail::sliceTensorFromRows(out2d, n, a.size, tg.shape(), a.dim).expand({0}));
   }
   prog.add(poplar::program::Execute(cs, {debugContext, "GroupedMultiSlice"}));
   return poplar::concat(results, 0);
@@ -105,16 +101,15 @@ void groupedMultiUpdate(poplar::Graph &graph, const poplar::Tensor &t, const pop
                         const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog,
                         const SlicePlan &, const poplar::OptionFlags &options,
                         const poplar::DebugContext &debugContext) {
-  groupedUpdate("popops::groupedMultiUpdate", detail::RowOp::Update, graph, t, s, offsets,
-                nullptr, dims, sizes, prog, options, debugContext, "GroupedMultiUpdate");
+  groupedUpdate("popops::groupedMultiUpdate", detail::RowOp::Update, graph, t, s, offsets, nullptr,
+                dims, sizes, prog, options, debugContext, "GroupedMultiUpdate");
 }
 
 void groupedMultiUpdateAdd(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &s,
                            const poplar::Tensor &offsets, const poplar::Tensor &scale,
                            const std::vector<std::size_t> &dims,
-                           const std::vector<std::size_t> &sizes,
-                           poplar::program::Sequence &prog, const SlicePlan &,
-                           const poplar::OptionFlags &options,
+                           const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog,
+                           const SlicePlan &, const poplar::OptionFlags &options,
                            const poplar::DebugContext &debugContext) {
   groupedUpdate("popops::groupedMultiUpdateAdd", detail::RowOp::UpdateAdd, graph, t, s, offsets,
                 &scale, dims, sizes, prog, options, debugContext, "GroupedMultiUpdateAdd");
@@ -122,9 +117,8 @@ void groupedMultiUpdateAdd(poplar::Graph &graph, const poplar::Tensor &t, const 
 
 void groupedMultiUpdateMax(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &s,
                            const poplar::Tensor &offsets, const std::vector<std::size_t> &dims,
-                           const std::vector<std::size_t> &sizes,
-                           poplar::program::Sequence &prog, const SlicePlan &,
-                           const poplar::OptionFlags &options,
+                           const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog,
+                           const SlicePlan &, const poplar::OptionFlags &options,
                            const poplar::DebugContext &debugContext) {
   groupedUpdate("popops::groupedMultiUpdateMax", detail::RowOp::UpdateMax, graph, t, s, offsets,
                 nullptr, dims, sizes, prog, options, debugContext, "GroupedMultiUpdateMax");
@@ -132,9 +126,8 @@ void groupedMultiUpdateMax(poplar::Graph &graph, const poplar::Tensor &t, const 
 
 void groupedMultiUpdateMul(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &s,
                            const poplar::Tensor &offsets, const std::vector<std::size_t> &dims,
-                           const std::vector<std::size_t> &sizes,
-                           poplar::program::Sequence &prog, const SlicePlan &,
-                           const poplar::OptionFlags &options,
+                           const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog,
+                           const SlicePlan &, const poplar::OptionFlags &options,
                            const poplar::DebugContext &debugContext) {
   groupedUpdate("popops::groupedMultiUpdateMul", detail::RowOp::UpdateMul, graph, t, s, offsets,
                 nullptr, dims, sizes, prog, options, debugContext, "GroupedMultiUpdateMul");

@@ -32,12 +32,9 @@ MultiArgs checkMultiArgs(const std::string &fn, const poplar::Tensor &t,
 /// [numOffsets][t's shape with dim replaced by size].
 std::vector<std::size_t> multiSliceShape(const poplar::Tensor &t, const MultiArgs &a);
 
-/// The scale tensor the MultiUpdateAdd vertices take for base `t`: `scale` itself, or (FLOAT
-/// scale for a HALF base, as PopLibs allows) `scale` rounded to HALF. Throws naming `scale`
-/// when it is not one element of an accepted type.
-poplar::Tensor vertexScaleFor(const std::string &fn, poplar::Graph &graph, const poplar::Tensor &t,
-                              const poplar::Tensor &scale, poplar::program::Sequence &prog,
-                              const poplar::DebugContext &dc);
+/// Throws naming `scale` unless it is one element of t's type (or FLOAT for a HALF `t`, as
+/// PopLibs allows).
+void checkScale(const std::string &fn, const poplar::Tensor &t, const poplar::Tensor &scale);
 
 /// Adds the slice vertices of base `t` (slices into `out2d`, [numOffsets * size][columns]).
 void addMultiSliceVertices(poplar::Graph &graph, poplar::ComputeSet cs, const poplar::Tensor &t,

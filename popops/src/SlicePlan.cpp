@@ -55,8 +55,9 @@ const SlicePlanInternal &groupedPlan(const std::string &fn, const SlicePlan &pla
                                      std::size_t groupSize) {
   const auto *p = plan.getImplPtr();
   if (!p)
-    throw poputil::poplibs_error(fn + ": plan is empty; the grouped functions need a plan from "
-                                      "embedding::plan with groupSize " +
+    throw poputil::poplibs_error(fn +
+                                 ": plan is empty; the grouped functions need a plan from "
+                                 "embedding::plan with groupSize " +
                                  std::to_string(groupSize));
   if (p->groupSize != groupSize)
     throw poputil::poplibs_error(fn + ": groupSize " + std::to_string(groupSize) +
@@ -137,12 +138,11 @@ poplar::Tensor createGrouped(const std::string &fn, poplar::Graph &graph, const 
   for (std::size_t g = 0; g < groupSize; ++g) {
     const auto columns = groupColumns(graph, shape, dim, p, g);
     const std::size_t rows = slices ? numIndices * sizes[0] : shape[dim];
-    const poplar::Tensor rows2d = detail::createColumnGrouped(graph, type, rows, columns,
-                                                              debugContext);
-    groups.push_back(
-        (slices ? detail::sliceTensorFromRows(rows2d, numIndices, sizes[0], shape, dim)
-                : detail::fromRowsView(rows2d, shape, dim))
-            .expand({0}));
+    const poplar::Tensor rows2d =
+        detail::createColumnGrouped(graph, type, rows, columns, debugContext);
+    groups.push_back((slices ? detail::sliceTensorFromRows(rows2d, numIndices, sizes[0], shape, dim)
+                             : detail::fromRowsView(rows2d, shape, dim))
+                         .expand({0}));
   }
   if (groups.empty()) {
     std::vector<std::size_t> empty{0};
@@ -229,8 +229,8 @@ poplar::Tensor createGroupedSliceableTensor(
     const std::vector<std::size_t> &shape, const std::vector<std::size_t> &dims,
     const std::vector<std::size_t> &sizes, const SlicePlan &plan,
     const poplar::OptionFlags &options, const poplar::DebugContext &debugContext) {
-  return createGrouped("popops::createGroupedSliceableTensor", graph, type, groupSize, shape,
-                       dims, sizes, plan, options, 0, false, debugContext);
+  return createGrouped("popops::createGroupedSliceableTensor", graph, type, groupSize, shape, dims,
+                       sizes, plan, options, 0, false, debugContext);
 }
 
 poplar::Tensor createGroupedSliceTensor(
@@ -250,8 +250,8 @@ poplar::Tensor createGroupedIndicesTensor(poplar::Graph &graph, const std::size_
   const std::string fn = "popops::createGroupedIndicesTensor";
   detail::checkSliceOptions(fn, options);
   groupedPlan(fn, plan, groupSize);
-  poplar::Tensor t = graph.addVariable(poplar::UNSIGNED_INT, {groupSize, numIndices, dims.size()},
-                                       debugContext);
+  poplar::Tensor t =
+      graph.addVariable(poplar::UNSIGNED_INT, {groupSize, numIndices, dims.size()}, debugContext);
   poputil::mapTensorLinearly(graph, t);
   return t;
 }
@@ -268,9 +268,9 @@ poplar::Tensor createSliceableTensorFromSlice(poplar::Graph &graph, const poplar
                                  " entries) differ in length");
   for (std::size_t i = 0; i < dims.size(); ++i) {
     if (dims[i] >= s.rank())
-      throw poputil::poplibs_error(fn + ": dims[" + std::to_string(i) + "] = " +
-                                   std::to_string(dims[i]) + " is out of range for slice " +
-                                   poputil::describe(s));
+      throw poputil::poplibs_error(fn + ": dims[" + std::to_string(i) +
+                                   "] = " + std::to_string(dims[i]) +
+                                   " is out of range for slice " + poputil::describe(s));
     for (std::size_t j = 0; j < i; ++j)
       if (dims[j] == dims[i])
         throw poputil::poplibs_error(fn + ": dim " + std::to_string(dims[i]) +
@@ -313,8 +313,8 @@ SlicePlan plan(const poplar::Graph &graph, const poplar::Type &dataType,
   p->numColumns = outputSize;
   p->groupSize = groupSize;
   p->grain = defaultGrain(graph, dataType);
-  p->tilesPerGroup =
-      static_cast<unsigned>(std::max<std::size_t>(1, tiles / std::min<std::size_t>(groupSize, tiles)));
+  p->tilesPerGroup = static_cast<unsigned>(
+      std::max<std::size_t>(1, tiles / std::min<std::size_t>(groupSize, tiles)));
   const std::size_t grains = (outputSize + p->grain - 1) / p->grain;
   p->numGroups = static_cast<unsigned>(
       std::max<std::size_t>(1, std::min<std::size_t>(grains, p->tilesPerGroup)));
@@ -331,8 +331,8 @@ std::vector<SlicePlan> planMultiple(const std::vector<SlicePlanningParameters> &
   std::vector<SlicePlan> plans;
   plans.reserve(parameters.size());
   for (const auto &p : parameters)
-    plans.push_back(plan(p.graph, p.dataType, p.groupSize, p.numEntries, p.outputSize,
-                         p.numLookups, p.optionFlags));
+    plans.push_back(plan(p.graph, p.dataType, p.groupSize, p.numEntries, p.outputSize, p.numLookups,
+                         p.optionFlags));
   return plans;
 }
 

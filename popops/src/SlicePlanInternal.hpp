@@ -15,7 +15,9 @@ public:
   unsigned tilesPerGroup = 1; ///< Embedding group g's column groups start at tile
                               ///< g * tilesPerGroup (modulo the tile count).
 
-  auto key() const { return std::make_tuple(numColumns, grain, numGroups, groupSize, tilesPerGroup); }
+  auto key() const {
+    return std::make_tuple(numColumns, grain, numGroups, groupSize, tilesPerGroup);
+  }
   bool operator==(const SlicePlanInternal &o) const { return key() == o.key(); }
   bool operator<(const SlicePlanInternal &o) const { return key() < o.key(); }
 };

@@ -18,107 +18,18 @@
 
 #include <reference/DynamicSlice.hpp>
 
-#include "SliceTestUtil.hpp"
+#include "SliceBench.hpp"
 
 using namespace poplar;
 using namespace poplar::program;
 using reference::UpdateOp;
-using Values = std::vector<double>;
+using slicebench::Bench;
+using slicebench::data;
+using slicebench::Values;
 using Offsets = std::vector<std::size_t>;
+inline Values asValues(const Offsets &o) { return Values(o.begin(), o.end()); }
 
 namespace {
-
-std::vector<char> toDevice(const Type &type, const Values &v) {
-  std::vector<char> b;
-  auto put = [&](const auto x) {
-    const char *p = reinterpret_cast<const char *>(&x);
-    b.insert(b.end(), p, p + sizeof(x));
-  };
-  for (double x : v) {
-    if (type == FLOAT)
-      put(float(x));
-    else if (type == HALF)
-      put(poplar::half(float(x)));
-    else if (type == INT)
-      put(int(x));
-    else
-      put(unsigned(x));
-  }
-  return b;
-}
-
-Values fromDevice(const Type &type, const std::vector<char> &b) {
-  Values v;
-  auto get = [&](auto x, std::size_t i) {
-    std::memcpy(&x, b.data() + i * sizeof(x), sizeof(x));
-    return double(x);
-  };
-  const std::size_t size = type == HALF ? 2 : 4;
-  for (std::size_t i = 0; i < b.size() / size; ++i) {
-    if (type == FLOAT)
-      v.push_back(get(float(), i));
-    else if (type == HALF)
-      v.push_back(get(poplar::half(0.f), i));
-    else if (type == INT)
-      v.push_back(get(int(), i));
-    else
-      v.push_back(get(unsigned(), i));
-  }
-  return v;
-}
-
-Values asValues(const Offsets &o) { return Values(o.begin(), o.end()); }
-
-/// Values of `type` as the device holds them: rounded for FLOAT/HALF, small integers for INT.
-Values data(const Type &type, std::size_t n, unsigned seed, double lo = -4, double hi = 4) {
-  auto v = reference::randomValues(n, seed, lo, hi);
-  for (auto &x : v)
-    x = (type == INT) ? std::round(x * 4) : reference::roundTo(type, x);
-  return v;
-}
-
-/// A graph on `tiles` tiles, the host writes and reads of one program, and its runs.
-struct Bench {
-  Device device;
-  Graph graph;
-  Sequence prog;
-  std::map<std::string, std::vector<char>> writes;
-  std::map<std::string, Tensor> reads;
-
-  explicit Bench(unsigned tiles) : device(slicetest::device(tiles)), graph(device.getTarget()) {
-    popops::addCodelets(graph);
-  }
-  Tensor in(const Tensor &t, const std::string &name, const Values &v) {
-    graph.createHostWrite(name, t);
-    writes[name] = toDevice(t.elementType(), v);
-    return t;
-  }
-  void out(const std::string &name, const Tensor &t) {
-    graph.createHostRead(name, t);
-    reads.emplace(name, t);
-  }
-  std::map<std::string, std::vector<char>> runBytes(unsigned threads = 1) {
-    OptionFlags opts{{"target.hostThreads", std::to_string(threads)}};
-    Engine engine(graph, prog, opts);
-    engine.load(device);
-    for (const auto &[h, bytes] : writes)
-      engine.writeTensor(h, bytes.data(), bytes.data() + bytes.size());
-    engine.run();
-    std::map<std::string, std::vector<char>> r;
-    for (const auto &[h, t] : reads) {
-      std::vector<char> bytes(t.numElements() * (t.elementType() == HALF ? 2 : 4));
-      engine.readTensor(h, bytes.data(), bytes.data() + bytes.size());
-      r[h] = bytes;
-    }
-    return r;
-  }
-  std::map<std::string, Values> run(unsigned threads = 1) {
-    std::map<std::string, Values> r;
-    for (const auto &[h, bytes] : runBytes(threads))
-      r[h] = fromDevice(reads.at(h).elementType(), bytes);
-    return r;
-  }
-};
 
 enum class Layout { OneTile, Spread };
 
@@ -126,10 +37,10 @@ enum class Layout { OneTile, Spread };
 Tensor base(Bench &b, Layout layout, const Type &type, std::size_t groups,
             const std::vector<std::size_t> &shape, const popops::SlicePlan &plan) {
   if (layout == Layout::Spread)
-    return groups ? popops::createGroupedSliceableTensor(b.graph, type, groups, shape, {0}, {1},
-                                                         plan, {}, "table")
-                  : popops::createSliceableTensor(b.graph, type, shape, {0}, {1}, plan, {},
-                                                  "table");
+    return groups
+               ? popops::createGroupedSliceableTensor(b.graph, type, groups, shape, {0}, {1}, plan,
+                                                      {}, "table")
+               : popops::createSliceableTensor(b.graph, type, shape, {0}, {1}, plan, {}, "table");
   std::vector<std::size_t> full = shape;
   if (groups)
     full.insert(full.begin(), groups);
@@ -139,13 +50,12 @@ Tensor base(Bench &b, Layout layout, const Type &type, std::size_t groups,
 }
 
 Tensor slices(Bench &b, Layout layout, const Type &type, std::size_t groups,
-              const std::vector<std::size_t> &shape, std::size_t n,
-              const popops::SlicePlan &plan) {
+              const std::vector<std::size_t> &shape, std::size_t n, const popops::SlicePlan &plan) {
   if (layout == Layout::Spread)
-    return groups ? popops::createGroupedSliceTensor(b.graph, type, groups, shape, {0}, {1}, n,
-                                                     plan, {}, "slices")
-                  : popops::createSliceTensor(b.graph, type, shape, {0}, {1}, n, plan, {},
-                                              "slices");
+    return groups
+               ? popops::createGroupedSliceTensor(b.graph, type, groups, shape, {0}, {1}, n, plan,
+                                                  {}, "slices")
+               : popops::createSliceTensor(b.graph, type, shape, {0}, {1}, n, plan, {}, "slices");
   std::vector<std::size_t> full{n, 1, shape[1]};
   if (groups)
     full.insert(full.begin(), groups);
@@ -179,13 +89,13 @@ void checkUpdate(UpdateOp op, const Type &type, Layout layout) {
   Bench b(16);
   const std::string opName = op == UpdateOp::Max ? "max" : op == UpdateOp::Mul ? "mul" : "add";
   const OptionFlags planOptions{{"operationForUpdate", opName}};
-  auto plan = popops::embedding::plan(b.graph, type, kShape[0], kShape[1], {kOffsets.size()},
-                                      planOptions);
+  auto plan =
+      popops::embedding::plan(b.graph, type, kShape[0], kShape[1], {kOffsets.size()}, planOptions);
   const std::size_t n = kOffsets.size();
   const Values t0 = data(type, reference::numElements(kShape), 11);
   // Mul: factors near 1 keep HALF products in range.
-  const Values s0 = op == UpdateOp::Mul ? data(type, n * kShape[1], 12, 0.5, 1.5)
-                                        : data(type, n * kShape[1], 12);
+  const Values s0 =
+      op == UpdateOp::Mul ? data(type, n * kShape[1], 12, 0.5, 1.5) : data(type, n * kShape[1], 12);
   Tensor t = b.in(base(b, layout, type, 0, kShape, plan), "t", t0);
   Tensor s = b.in(slices(b, layout, type, 0, kShape, n, plan), "s", s0);
   Tensor idx = b.in(indices(b, 0, n, plan), "idx", asValues(kOffsets));
@@ -224,6 +134,26 @@ TEST(MultiUpdateMax, NaNInTheSlicePropagates) {
   expectEqualValues(b.run()["t"], {1, 2, NAN, 9, 5, 6}, "max with NaN");
 }
 
+TEST(MultiUpdateAdd, FloatScaleOfAHalfTableKeepsItsPrecision) {
+  // -341 + (1/3) * 1024 = 1/3: with the scale rounded to HALF first it would be 0.25.
+  Bench b(4);
+  Tensor t = b.in(b.graph.addVariable(HALF, {2, 4}, "t"), "t", Values(8, -341.0));
+  poputil::mapTensorLinearly(b.graph, t);
+  Tensor s = b.in(b.graph.addVariable(HALF, {1, 1, 4}, "s"), "s", Values(4, 1024.0));
+  poputil::mapTensorLinearly(b.graph, s);
+  Tensor idx = b.in(b.graph.addVariable(UNSIGNED_INT, {1, 1}, "idx"), "idx", {1});
+  b.graph.setTileMapping(idx, 0);
+  const float third = 1.0f / 3.0f;
+  Tensor scale = b.in(b.graph.addVariable(FLOAT, {}, "scale"), "scale", {third});
+  b.graph.setTileMapping(scale, 0);
+  popops::multiUpdateAdd(b.graph, t, s, idx, scale, {0}, {1}, b.prog, {}, {});
+  b.out("t", t);
+  Values want(8, -341.0);
+  reference::multiUpdate(want, {2, 4}, 0, Values(4, 1024.0), 1, {1}, UpdateOp::Add, HALF, third);
+  EXPECT_NEAR(want[4], 1.0 / 3.0, 1e-3);
+  expectEqualValues(b.run()["t"], want, "half table, float scale");
+}
+
 /// The grouped family over `groups` groups against the reference: slice, update, add (FLOAT
 /// scale for HALF tables too), max, mul.
 void checkGrouped(const Type &type, Layout layout, unsigned threads,
@@ -234,7 +164,8 @@ void checkGrouped(const Type &type, Layout layout, unsigned threads,
   const std::size_t per = reference::numElements(shape);
   Bench b(16);
   auto plan = popops::embedding::plan(b.graph, type, groups, shape[0], shape[1], {n}, {});
-  const Values t0 = data(type, groups * per, 21), s0 = data(type, groups * n * shape[1], 22, 0.5, 1.5);
+  const Values t0 = data(type, groups * per, 21),
+               s0 = data(type, groups * n * shape[1], 22, 0.5, 1.5);
   std::map<std::string, Values> want;
   auto addTable = [&](const std::string &name, UpdateOp op) {
     Tensor t = b.in(base(b, layout, type, groups, shape, plan), name, t0);
@@ -265,8 +196,8 @@ void checkGrouped(const Type &type, Layout layout, unsigned threads,
   addTable("mul", UpdateOp::Mul);
   // Slice the table after its update, through the slicing indices of that table.
   Tensor sliceIdx = b.in(indices(b, groups, n, plan), "sliceIdx", asValues(offs));
-  Tensor got = popops::groupedMultiSlice(b.graph, sliced, sliceIdx, {0}, {1}, b.prog, plan, {},
-                                         "lookup");
+  Tensor got =
+      popops::groupedMultiSlice(b.graph, sliced, sliceIdx, {0}, {1}, b.prog, plan, {}, "lookup");
   ASSERT_EQ(got.shape(), (std::vector<std::size_t>{groups, n, 1, shape[1]}));
   b.out("slice", got);
   want["slice"] = reference::groupedMultiSlice(want["set"], groups, shape, 0, 1, offs);
@@ -320,8 +251,8 @@ Values sliceWithOptions(const OptionFlags &options, const Offsets &offs,
   Bench b(4);
   const Values t0 = data(FLOAT, reference::numElements(kShape), 31);
   Tensor t = b.in(popops::createSliceableTensor(b.graph, FLOAT, kShape, {0}, {1}, 0, "t"), "t", t0);
-  Tensor idx = b.in(b.graph.addVariable(UNSIGNED_INT, {offs.size(), 1}, "idx"), "idx",
-                    asValues(offs));
+  Tensor idx =
+      b.in(b.graph.addVariable(UNSIGNED_INT, {offs.size(), 1}, "idx"), "idx", asValues(offs));
   poputil::mapTensorLinearly(b.graph, idx);
   b.out("out", popops::multiSlice(b.graph, t, idx, {0}, {1}, b.prog, {}, options, "lookup"));
   *want = reference::multiSlice(t0, kShape, 0, 1, offs, ref);
@@ -330,17 +261,17 @@ Values sliceWithOptions(const OptionFlags &options, const Offsets &offs,
 
 TEST(MultiSliceOptions, RemapOutOfBoundIndicesReadsRowZero) {
   Values want;
-  const auto got = sliceWithOptions({{"remapOutOfBoundIndices", "true"}}, {3, 9, 100, 8},
-                                    {true, false}, &want);
+  const auto got =
+      sliceWithOptions({{"remapOutOfBoundIndices", "true"}}, {3, 9, 100, 8}, {true, false}, &want);
   expectEqualValues(got, want, "remapped");
   EXPECT_EQ(got[21], got[42]); // offsets 9 and 100 both read row 0
 }
 
 TEST(MultiSliceOptions, PaddingIndexSlicesZerosEvenWhenRemapping) {
   Values want;
-  const auto got = sliceWithOptions(
-      {{"remapOutOfBoundIndices", "true"}, {"paddingIndexUsed", "true"}}, {9, 2, 10},
-      {true, true}, &want);
+  const auto got =
+      sliceWithOptions({{"remapOutOfBoundIndices", "true"}, {"paddingIndexUsed", "true"}},
+                       {9, 2, 10}, {true, true}, &want);
   expectEqualValues(got, want, "padding");
   for (std::size_t c = 0; c < kShape[1]; ++c)
     EXPECT_EQ(got[c], 0.0);
@@ -385,8 +316,8 @@ TEST(MultiSliceHostOffsets, ConstantOffsetsSliceAndAccumulate) {
   b.out("sliced", sliced);
   Tensor scale = b.graph.addConstant(FLOAT, {}, 0.5f, "scale");
   b.graph.setTileMapping(scale, 0);
-  Tensor acc = b.in(popops::createSliceableTensor(b.graph, FLOAT, kShape, {0}, {1}, 0, "acc"),
-                    "acc", t0);
+  Tensor acc =
+      b.in(popops::createSliceableTensor(b.graph, FLOAT, kShape, {0}, {1}, 0, "acc"), "acc", t0);
   popops::multiUpdateAdd(b.graph, acc, sliced, offs, scale, 0, b.prog, "grad");
   b.out("acc", acc);
   auto r = b.run();
@@ -503,9 +434,8 @@ TEST(SliceUpdateErrors, MaxAndMulNameMismatchedSlices) {
   Tensor idx = b.graph.addVariable(UNSIGNED_INT, {3, 1}, "ids");
   Tensor wrongType = b.graph.addVariable(HALF, {3, 1, 4}, "halfSlices");
   Tensor wrongShape = b.graph.addVariable(FLOAT, {3, 1, 5}, "wideSlices");
-  expectError(
-      [&] { popops::multiUpdateMax(b.graph, t, wrongType, idx, {0}, {1}, b.prog, {}, {}); },
-      {"multiUpdateMax", "halfSlices", "element type"});
+  expectError([&] { popops::multiUpdateMax(b.graph, t, wrongType, idx, {0}, {1}, b.prog, {}, {}); },
+              {"multiUpdateMax", "halfSlices", "element type"});
   expectError(
       [&] { popops::multiUpdateMul(b.graph, t, wrongShape, idx, {0}, {1}, b.prog, {}, {}); },
       {"multiUpdateMul", "wideSlices", "[3,1,4]"});
@@ -517,6 +447,30 @@ TEST(SliceUpdateErrors, MaxAndMulNameMismatchedSlices) {
       {"remapOutOfBoundIndices"});
   expectError([&] { popops::createSliceableTensorFromSlice(b.graph, t, {2}, {3}); },
               {"createSliceableTensorFromSlice", "dims[0]"});
+}
+
+} // namespace
+
+namespace {
+
+TEST(DynamicSliceOptions, OffsetWithACopyPerTileReadsTheFirstCopy) {
+  Bench b(4);
+  const std::vector<std::size_t> shape{6, 8};
+  const Values t0 = slicebench::data(FLOAT, 48, 91);
+  Tensor t = b.in(popops::createSliceableTensor(b.graph, FLOAT, shape, {0}, {2}, 0, "t"), "t", t0);
+  Tensor off = b.in(b.graph.addVariable(UNSIGNED_INT, {1, 4}, "offPerTile"), "off", {3, 3, 3, 3});
+  poputil::mapTensorLinearly(b.graph, off);
+  b.out("s", popops::dynamicSlice(b.graph, t, off, {0}, {2}, b.prog));
+  Tensor u = b.in(popops::createSliceableTensor(b.graph, FLOAT, shape, {0}, {2}, 0, "u"), "u", t0);
+  Tensor upd = b.in(b.graph.addVariable(FLOAT, {2, 8}, "upd"), "upd", Values(16, 7.0));
+  poputil::mapTensorLinearly(b.graph, upd);
+  popops::dynamicUpdate(b.graph, u, upd, off, {0}, {2}, b.prog);
+  b.out("u", u);
+  auto r = b.run();
+  expectEqualValues(r["s"], reference::dynamicSlice(t0, shape, 0, 2, 3), "slice");
+  Values want = t0;
+  std::fill(want.begin() + 24, want.begin() + 40, 7.0);
+  expectEqualValues(r["u"], want, "update");
 }
 
 } // namespace

@@ -40,11 +40,11 @@
 #include <utility>
 #include <vector>
 
+#include <poplar/ArrayRef.hpp>
 #include <poplar/DebugContext.hpp>
 #include <poplar/Graph.hpp>
 #include <poplar/OptionFlags.hpp>
 #include <poplar/Program.hpp>
-#include <poplar/ArrayRef.hpp>
 #include <poplar/Tensor.hpp>
 #include <poputil/DebugInfo.hpp>
 
@@ -243,7 +243,8 @@ void groupedMultiUpdate(poplar::Graph &graph, const poplar::Tensor &t, const pop
 
 /// t[offsets[i]] += scale * sMulti[i] for each i in order (t is updated in place and
 /// accumulates); `scale` is a one-element tensor of t's type, or FLOAT when t is HALF (as in
-/// PopLibs; Tessera rounds such a scale to HALF before the float multiply-add). The
+/// PopLibs; such a scale is used at float precision: the multiply-add runs in float and the
+/// sum is rounded once to HALF). The
 /// embedding-gradient update.
 void multiUpdateAdd(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &sMulti,
                     const poplar::Tensor &offsets, const poplar::Tensor &scale,
@@ -256,9 +257,8 @@ void multiUpdateAdd(poplar::Graph &graph, const poplar::Tensor &t, const poplar:
 void groupedMultiUpdateAdd(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &s,
                            const poplar::Tensor &offsets, const poplar::Tensor &scale,
                            const std::vector<std::size_t> &dims,
-                           const std::vector<std::size_t> &sizes,
-                           poplar::program::Sequence &prog, const SlicePlan &plan,
-                           const poplar::OptionFlags &options,
+                           const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog,
+                           const SlicePlan &plan, const poplar::OptionFlags &options,
                            const poplar::DebugContext &debugContext = {});
 
 /// multiUpdateAdd of unit slices along `dim` at offsets known when the graph is built.
@@ -279,9 +279,8 @@ void multiUpdateMax(poplar::Graph &graph, const poplar::Tensor &t, const poplar:
 /// multiUpdateMax for each group.
 void groupedMultiUpdateMax(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &s,
                            const poplar::Tensor &offsets, const std::vector<std::size_t> &dims,
-                           const std::vector<std::size_t> &sizes,
-                           poplar::program::Sequence &prog, const SlicePlan &plan,
-                           const poplar::OptionFlags &options,
+                           const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog,
+                           const SlicePlan &plan, const poplar::OptionFlags &options,
                            const poplar::DebugContext &debugContext = {});
 
 /// t[offsets[i]] *= s[i] for each i in order (the scatter-multiply); out-of-range slices are
@@ -295,9 +294,8 @@ void multiUpdateMul(poplar::Graph &graph, const poplar::Tensor &t, const poplar:
 /// multiUpdateMul for each group.
 void groupedMultiUpdateMul(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &s,
                            const poplar::Tensor &offsets, const std::vector<std::size_t> &dims,
-                           const std::vector<std::size_t> &sizes,
-                           poplar::program::Sequence &prog, const SlicePlan &plan,
-                           const poplar::OptionFlags &options,
+                           const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog,
+                           const SlicePlan &plan, const poplar::OptionFlags &options,
                            const poplar::DebugContext &debugContext = {});
 
 namespace embedding {
@@ -326,9 +324,8 @@ SlicePlan plan(const poplar::Graph &graph, const poplar::Type &dataType,
 /// The arguments of one embedding::plan call, for planMultiple.
 struct SlicePlanningParameters {
   SlicePlanningParameters(const poplar::Graph &graph_, const poplar::Type &dataType_,
-                          std::size_t groupSize_, std::size_t numEntries_,
-                          std::size_t outputSize_, std::vector<std::size_t> numLookups_,
-                          poplar::OptionFlags optionFlags_)
+                          std::size_t groupSize_, std::size_t numEntries_, std::size_t outputSize_,
+                          std::vector<std::size_t> numLookups_, poplar::OptionFlags optionFlags_)
       : graph(graph_), dataType(dataType_), groupSize(groupSize_), numEntries(numEntries_),
         outputSize(outputSize_), numLookups(std::move(numLookups_)),
         optionFlags(std::move(optionFlags_)) {}

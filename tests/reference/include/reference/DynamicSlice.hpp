@@ -39,8 +39,7 @@ struct SliceGeometry {
 /// First base row of a multi-slice at `offset`, or nothing when the slice is out of range:
 /// it does not fit (offset + size > rows) and is not remapped, or it is the padding index.
 inline std::optional<std::size_t> multiSliceStart(std::size_t offset, std::size_t size,
-                                                  std::size_t rows,
-                                                  const SliceIndexOptions &opts) {
+                                                  std::size_t rows, const SliceIndexOptions &opts) {
   if (opts.paddingIndexUsed && offset == rows)
     return std::nullopt;
   if (offset + size <= rows)
@@ -107,8 +106,8 @@ inline void multiUpdate(std::vector<double> &base, const std::vector<std::size_t
 /// Grouped forms: group k of base ([groups][shape…]), slices and offsets
 /// ([groups][numOffsets]) is sliced/updated as the ungrouped function does on its own.
 inline std::vector<double> groupedMultiSlice(const std::vector<double> &base, std::size_t groups,
-                                             const std::vector<std::size_t> &shape,
-                                             std::size_t dim, std::size_t size,
+                                             const std::vector<std::size_t> &shape, std::size_t dim,
+                                             std::size_t size,
                                              const std::vector<std::size_t> &offsets,
                                              const SliceIndexOptions &opts = {}) {
   const std::size_t per = numElements(shape), n = groups ? offsets.size() / groups : 0;
