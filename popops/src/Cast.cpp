@@ -5,6 +5,7 @@
 #include <string>
 
 #include <popops/ElementWise.hpp>
+#include <poputil/Describe.hpp>
 #include <poputil/VertexTemplates.hpp>
 #include <poputil/exceptions.hpp>
 
@@ -15,25 +16,60 @@ namespace popops {
 
 namespace {
 
+/// The types a cast converts between (QUARTER only with FLOAT, HALF, QUARTER or, in a program,
+/// through FLOAT).
+const poplar::Type kCastTypes[] = {
+    poplar::FLOAT,  poplar::HALF,           poplar::INT,         poplar::UNSIGNED_INT,
+    poplar::BOOL,   poplar::CHAR,           poplar::SIGNED_CHAR, poplar::UNSIGNED_CHAR,
+    poplar::SHORT,  poplar::UNSIGNED_SHORT, poplar::LONGLONG,    poplar::UNSIGNED_LONGLONG,
+    poplar::QUARTER};
+const char *const kCastTypeList = "float, half, int, unsigned int, bool, char, signed char, "
+                                  "unsigned char, short, unsigned short, long long (from "
+                                  "integers), unsigned long long (from integers), quarter";
+
+bool isCastType(const poplar::Type &t) {
+  return std::find(std::begin(kCastTypes), std::end(kCastTypes), t) != std::end(kCastTypes);
+}
+
+bool isLongLong(const poplar::Type &t) {
+  return t == poplar::LONGLONG || t == poplar::UNSIGNED_LONGLONG;
+}
+
+/// The 8-, 16- and 64-bit integer types, which popops::Cast1D vertices convert (the fused map
+/// handles the rest).
+bool isSmallInteger(const poplar::Type &t) {
+  return t == poplar::CHAR || t == poplar::SIGNED_CHAR || t == poplar::UNSIGNED_CHAR ||
+         t == poplar::SHORT || t == poplar::UNSIGNED_SHORT || isLongLong(t);
+}
+
+/// 64-bit integers convert only from integer types, and only to 64-bit integers (PopLibs'
+/// rule).
+void checkLongLongPair(const poplar::Tensor &src, const poplar::Type &to) {
+  const poplar::Type from = src.elementType();
+  const bool fromInteger =
+      from != poplar::FLOAT && from != poplar::HALF && !from.requiresMetadata();
+  if ((isLongLong(to) && !fromInteger) || (isLongLong(from) && !isLongLong(to)))
+    throw poputil::poplibs_error("popops::cast of " + poputil::describe(src) + " to " +
+                                 to.toString() +
+                                 ": long long types convert only from integer types and only "
+                                 "to long long types");
+}
+
 void checkCastType(const poplar::Tensor &src, const poplar::Type &t) {
-  const poplar::Type ok[] = {poplar::FLOAT,        poplar::HALF, poplar::INT,
-                             poplar::UNSIGNED_INT, poplar::BOOL, poplar::QUARTER};
-  for (const auto &x : ok)
-    if (x == t)
-      return;
-  throw poputil::poplibs_error("popops::cast of " + src.shortString() + " to " + t.toString() +
-                               ": unsupported destination type (supported: float, half, int, "
-                               "unsigned int, bool, quarter)");
+  if (!isCastType(t))
+    throw poputil::poplibs_error(
+        "popops::cast of " + poputil::describe(src) + " to " + t.toString() +
+        ": unsupported destination type (supported: " + kCastTypeList + ")");
+  if (src.valid())
+    checkLongLongPair(src, t);
 }
 
 bool involvesQuarter(const poplar::Type &a, const poplar::Type &b) {
   return a.requiresMetadata() || b.requiresMetadata();
 }
 
-/// "'name' (quarter[4])"-style naming for messages (the tensor's debug name is not public).
-std::string named(const poplar::Tensor &t) {
-  return t.valid() ? t.shortString() : std::string("<invalid tensor>");
-}
+/// "'name' (quarter[4])": the tensor's debug name, type and shape, for messages.
+std::string named(const poplar::Tensor &t) { return poputil::describe(t); }
 
 void checkMetadataTensor(const poplar::Tensor &metadata, const std::string &what) {
   if (!metadata.valid() || metadata.elementType() != poplar::QUARTER_METADATA ||
@@ -86,6 +122,55 @@ void addQuarterCastVertices(poplar::Graph &graph, const poplar::Tensor &src,
     }
 }
 
+/// Adds to `cs` one popops::Cast1D<src type, dst type> vertex per run of `dst` on each tile,
+/// for a pair where one side is a small integer type.
+void addSmallIntegerCastVertices(poplar::Graph &graph, const poplar::Tensor &src,
+                                 const poplar::Tensor &dst, poplar::ComputeSet cs) {
+  const std::string vertexType =
+      poputil::templateVertex("popops::Cast1D", src.elementType(), dst.elementType());
+  const poplar::Tensor srcFlat = src.flatten(), dstFlat = dst.flatten();
+  const auto runs = detail::contiguousRunsPerTile(graph, dst);
+  for (unsigned tile = 0; tile < runs.size(); ++tile)
+    for (const auto &run : runs[tile]) {
+      auto v = graph.addVertex(cs, vertexType);
+      graph.connect(v["src"], srcFlat.slice(run));
+      graph.connect(v["dst"], dstFlat.slice(run));
+      graph.setTileMapping(v, tile);
+    }
+}
+
+void checkSourceType(const poplar::Tensor &src) {
+  if (!isCastType(src.elementType()))
+    throw poputil::poplibs_error("popops::cast of " + poputil::describe(src) +
+                                 ": unsupported source type (supported: " + kCastTypeList + ")");
+}
+
+/// dst = cast(src) for non-QUARTER types of the same shape, appended to `prog`.
+void castPlain(poplar::Graph &graph, const poplar::Tensor &src, const poplar::Tensor &dst,
+               poplar::program::Sequence &prog, const poplar::DebugContext &dc) {
+  checkSourceType(src);
+  checkLongLongPair(src, dst.elementType());
+  if (!isSmallInteger(src.elementType()) && !isSmallInteger(dst.elementType())) {
+    mapWithOutput(graph, expr::Cast(expr::_1, dst.elementType()), {src}, dst, prog, dc);
+    return;
+  }
+  poplar::ComputeSet cs = graph.addComputeSet(dc);
+  addSmallIntegerCastVertices(graph, src, dst, cs);
+  prog.add(poplar::program::Execute(cs, dc));
+}
+
+/// cast(src) into a new tensor of `type` for non-QUARTER types.
+poplar::Tensor castPlain(poplar::Graph &graph, const poplar::Tensor &src, const poplar::Type &type,
+                         poplar::program::Sequence &prog, const poplar::DebugContext &dc) {
+  checkSourceType(src);
+  checkLongLongPair(src, type);
+  if (!isSmallInteger(src.elementType()) && !isSmallInteger(type))
+    return map(graph, expr::Cast(expr::_1, type), {src}, prog, dc);
+  poplar::Tensor out = graph.clone(type, src, dc);
+  castPlain(graph, src, out, prog, dc);
+  return out;
+}
+
 /// `src` as FLOAT or HALF (or QUARTER) so a quarter vertex can take it: other types go through
 /// FLOAT first.
 poplar::Tensor quarterVertexInput(poplar::Graph &graph, const poplar::Tensor &src,
@@ -93,7 +178,7 @@ poplar::Tensor quarterVertexInput(poplar::Graph &graph, const poplar::Tensor &sr
   const poplar::Type t = src.elementType();
   if (t == poplar::FLOAT || t == poplar::HALF || t.requiresMetadata())
     return src;
-  return map(graph, expr::Cast(expr::_1, poplar::FLOAT), {src}, prog, {dc, "ToFloat"});
+  return castPlain(graph, src, poplar::FLOAT, prog, {dc, "ToFloat"});
 }
 
 /// dst = src where src or dst is QUARTER (dst's metadata for a QUARTER dst).
@@ -111,7 +196,7 @@ void castWithQuarter(poplar::Graph &graph, const poplar::Tensor &src, const popl
     // QUARTER to an integer type: decode to FLOAT on the tiles, then cast as usual.
     poplar::Tensor asFloat = graph.clone(poplar::FLOAT, dst, {dc, "AsFloat"});
     castWithQuarter(graph, src, asFloat, prog, dc);
-    mapWithOutput(graph, expr::Cast(expr::_1, to), {asFloat}, dst, prog, {dc, "Cast"});
+    castPlain(graph, asFloat, dst, prog, {dc, "Cast"});
     return;
   }
   const poplar::Tensor in = quarterVertexInput(graph, src, prog, dc);
@@ -165,17 +250,18 @@ void castIntoComputeSet(poplar::Graph &graph, const poplar::Tensor &src, const p
   if (!src.valid() || !dst.valid())
     throw poputil::poplibs_error(what + ": both tensors must be valid");
   checkCastType(src, dst.elementType());
-  const poplar::Type readable[] = {poplar::FLOAT,        poplar::HALF, poplar::INT,
-                                   poplar::UNSIGNED_INT, poplar::BOOL, poplar::QUARTER};
-  if (std::find(std::begin(readable), std::end(readable), src.elementType()) == std::end(readable))
+  if (!isCastType(src.elementType()))
     throw poputil::poplibs_error(what + ": unsupported source type " +
-                                 src.elementType().toString() +
-                                 " (supported: float, half, int, unsigned int, bool, quarter)");
+                                 src.elementType().toString() + " (supported: " + kCastTypeList +
+                                 ")");
   if (src.shape() != dst.shape())
     throw poputil::poplibs_error(what + ": shapes differ");
   const poplar::Type from = src.elementType(), to = dst.elementType();
   if (!involvesQuarter(from, to)) {
-    addPlainCastVertices(graph, src, dst, cs, what);
+    if (isSmallInteger(from) || isSmallInteger(to))
+      addSmallIntegerCastVertices(graph, src, dst, cs);
+    else
+      addPlainCastVertices(graph, src, dst, cs, what);
     return;
   }
   const auto quarterVertexType = [](const poplar::Type &t) {
@@ -212,7 +298,7 @@ poplar::Tensor cast(poplar::Graph &graph, const poplar::Tensor &src, const popla
     castWithQuarter(graph, src, out, prog, {debugContext, "Cast"});
     return out;
   }
-  return map(graph, expr::Cast(expr::_1, dstType), {src}, prog, {debugContext, "Cast"});
+  return castPlain(graph, src, dstType, prog, {debugContext, "Cast"});
 }
 
 poplar::Tensor cast(poplar::Graph &graph, const poplar::Tensor &src, const poplar::Type &dstType,
@@ -235,10 +321,9 @@ void castWithOutput(poplar::Graph &graph, const poplar::Tensor &src, const popla
     return;
   }
   if (src.shape() != dst.shape())
-    throw poputil::poplibs_error("popops::cast from " + src.shortString() + " to " +
-                                 dst.shortString() + ": shapes differ");
-  mapWithOutput(graph, expr::Cast(expr::_1, dst.elementType()), {src}, dst, prog,
-                {debugContext, "Cast"});
+    throw poputil::poplibs_error("popops::cast from " + poputil::describe(src) + " to " +
+                                 poputil::describe(dst) + ": shapes differ");
+  castPlain(graph, src, dst, prog, {debugContext, "Cast"});
 }
 
 void cast(poplar::Graph &graph, const poplar::Tensor &src, const poplar::Tensor &dst,

@@ -105,8 +105,8 @@ TEST(Cast, IntToHalfAndFloatToBoolIntoExistingTensors) {
 TEST(Cast, UnsupportedTypeAndShapeMismatchAreNamed) {
   Rig r;
   Tensor x = r.input(FLOAT, {4}, "x");
-  expectThrowNaming<poputil::poplibs_error>([&] { popops::cast(r.graph, x, SHORT, r.prog); },
-                                            "short");
+  expectThrowNaming<poputil::poplibs_error>([&] { popops::cast(r.graph, x, LONGLONG, r.prog); },
+                                            "long long");
   Tensor y = r.graph.addVariable(INT, {5}, "y");
   r.graph.setTileMapping(y, 0);
   expectThrowNaming<poputil::poplibs_error>([&] { popops::cast(r.graph, x, y, r.prog); }, "int[5]");

@@ -10,11 +10,16 @@
 
 namespace popops {
 
-/// A new tensor with `src`'s shape and tile mapping holding `src` converted to `dstType`
-/// (C++ conversion rules; to HALF rounds to nearest even; to BOOL gives x != 0). Supported
-/// types: FLOAT, HALF, INT, UNSIGNED_INT and BOOL; others throw poputil::poplibs_error. A
-/// QUARTER `src` is read under its metadata; a QUARTER `dstType` needs the overload with a
-/// metadata tensor (unless `src` is QUARTER too: then the result is a copy under its metadata).
+/// A new tensor with `src`'s shape and tile mapping holding `src` converted to `dstType`.
+/// Supported types: FLOAT, HALF, INT, UNSIGNED_INT, BOOL, CHAR, SIGNED_CHAR, UNSIGNED_CHAR,
+/// SHORT, UNSIGNED_SHORT, QUARTER, and LONGLONG and UNSIGNED_LONGLONG from and to integer
+/// types only (to 64 bits from any, from 64 bits to 64 bits); others throw
+/// poputil::poplibs_error naming the tensor and the types. To HALF rounds to
+/// nearest even; to BOOL gives x != 0; floating point to an integer type truncates toward zero
+/// and saturates to its range (NaN gives the smallest INT, 0 for UNSIGNED_INT and the 8- and
+/// 16-bit types); an integer to a narrower integer type keeps it modulo 2^bits. A QUARTER `src`
+/// is read under its metadata; a QUARTER `dstType` needs the overload with a metadata tensor
+/// (unless `src` is QUARTER too: then the result is a copy under its metadata).
 poplar::Tensor cast(poplar::Graph &graph, const poplar::Tensor &src, const poplar::Type &dstType,
                     poplar::program::Sequence &prog, const poplar::DebugContext &debugContext = {});
 
@@ -44,9 +49,9 @@ poplar::program::Program cast(poplar::Graph &graph, poplar::Tensor src, poplar::
 
 /// Adds to the compute set `cs` the vertices converting `src` into `dst` (same shape), one per
 /// run of `dst` on each tile, so the caller can run the cast alongside other work in one
-/// compute set. Any pair of FLOAT, HALF, INT, UNSIGNED_INT and BOOL converts (the same
-/// rounding as the other forms); with QUARTER, the other side must be FLOAT, HALF or QUARTER
-/// (a cast from an integer type needs a second compute set: use a program form). Throws
+/// compute set. Any pair of the non-QUARTER types above converts (the same rounding as the
+/// other forms); with QUARTER, the other side must be FLOAT, HALF or QUARTER (a cast between
+/// QUARTER and an integer type needs a second compute set: use a program form). Throws
 /// poputil::poplibs_error naming the tensors when the shapes or types do not fit.
 void cast(poplar::Graph &graph, poplar::Tensor src, poplar::Tensor dst, poplar::ComputeSet cs);
 
