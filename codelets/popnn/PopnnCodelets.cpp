@@ -8,6 +8,7 @@ void registerPopnnCodelets() {
   static std::once_flag once;
   std::call_once(once, [] {
     registerColumnVertices();
+    registerCTCInferenceVertices();
     registerCTCLossVertices();
     registerLossVertices();
     registerPoolingVertices();

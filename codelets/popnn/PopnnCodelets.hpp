@@ -8,6 +8,7 @@ void registerPopnnCodelets();
 
 // One function per vertex family (each defined in its own file).
 void registerColumnVertices();
+void registerCTCInferenceVertices();
 void registerCTCLossVertices();
 void registerLossVertices();
 void registerPoolingVertices();
