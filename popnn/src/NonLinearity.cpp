@@ -85,9 +85,8 @@ float scalingOf(NonLinearityType type) {
   return type == NonLinearityType::SOFTMAX_SCALED ? SOFTMAX_SCALING : 1.0f;
 }
 
-} // namespace
-
-const char *asString(NonLinearityType type) {
+/// The debug-context name of each type.
+const char *debugName(NonLinearityType type) {
   switch (type) {
   case NonLinearityType::SIGMOID:
     return "SIGMOID";
@@ -115,11 +114,13 @@ const char *asString(NonLinearityType type) {
   return "?";
 }
 
+} // namespace
+
 void nonLinearityInPlace(poplar::Graph &graph, NonLinearityType type, poplar::Tensor t,
                          float &nonLinearityScaling, poplar::program::Sequence &prog,
                          const poplar::DebugContext &debugContext) {
   checkInput("popnn::nonLinearityInPlace", t, type);
-  const poplar::DebugContext dc(debugContext, asString(type));
+  const poplar::DebugContext dc(debugContext, debugName(type));
   nonLinearityScaling = scalingOf(type);
   if (isSoftmax(type)) {
     detail::softmaxRows(graph, t, t, type == NonLinearityType::LOG_SOFTMAX, nonLinearityScaling,
@@ -140,7 +141,7 @@ poplar::Tensor nonLinearity(poplar::Graph &graph, NonLinearityType type, poplar:
                             float &nonLinearityScaling, poplar::program::Sequence &prog,
                             const poplar::DebugContext &debugContext) {
   checkInput("popnn::nonLinearity", t, type);
-  const poplar::DebugContext dc(debugContext, asString(type));
+  const poplar::DebugContext dc(debugContext, debugName(type));
   nonLinearityScaling = scalingOf(type);
   if (isSoftmax(type)) {
     poplar::Tensor out = graph.clone(t, {dc, "out"});
@@ -166,7 +167,7 @@ poplar::Tensor nonLinearityInputGradient(poplar::Graph &graph, NonLinearityType 
   checkInput(fn, act, type);
   detail::requireShape(fn, "outGradient", outGradient, act.shape());
   detail::requireSameType(fn, "outGradient", outGradient, act.elementType());
-  const poplar::DebugContext dc(debugContext, detail::cat(asString(type), "Grad"));
+  const poplar::DebugContext dc(debugContext, detail::cat(debugName(type), "Grad"));
   if (isSoftmax(type))
     return detail::softmaxRowsGradient(graph, act, outGradient,
                                        type == NonLinearityType::LOG_SOFTMAX, prog, dc);

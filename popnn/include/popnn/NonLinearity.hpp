@@ -12,6 +12,7 @@
 #include <poplar/Program.hpp>
 #include <poplar/Tensor.hpp>
 #include <popnn/NonLinearityDef.hpp>
+#include <popnn/NonLinearityDefUtil.hpp>
 
 /// The factor SOFTMAX_SCALED multiplies its outputs by (large, so HALF outputs keep precision).
 #define SOFTMAX_SCALING (62000.0F)
