@@ -12,6 +12,7 @@ void registerPopnnCodelets() {
     registerCTCLossVertices();
     registerLossVertices();
     registerPoolingVertices();
+    registerROIAlignVertices();
     registerRowAffineVertices();
     registerRowSumsVertices();
     registerSoftmaxVertices();

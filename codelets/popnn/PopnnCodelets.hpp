@@ -12,6 +12,7 @@ void registerCTCInferenceVertices();
 void registerCTCLossVertices();
 void registerLossVertices();
 void registerPoolingVertices();
+void registerROIAlignVertices();
 void registerRowAffineVertices();
 void registerRowSumsVertices();
 void registerSoftmaxVertices();
