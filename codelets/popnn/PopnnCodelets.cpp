@@ -11,6 +11,7 @@ void registerPopnnCodelets() {
     registerCTCInferenceVertices();
     registerCTCLossVertices();
     registerLossVertices();
+    registerNonLinearityVertices();
     registerPoolingVertices();
     registerROIAlignVertices();
     registerRowAffineVertices();

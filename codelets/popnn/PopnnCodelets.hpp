@@ -11,6 +11,7 @@ void registerColumnVertices();
 void registerCTCInferenceVertices();
 void registerCTCLossVertices();
 void registerLossVertices();
+void registerNonLinearityVertices();
 void registerPoolingVertices();
 void registerROIAlignVertices();
 void registerRowAffineVertices();
