@@ -79,5 +79,6 @@ int main() {
   runCase(20, 3, 10, 6, 0, 2);
   runCase(9, 5, 4, 3, 3, 3); // blank is the last class
   runCase(30, 2, 28, 10, 0, 4);
+  runCase(150, 8, 40, 40, 0, 5); // speech-sized: long inputs, long labels
   return 0;
 }
