@@ -8,8 +8,12 @@ void registerPopnnCodelets() {
   static std::once_flag once;
   std::call_once(once, [] {
     registerColumnVertices();
+    registerCTCInferenceVertices();
+    registerCTCLossVertices();
     registerLossVertices();
+    registerNonLinearityVertices();
     registerPoolingVertices();
+    registerROIAlignVertices();
     registerRowAffineVertices();
     registerRowSumsVertices();
     registerSoftmaxVertices();

@@ -8,8 +8,12 @@ void registerPopnnCodelets();
 
 // One function per vertex family (each defined in its own file).
 void registerColumnVertices();
+void registerCTCInferenceVertices();
+void registerCTCLossVertices();
 void registerLossVertices();
+void registerNonLinearityVertices();
 void registerPoolingVertices();
+void registerROIAlignVertices();
 void registerRowAffineVertices();
 void registerRowSumsVertices();
 void registerSoftmaxVertices();

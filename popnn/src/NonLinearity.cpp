@@ -5,6 +5,7 @@
 #include <memory>
 
 #include <popops/ElementWise.hpp>
+#include <poputil/VertexTemplates.hpp>
 
 #include "NnChecks.hpp"
 #include "SoftmaxRows.hpp"
@@ -85,9 +86,8 @@ float scalingOf(NonLinearityType type) {
   return type == NonLinearityType::SOFTMAX_SCALED ? SOFTMAX_SCALING : 1.0f;
 }
 
-} // namespace
-
-const char *asString(NonLinearityType type) {
+/// The debug-context name of each type.
+const char *debugName(NonLinearityType type) {
   switch (type) {
   case NonLinearityType::SIGMOID:
     return "SIGMOID";
@@ -115,11 +115,107 @@ const char *asString(NonLinearityType type) {
   return "?";
 }
 
+// The codelets (codelets/popnn/NonLinearityVertices.cpp) take the type as its enumerator value.
+static_assert(static_cast<unsigned>(NonLinearityType::SIGMOID) == 0 &&
+                  static_cast<unsigned>(NonLinearityType::HARD_SIGMOID) == 1 &&
+                  static_cast<unsigned>(NonLinearityType::RELU) == 2 &&
+                  static_cast<unsigned>(NonLinearityType::TANH) == 3 &&
+                  static_cast<unsigned>(NonLinearityType::GELU) == 4 &&
+                  static_cast<unsigned>(NonLinearityType::GELU_ERF) == 5 &&
+                  static_cast<unsigned>(NonLinearityType::SWISH) == 6,
+              "NonLinearityRegions numbers the element-wise types in this order");
+
+void requireElementWise(const std::string &fn, NonLinearityType type) {
+  if (isSoftmax(type))
+    throw poputil::poplibs_error(
+        detail::cat(fn, ": argument 'nonLinearityType' ", debugName(type),
+                    " needs several compute sets; use the form taking a Sequence"));
+}
+
+/// The regions of `t` on each tile, in tile order (tiles holding none are left out).
+std::vector<std::pair<unsigned, std::vector<poplar::Tensor>>>
+regionsByTile(const poplar::Graph &graph, const poplar::Tensor &t) {
+  std::vector<std::pair<unsigned, std::vector<poplar::Tensor>>> out;
+  const poplar::Tensor flat = t.flatten();
+  const auto mapping = graph.getTileMapping(flat);
+  for (unsigned tile = 0; tile < mapping.size(); ++tile) {
+    std::vector<poplar::Tensor> regions;
+    for (const auto &iv : mapping[tile])
+      if (iv.size())
+        regions.push_back(flat.slice(iv.begin(), iv.end()));
+    if (!regions.empty())
+      out.emplace_back(tile, std::move(regions));
+  }
+  return out;
+}
+
+} // namespace
+
+void nonLinearityInPlace(poplar::Graph &graph, NonLinearityType type, poplar::Tensor t,
+                         float &nonLinearityScaling, poplar::ComputeSet &cs,
+                         const poplar::DebugContext &) {
+  const std::string fn = "popnn::nonLinearityInPlace";
+  checkInput(fn, t, type);
+  requireElementWise(fn, type);
+  nonLinearityScaling = 1.0f;
+  const std::string vertexType =
+      poputil::templateVertex("popnn::NonLinearityRegions", t.elementType());
+  for (auto &[tile, regions] : regionsByTile(graph, t)) {
+    poplar::VertexRef v = graph.addVertex(cs, vertexType);
+    graph.connect(v["data"], regions);
+    graph.setInitialValue(v["type"], static_cast<unsigned>(type));
+    graph.setTileMapping(v, tile);
+  }
+}
+
+void nonLinearityInPlace(poplar::Graph &graph, NonLinearityType type, poplar::Tensor t,
+                         poplar::ComputeSet &cs, const poplar::DebugContext &debugContext) {
+  float scaling = 1.0f;
+  nonLinearityInPlace(graph, type, t, scaling, cs, debugContext);
+}
+
+poplar::Tensor nonLinearityInputGradient(poplar::Graph &graph, NonLinearityType type,
+                                         poplar::Tensor act, poplar::Tensor outGradient,
+                                         poplar::ComputeSet &cs,
+                                         const poplar::DebugContext &debugContext) {
+  const std::string fn = "popnn::nonLinearityInputGradient";
+  checkInput(fn, act, type);
+  requireElementWise(fn, type);
+  detail::requireShape(fn, "outGradient", outGradient, act.shape());
+  detail::requireSameType(fn, "outGradient", outGradient, act.elementType());
+  poplar::Tensor inGradient =
+      graph.clone(act, {debugContext, detail::cat(debugName(type), "InputGradient")});
+  const poplar::Tensor actFlat = act.flatten(), gradFlat = outGradient.flatten(),
+                       inFlat = inGradient.flatten();
+  const std::string vertexType =
+      poputil::templateVertex("popnn::NonLinearityGradRegions", act.elementType());
+  const auto mapping = graph.getTileMapping(actFlat);
+  for (unsigned tile = 0; tile < mapping.size(); ++tile) {
+    std::vector<poplar::Tensor> a, g, d;
+    for (const auto &iv : mapping[tile]) {
+      if (!iv.size())
+        continue;
+      a.push_back(actFlat.slice(iv.begin(), iv.end()));
+      g.push_back(gradFlat.slice(iv.begin(), iv.end()));
+      d.push_back(inFlat.slice(iv.begin(), iv.end()));
+    }
+    if (a.empty())
+      continue;
+    poplar::VertexRef v = graph.addVertex(cs, vertexType);
+    graph.connect(v["act"], a);
+    graph.connect(v["outGradient"], g);
+    graph.connect(v["inGradient"], d);
+    graph.setInitialValue(v["type"], static_cast<unsigned>(type));
+    graph.setTileMapping(v, tile);
+  }
+  return inGradient;
+}
+
 void nonLinearityInPlace(poplar::Graph &graph, NonLinearityType type, poplar::Tensor t,
                          float &nonLinearityScaling, poplar::program::Sequence &prog,
                          const poplar::DebugContext &debugContext) {
   checkInput("popnn::nonLinearityInPlace", t, type);
-  const poplar::DebugContext dc(debugContext, asString(type));
+  const poplar::DebugContext dc(debugContext, debugName(type));
   nonLinearityScaling = scalingOf(type);
   if (isSoftmax(type)) {
     detail::softmaxRows(graph, t, t, type == NonLinearityType::LOG_SOFTMAX, nonLinearityScaling,
@@ -140,7 +236,7 @@ poplar::Tensor nonLinearity(poplar::Graph &graph, NonLinearityType type, poplar:
                             float &nonLinearityScaling, poplar::program::Sequence &prog,
                             const poplar::DebugContext &debugContext) {
   checkInput("popnn::nonLinearity", t, type);
-  const poplar::DebugContext dc(debugContext, asString(type));
+  const poplar::DebugContext dc(debugContext, debugName(type));
   nonLinearityScaling = scalingOf(type);
   if (isSoftmax(type)) {
     poplar::Tensor out = graph.clone(t, {dc, "out"});
@@ -166,7 +262,7 @@ poplar::Tensor nonLinearityInputGradient(poplar::Graph &graph, NonLinearityType 
   checkInput(fn, act, type);
   detail::requireShape(fn, "outGradient", outGradient, act.shape());
   detail::requireSameType(fn, "outGradient", outGradient, act.elementType());
-  const poplar::DebugContext dc(debugContext, detail::cat(asString(type), "Grad"));
+  const poplar::DebugContext dc(debugContext, detail::cat(debugName(type), "Grad"));
   if (isSoftmax(type))
     return detail::softmaxRowsGradient(graph, act, outGradient,
                                        type == NonLinearityType::LOG_SOFTMAX, prog, dc);

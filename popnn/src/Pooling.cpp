@@ -489,6 +489,23 @@ std::uint64_t getFwdFlops(const PoolParams &p) {
 
 std::uint64_t getBwdFlops(const PoolParams &p) { return getFwdFlops(p); }
 
+namespace {
+double perfectCycles(const poplar::Graph &graph, const PoolParams &p, std::uint64_t flops) {
+  const auto &target = graph.getTarget();
+  const double perCycle = static_cast<double>(target.getVectorWidth(p.dType)) *
+                          target.getNumWorkerContexts() * target.getNumTiles();
+  return static_cast<double>(flops) / perCycle;
+}
+} // namespace
+
+double getFwdPerfectCycleCount(const poplar::Graph &graph, const PoolParams &params) {
+  return perfectCycles(graph, params, getFwdFlops(params));
+}
+
+double getBwdPerfectCycleCount(const poplar::Graph &graph, const PoolParams &params) {
+  return perfectCycles(graph, params, getBwdFlops(params));
+}
+
 Tensor pool(poplar::Graph &graph, const PoolParams &params, const Tensor &in,
             poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
             const poplar::OptionFlags &) {

@@ -2,6 +2,7 @@
 // central finite differences of those references, on one tile and spread over 16.
 // Tolerances: FLOAT forward 1e-5 abs + 1e-5 rel; gradients 1e-4 abs + 1e-3 rel (the FD step is
 // 1e-4 in double, so FD error is ~1e-8); HALF forward 2e-3 abs + 2e-3 rel.
+#include <cctype>
 #include <algorithm>
 #include <cmath>
 
@@ -84,7 +85,11 @@ struct Case {
 };
 
 std::string caseName(const testing::TestParamInfo<Case> &info) {
-  return std::string(popnn::asString(info.param.type)) + "_" + layoutName(info.param.layout);
+  std::string name = popnn::asString(info.param.type);
+  for (char &ch : name)
+    if (!std::isalnum(static_cast<unsigned char>(ch)))
+      ch = '_';
+  return name + "_" + layoutName(info.param.layout);
 }
 
 std::vector<Case> allCases() {

@@ -118,6 +118,21 @@ TEST_P(PoolingPadding, NoGradientFlowsFromWindowsOfPaddingAlone) {
                 scaled ? "scaled input gradient" : "input gradient");
 }
 
+TEST(PoolingCost, PerfectCycleCountIsFlopsOverTheTargetsVectorThroughput) {
+  popnn_test::Harness h(Layout::MULTI_TILE);
+  const PoolParams p(PoolingType::MAX, {8, 8}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, 4, 2,
+                     poplar::FLOAT);
+  const auto &target = h.graph().getTarget();
+  const double perCycle = target.getVectorWidth(poplar::FLOAT) *
+                          static_cast<double>(target.getNumWorkerContexts()) *
+                          target.getNumTiles();
+  EXPECT_EQ(popnn::pooling::getFwdFlops(p), 2u * 4 * 16 * 4);
+  EXPECT_DOUBLE_EQ(popnn::pooling::getFwdPerfectCycleCount(h.graph(), p),
+                   popnn::pooling::getFwdFlops(p) / perCycle);
+  EXPECT_DOUBLE_EQ(popnn::pooling::getBwdPerfectCycleCount(h.graph(), p),
+                   popnn::pooling::getBwdFlops(p) / perCycle);
+}
+
 INSTANTIATE_TEST_SUITE_P(Windows, PoolingPadding,
                          testing::Combine(testing::ValuesIn(paddedCases()),
                                           testing::Values(Layout::SINGLE_TILE, Layout::MULTI_TILE),

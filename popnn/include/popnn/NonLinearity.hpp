@@ -12,6 +12,7 @@
 #include <poplar/Program.hpp>
 #include <poplar/Tensor.hpp>
 #include <popnn/NonLinearityDef.hpp>
+#include <popnn/NonLinearityDefUtil.hpp>
 
 /// The factor SOFTMAX_SCALED multiplies its outputs by (large, so HALF outputs keep precision).
 #define SOFTMAX_SCALING (62000.0F)
@@ -27,6 +28,17 @@ void nonLinearityInPlace(poplar::Graph &graph, NonLinearityType nonLinearityType
 /// SOFTMAX_SCALED, else 1).
 void nonLinearityInPlace(poplar::Graph &graph, NonLinearityType nonLinearityType, poplar::Tensor t,
                          float &nonLinearityScaling, poplar::program::Sequence &prog,
+                         const poplar::DebugContext &debugContext = {});
+
+/// As above, adding the work to `cs` (one vertex per tile holding part of `t`) so it can share a
+/// compute set with other element-wise work. Element-wise types only: the softmax family needs
+/// several compute sets and throws poputil::poplibs_error (use the Sequence form).
+void nonLinearityInPlace(poplar::Graph &graph, NonLinearityType nonLinearityType, poplar::Tensor t,
+                         poplar::ComputeSet &cs, const poplar::DebugContext &debugContext = {});
+
+/// As above, reporting the output scaling (1 for every element-wise type).
+void nonLinearityInPlace(poplar::Graph &graph, NonLinearityType nonLinearityType, poplar::Tensor t,
+                         float &nonLinearityScaling, poplar::ComputeSet &cs,
                          const poplar::DebugContext &debugContext = {});
 
 /// Applies `nonLinearityType` to `t`; returns a new tensor mapped like `t`.
@@ -70,6 +82,7 @@ TESSERA_POPNN_NAMED_NON_LINEARITY(sigmoid, SIGMOID)
 TESSERA_POPNN_NAMED_NON_LINEARITY(relu, RELU)
 TESSERA_POPNN_NAMED_NON_LINEARITY(tanh, TANH)
 TESSERA_POPNN_NAMED_NON_LINEARITY(gelu, GELU)
+TESSERA_POPNN_NAMED_NON_LINEARITY(swish, SWISH)
 TESSERA_POPNN_NAMED_NON_LINEARITY(softmax, SOFTMAX)
 TESSERA_POPNN_NAMED_NON_LINEARITY(softmaxStable, SOFTMAX_STABLE)
 TESSERA_POPNN_NAMED_NON_LINEARITY(scaledSoftmaxStable, SOFTMAX_SCALED)
@@ -83,6 +96,14 @@ TESSERA_POPNN_NAMED_NON_LINEARITY(scaledSoftmaxStable, SOFTMAX_SCALED)
 poplar::Tensor nonLinearityInputGradient(poplar::Graph &graph, NonLinearityType nonLinearityType,
                                          poplar::Tensor act, poplar::Tensor outGradient,
                                          poplar::program::Sequence &prog,
+                                         const poplar::DebugContext &debugContext = {});
+
+/// As above, adding the work to `cs` (one vertex per tile holding part of `act`; the result is
+/// mapped like `act`). Element-wise types only: the softmax family throws
+/// poputil::poplibs_error.
+poplar::Tensor nonLinearityInputGradient(poplar::Graph &graph, NonLinearityType nonLinearityType,
+                                         poplar::Tensor act, poplar::Tensor outGradient,
+                                         poplar::ComputeSet &cs,
                                          const poplar::DebugContext &debugContext = {});
 
 } // namespace popnn

@@ -28,7 +28,4 @@ enum class NonLinearityType {
   LOG_SOFTMAX,
 };
 
-/// "RELU", "GELU_ERF", …
-const char *asString(NonLinearityType type);
-
 } // namespace popnn

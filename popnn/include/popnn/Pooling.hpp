@@ -71,6 +71,11 @@ std::vector<std::size_t> getOutputFieldShape(const PoolParams &params);
 std::uint64_t getFwdFlops(const PoolParams &params);
 std::uint64_t getBwdFlops(const PoolParams &params);
 
+/// The cycles those element operations take on `graph`'s target if every tile's every worker
+/// does one vector (getVectorWidth(dType) elements) per cycle: a lower bound for comparison.
+double getFwdPerfectCycleCount(const poplar::Graph &graph, const PoolParams &params);
+double getBwdPerfectCycleCount(const poplar::Graph &graph, const PoolParams &params);
+
 /// Pools `in` ([batchSize][numChannels][inputFieldShape…], of type dType). Returns
 /// [batchSize][numChannels][outputFieldShape…]. Throws poputil::poplibs_error naming the
 /// parameter at fault: mismatched dimension counts, a zero kernel or stride, a window larger
