@@ -16,6 +16,7 @@ void registerPopopsCodelets() {
     registerSortVertices();
     registerTopKVertices();
     registerEncodingVertices();
+    registerNaNVertices();
   });
 }
 

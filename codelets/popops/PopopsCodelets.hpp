@@ -16,5 +16,6 @@ void registerSliceVertices();
 void registerSortVertices();
 void registerTopKVertices();
 void registerEncodingVertices();
+void registerNaNVertices();
 
 } // namespace tessera::codelets::popops
