@@ -17,6 +17,7 @@ void registerPopopsCodelets() {
     registerTopKVertices();
     registerEncodingVertices();
     registerNaNVertices();
+    registerLoopVertices();
   });
 }
 

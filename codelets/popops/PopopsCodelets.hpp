@@ -17,5 +17,6 @@ void registerSortVertices();
 void registerTopKVertices();
 void registerEncodingVertices();
 void registerNaNVertices();
+void registerLoopVertices();
 
 } // namespace tessera::codelets::popops
