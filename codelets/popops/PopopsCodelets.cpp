@@ -18,6 +18,7 @@ void registerPopopsCodelets() {
     registerEncodingVertices();
     registerNaNVertices();
     registerLoopVertices();
+    registerScalarInRowsVertices();
   });
 }
 

@@ -18,5 +18,6 @@ void registerTopKVertices();
 void registerEncodingVertices();
 void registerNaNVertices();
 void registerLoopVertices();
+void registerScalarInRowsVertices();
 
 } // namespace tessera::codelets::popops
