@@ -19,6 +19,7 @@ void registerPopopsCodelets() {
     registerNaNVertices();
     registerLoopVertices();
     registerScalarInRowsVertices();
+    registerScatterVertices();
   });
 }
 

@@ -19,5 +19,6 @@ void registerEncodingVertices();
 void registerNaNVertices();
 void registerLoopVertices();
 void registerScalarInRowsVertices();
+void registerScatterVertices();
 
 } // namespace tessera::codelets::popops
