@@ -20,6 +20,7 @@ void registerPopopsCodelets() {
     registerLoopVertices();
     registerScalarInRowsVertices();
     registerScatterVertices();
+    registerSequenceSliceVertices();
   });
 }
 

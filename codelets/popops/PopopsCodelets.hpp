@@ -20,5 +20,6 @@ void registerNaNVertices();
 void registerLoopVertices();
 void registerScalarInRowsVertices();
 void registerScatterVertices();
+void registerSequenceSliceVertices();
 
 } // namespace tessera::codelets::popops
