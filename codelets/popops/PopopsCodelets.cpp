@@ -21,6 +21,7 @@ void registerPopopsCodelets() {
     registerScalarInRowsVertices();
     registerScatterVertices();
     registerSequenceSliceVertices();
+    registerCircBufVertices();
   });
 }
 

@@ -21,5 +21,6 @@ void registerLoopVertices();
 void registerScalarInRowsVertices();
 void registerScatterVertices();
 void registerSequenceSliceVertices();
+void registerCircBufVertices();
 
 } // namespace tessera::codelets::popops
