@@ -22,6 +22,7 @@ void registerPopopsCodelets() {
     registerScatterVertices();
     registerSequenceSliceVertices();
     registerCircBufVertices();
+    registerGatherStatisticsVertices();
   });
 }
 

@@ -22,5 +22,6 @@ void registerScalarInRowsVertices();
 void registerScatterVertices();
 void registerSequenceSliceVertices();
 void registerCircBufVertices();
+void registerGatherStatisticsVertices();
 
 } // namespace tessera::codelets::popops
