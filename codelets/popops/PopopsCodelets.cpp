@@ -23,6 +23,7 @@ void registerPopopsCodelets() {
     registerSequenceSliceVertices();
     registerCircBufVertices();
     registerGatherStatisticsVertices();
+    registerNormaliseImageVertices();
   });
 }
 

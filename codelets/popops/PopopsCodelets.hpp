@@ -23,5 +23,6 @@ void registerScatterVertices();
 void registerSequenceSliceVertices();
 void registerCircBufVertices();
 void registerGatherStatisticsVertices();
+void registerNormaliseImageVertices();
 
 } // namespace tessera::codelets::popops
