@@ -24,6 +24,7 @@ void registerPopopsCodelets() {
     registerCircBufVertices();
     registerGatherStatisticsVertices();
     registerNormaliseImageVertices();
+    registerRearrangeVertices();
   });
 }
 

@@ -24,5 +24,6 @@ void registerSequenceSliceVertices();
 void registerCircBufVertices();
 void registerGatherStatisticsVertices();
 void registerNormaliseImageVertices();
+void registerRearrangeVertices();
 
 } // namespace tessera::codelets::popops
