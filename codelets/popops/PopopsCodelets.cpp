@@ -18,6 +18,15 @@ void registerPopopsCodelets() {
     registerEncodingVertices();
     registerCastVertices();
     registerSplineVertices();
+    registerNaNVertices();
+    registerLoopVertices();
+    registerScalarInRowsVertices();
+    registerScatterVertices();
+    registerSequenceSliceVertices();
+    registerCircBufVertices();
+    registerGatherStatisticsVertices();
+    registerNormaliseImageVertices();
+    registerRearrangeVertices();
   });
 }
 

@@ -18,5 +18,14 @@ void registerTopKVertices();
 void registerEncodingVertices();
 void registerCastVertices();
 void registerSplineVertices();
+void registerNaNVertices();
+void registerLoopVertices();
+void registerScalarInRowsVertices();
+void registerScatterVertices();
+void registerSequenceSliceVertices();
+void registerCircBufVertices();
+void registerGatherStatisticsVertices();
+void registerNormaliseImageVertices();
+void registerRearrangeVertices();
 
 } // namespace tessera::codelets::popops
