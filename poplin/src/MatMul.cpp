@@ -283,4 +283,21 @@ void reportPlanInfo(std::ostream &out, const poplar::Graph &graph,
   out << getMatMulPlan(graph, poplar::FLOAT, poplar::FLOAT, aShape, bShape, options, cache);
 }
 
+bool operator<(const MatMulParams &a, const MatMulParams &b) {
+  if (a.inputType != b.inputType)
+    return a.inputType < b.inputType;
+  if (a.outputType != b.outputType)
+    return a.outputType < b.outputType;
+  if (a.aShape != b.aShape)
+    return a.aShape < b.aShape;
+  return a.bShape < b.bShape;
+}
+
+poplar::Tensor transposeGroupedMatrix(const poplar::Tensor &A) {
+  if (A.rank() != 3)
+    fail("transposeGroupedMatrix", "A must have rank 3 ([groups][rows][cols]) but has shape " +
+                                       shapeString(A.shape()));
+  return A.dimShuffle({0, 2, 1});
+}
+
 } // namespace poplin

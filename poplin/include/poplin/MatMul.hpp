@@ -62,6 +62,20 @@ namespace matmul {
 using PlanningCache = poplin::PlanningCache; ///< The older PopLibs spelling.
 }
 
+/// One matrix multiply C = A · B described by its types and shapes ({M,K}·{K,N} or grouped
+/// {G,M,K}·{G,K,N}): what the *PrePlanParameters functions return so multiplies can be
+/// planned ahead. Ordered (operator<) so it can key a std::set.
+struct MatMulParams {
+  poplar::Type inputType;  ///< Type of A and B.
+  poplar::Type outputType; ///< Type of C.
+  std::vector<std::size_t> aShape;
+  std::vector<std::size_t> bShape;
+  friend bool operator<(const MatMulParams &a, const MatMulParams &b);
+};
+
+/// The view of grouped matrices A [G][M][N] with each matrix transposed: [G][N][M] (no copy).
+poplar::Tensor transposeGroupedMatrix(const poplar::Tensor &A);
+
 /// C = A · B for matrices A [M][K] and B [K][N]; returns a new tensor C [M][N] of `outputType`,
 /// mapped to tiles. A and B have one type, FLOAT or HALF.
 poplar::Tensor matMul(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &B,
