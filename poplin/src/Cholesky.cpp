@@ -132,8 +132,8 @@ poplar::Tensor cholesky(poplar::Graph &graph, const poplar::Tensor &a, bool lowe
   const std::string fn = "cholesky";
   detail::checkSquare(fn, "a (the matrix to factorise)", a.shape());
   detail::checkFloatingPoint(fn, "a (the matrix to factorise)", a.elementType());
-  poplar::Tensor out = createCholeskyInput(graph, a.elementType(), a.shape(), lower, debugContext,
-                                           options, cache);
+  poplar::Tensor out =
+      createCholeskyInput(graph, a.elementType(), a.shape(), lower, debugContext, options, cache);
   prog.add(poplar::program::Copy(a, out));
   choleskyInPlace(graph, out, lower, prog, debugContext, options, cache);
   return out;

@@ -85,10 +85,10 @@ void mask(poplar::Graph &graph, const poplar::Tensor *src, const poplar::Tensor 
   for (std::size_t c = 0; c < chunks; ++c) {
     const std::size_t r0 = rows * c / chunks, r1 = rows * (c + 1) / chunks;
     const poplar::Tensor out = flat.slice(r0, r1).flatten();
-    auto v = src ? graph.addVertex(cs, type,
-                                   {{"in", src->reshape({rows, n}).slice(r0, r1).flatten()},
-                                    {"out", out}})
-                 : graph.addVertex(cs, type, {{"data", out}});
+    auto v =
+        src ? graph.addVertex(
+                  cs, type, {{"in", src->reshape({rows, n}).slice(r0, r1).flatten()}, {"out", out}})
+            : graph.addVertex(cs, type, {{"data", out}});
     graph.setInitialValue(v["n"], unsigned(n));
     graph.setInitialValue(v["firstRow"], unsigned(r0 % n));
     graph.setInitialValue(v["lower"], unsigned(lower));
@@ -110,11 +110,9 @@ void maskInto(poplar::Graph &graph, const poplar::Tensor &src, const poplar::Ten
   mask(graph, &src, dst, lower, unitDiagonal, prog, name);
 }
 
-std::vector<poplar::Tensor> triangularInverses(poplar::Graph &graph,
-                                               const std::vector<poplar::Tensor> &blocks,
-                                               bool lower, bool unitDiagonal,
-                                               poplar::program::Sequence &prog,
-                                               const std::string &name) {
+std::vector<poplar::Tensor>
+triangularInverses(poplar::Graph &graph, const std::vector<poplar::Tensor> &blocks, bool lower,
+                   bool unitDiagonal, poplar::program::Sequence &prog, const std::string &name) {
   std::vector<poplar::Tensor> out;
   if (blocks.empty())
     return out;
@@ -125,8 +123,7 @@ std::vector<poplar::Tensor> triangularInverses(poplar::Graph &graph,
     const std::size_t g = b.dim(0), n = b.dim(1);
     poplar::Tensor inv =
         graph.addVariable(b.elementType(), {g, n, n}, name + "/inverse" + std::to_string(k));
-    const std::string type =
-        poputil::templateVertex("poplin::TriangularInverse", b.elementType());
+    const std::string type = poputil::templateVertex("poplin::TriangularInverse", b.elementType());
     for (std::size_t i = 0; i < g; ++i, ++work) {
       const unsigned tile = spreadTile(graph, work);
       auto v = graph.addVertex(cs, type, {{"a", b[i].flatten()}, {"inverse", inv[i].flatten()}});

@@ -48,11 +48,9 @@ void maskInto(poplar::Graph &graph, const poplar::Tensor &src, const poplar::Ten
 
 /// One compute set: for each [G][b][b] diagonal block in `blocks`, a new [G][b][b] tensor
 /// holding the inverse of its lower (or upper) triangle.
-std::vector<poplar::Tensor> triangularInverses(poplar::Graph &graph,
-                                               const std::vector<poplar::Tensor> &blocks,
-                                               bool lower, bool unitDiagonal,
-                                               poplar::program::Sequence &prog,
-                                               const std::string &name);
+std::vector<poplar::Tensor>
+triangularInverses(poplar::Graph &graph, const std::vector<poplar::Tensor> &blocks, bool lower,
+                   bool unitDiagonal, poplar::program::Sequence &prog, const std::string &name);
 
 /// A new [G][R][C] tensor spread linearly over the tiles.
 poplar::Tensor linearTensor(poplar::Graph &graph, const poplar::Type &type,

@@ -12,16 +12,15 @@ poplar::Tensor linspace(poplar::Graph &graph, const poplar::Type &type, float le
                                  "; expected float or half");
   std::vector<float> values(count);
   for (std::size_t i = 0; i < count; ++i)
-    values[i] = count == 1 ? left
-                           : static_cast<float>(double(left) + double(i) *
-                                                                   (double(right) - double(left)) /
-                                                                   double(count - 1));
+    values[i] = count == 1
+                    ? left
+                    : static_cast<float>(double(left) + double(i) * (double(right) - double(left)) /
+                                                            double(count - 1));
   if (count > 1)
     values.back() = right; // exactly the end point, whatever the rounding of the step
-  poplar::Tensor t = graph.addConstant(type, {count}, poplar::ArrayRef<float>(values),
-                                       debugContext.getPathName().empty()
-                                           ? std::string("linspace")
-                                           : debugContext.getPathName());
+  poplar::Tensor t = graph.addConstant(
+      type, {count}, poplar::ArrayRef<float>(values),
+      debugContext.getPathName().empty() ? std::string("linspace") : debugContext.getPathName());
   poputil::mapTensorLinearly(graph, t);
   return t;
 }

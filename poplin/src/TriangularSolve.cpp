@@ -62,8 +62,7 @@ poplar::OptionFlags withBlockSize(poplar::OptionFlags options, std::size_t block
 poplar::Tensor createTriangularSolveInputLHS(poplar::Graph &graph, const poplar::Type &inputType,
                                              const poplar::Type &,
                                              const std::vector<std::size_t> &aShape,
-                                             const std::vector<std::size_t> &bShape,
-                                             bool leftSide,
+                                             const std::vector<std::size_t> &bShape, bool leftSide,
                                              const poplar::DebugContext &debugContext,
                                              const poplar::OptionFlags &options,
                                              matmul::PlanningCache *) {
@@ -74,14 +73,11 @@ poplar::Tensor createTriangularSolveInputLHS(poplar::Graph &graph, const poplar:
   return detail::linearTensor(graph, inputType, aShape, nameOf(debugContext, "triangularSolveA"));
 }
 
-poplar::Tensor createTriangularSolveInputLHS(poplar::Graph &graph, const poplar::Type &inputType,
-                                             const poplar::Type &outputType,
-                                             const std::vector<std::size_t> &aShape,
-                                             const std::vector<std::size_t> &bShape,
-                                             bool leftSide, std::size_t blockSize,
-                                             const poplar::DebugContext &debugContext,
-                                             poplar::OptionFlags options,
-                                             matmul::PlanningCache *cache) {
+poplar::Tensor createTriangularSolveInputLHS(
+    poplar::Graph &graph, const poplar::Type &inputType, const poplar::Type &outputType,
+    const std::vector<std::size_t> &aShape, const std::vector<std::size_t> &bShape, bool leftSide,
+    std::size_t blockSize, const poplar::DebugContext &debugContext, poplar::OptionFlags options,
+    matmul::PlanningCache *cache) {
   return createTriangularSolveInputLHS(graph, inputType, outputType, aShape, bShape, leftSide,
                                        debugContext, withBlockSize(options, blockSize), cache);
 }
@@ -89,8 +85,7 @@ poplar::Tensor createTriangularSolveInputLHS(poplar::Graph &graph, const poplar:
 poplar::Tensor createTriangularSolveInputRHS(poplar::Graph &graph, const poplar::Type &inputType,
                                              const poplar::Type &,
                                              const std::vector<std::size_t> &aShape,
-                                             const std::vector<std::size_t> &bShape,
-                                             bool leftSide,
+                                             const std::vector<std::size_t> &bShape, bool leftSide,
                                              const poplar::DebugContext &debugContext,
                                              const poplar::OptionFlags &options,
                                              matmul::PlanningCache *) {
@@ -101,14 +96,11 @@ poplar::Tensor createTriangularSolveInputRHS(poplar::Graph &graph, const poplar:
   return detail::linearTensor(graph, inputType, bShape, nameOf(debugContext, "triangularSolveB"));
 }
 
-poplar::Tensor createTriangularSolveInputRHS(poplar::Graph &graph, const poplar::Type &inputType,
-                                             const poplar::Type &outputType,
-                                             const std::vector<std::size_t> &aShape,
-                                             const std::vector<std::size_t> &bShape,
-                                             bool leftSide, std::size_t blockSize,
-                                             const poplar::DebugContext &debugContext,
-                                             poplar::OptionFlags options,
-                                             matmul::PlanningCache *cache) {
+poplar::Tensor createTriangularSolveInputRHS(
+    poplar::Graph &graph, const poplar::Type &inputType, const poplar::Type &outputType,
+    const std::vector<std::size_t> &aShape, const std::vector<std::size_t> &bShape, bool leftSide,
+    std::size_t blockSize, const poplar::DebugContext &debugContext, poplar::OptionFlags options,
+    matmul::PlanningCache *cache) {
   return createTriangularSolveInputRHS(graph, inputType, outputType, aShape, bShape, leftSide,
                                        debugContext, withBlockSize(options, blockSize), cache);
 }
@@ -135,8 +127,8 @@ poplar::Tensor triangularSolve(poplar::Graph &graph, const poplar::Tensor &a,
   checkShapes(fn, a.shape(), b.shape(), leftSide);
   detail::checkFloatingPoint(fn, "a (the triangular matrix)", a.elementType());
   if (b.elementType() != a.elementType())
-    fail(fn, "b (the right-hand side) has type " + b.elementType().toString() +
-                 " but a has type " + a.elementType().toString() + "; they must match");
+    fail(fn, "b (the right-hand side) has type " + b.elementType().toString() + " but a has type " +
+                 a.elementType().toString() + "; they must match");
   const auto opts = detail::parseLinalgOptions(fn, options, defaultBlockSize);
   const std::string name = nameOf(debugContext, "triangularSolve");
 
@@ -195,12 +187,10 @@ poplar::Tensor triangularSolve(poplar::Graph &graph, const poplar::Tensor &a,
                          withBlockSize(options, blockSize), cache);
 }
 
-std::vector<std::pair<MatMulParams, poplar::OptionFlags>>
-getTriangularSolveMatMulPrePlanParameters(const poplar::Type &inputType,
-                                          const poplar::Type &outputType,
-                                          const std::vector<std::size_t> &aShape,
-                                          const std::vector<std::size_t> &bShape, bool leftSide,
-                                          bool lower, const poplar::OptionFlags &options) {
+std::vector<std::pair<MatMulParams, poplar::OptionFlags>> getTriangularSolveMatMulPrePlanParameters(
+    const poplar::Type &inputType, const poplar::Type &outputType,
+    const std::vector<std::size_t> &aShape, const std::vector<std::size_t> &bShape, bool leftSide,
+    bool lower, const poplar::OptionFlags &options) {
   const std::string fn = "getTriangularSolveMatMulPrePlanParameters";
   checkShapes(fn, aShape, bShape, leftSide);
   const auto opts = detail::parseLinalgOptions(fn, options, defaultBlockSize);
@@ -222,13 +212,10 @@ getTriangularSolveMatMulPrePlanParameters(const poplar::Type &inputType,
   return out;
 }
 
-std::vector<std::pair<MatMulParams, poplar::OptionFlags>>
-getTriangularSolveMatMulPrePlanParameters(const poplar::Type &inputType,
-                                          const poplar::Type &outputType,
-                                          const std::vector<std::size_t> &aShape,
-                                          const std::vector<std::size_t> &bShape, bool leftSide,
-                                          bool lower, std::size_t blockSize,
-                                          poplar::OptionFlags options) {
+std::vector<std::pair<MatMulParams, poplar::OptionFlags>> getTriangularSolveMatMulPrePlanParameters(
+    const poplar::Type &inputType, const poplar::Type &outputType,
+    const std::vector<std::size_t> &aShape, const std::vector<std::size_t> &bShape, bool leftSide,
+    bool lower, std::size_t blockSize, poplar::OptionFlags options) {
   return getTriangularSolveMatMulPrePlanParameters(inputType, outputType, aShape, bShape, leftSide,
                                                    lower, withBlockSize(options, blockSize));
 }

@@ -64,7 +64,8 @@ double residual(const CholeskyRun &r, const CholeskyCase &c, std::size_t i) {
         EXPECT_EQ(f[row * n + col], 0.0) << "unused triangle at " << row << "," << col;
       }
   const auto ft = reference::transpose(f, n, n);
-  const auto product = c.lower ? reference::matMul(f, ft, n, n, n) : reference::matMul(ft, f, n, n, n);
+  const auto product =
+      c.lower ? reference::matMul(f, ft, n, n, n) : reference::matMul(ft, f, n, n, n);
   return reference::relativeError(product, a);
 }
 
@@ -140,8 +141,8 @@ TEST(Cholesky, OneAndTwoHostThreadsGiveIdenticalBits) {
 
 TEST(Cholesky, CreateCholeskyInputGivesTheShapeMappedOverTiles) {
   LinalgHarness h;
-  auto t = poplin::createCholeskyInput(h.graph(), FLOAT, {2, 16, 16}, true, "in",
-                                       {{"blockSize", "4"}});
+  auto t =
+      poplin::createCholeskyInput(h.graph(), FLOAT, {2, 16, 16}, true, "in", {{"blockSize", "4"}});
   EXPECT_EQ(t.shape(), (std::vector<std::size_t>{2, 16, 16}));
   const auto mapping = h.graph().getTileMapping(t);
   std::size_t tilesUsed = 0;

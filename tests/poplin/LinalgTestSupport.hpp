@@ -14,6 +14,7 @@
 #include <poplar/Half.hpp>
 #include <poplar/IPUModel.hpp>
 #include <poplin/codelets.hpp>
+#include <popops/codelets.hpp>
 #include <poputil/TileMapping.hpp>
 
 namespace poplin::testing {
@@ -26,6 +27,7 @@ public:
   explicit LinalgHarness(unsigned tiles = 16) : device_(makeDevice(tiles)) {
     graph_ = std::make_unique<poplar::Graph>(device_.getTarget());
     poplin::addCodelets(*graph_);
+    popops::addCodelets(*graph_);
   }
   poplar::Graph &graph() { return *graph_; }
   poplar::program::Sequence &prog() { return prog_; }

@@ -69,9 +69,9 @@ SolveRun runSolve(const SolveCase &c) {
   }
   auto A = h.input("a", c.type, aShape, a, c.mapping);
   auto B = h.input("b", c.type, bShape, b, c.mapping);
-  h.output("x", poplin::triangularSolve(h.graph(), A, B, c.leftSide, c.lower, c.unitDiagonal,
-                                        h.prog(), "solve",
-                                        {{"blockSize", std::to_string(c.blockSize)}}));
+  h.output("x",
+           poplin::triangularSolve(h.graph(), A, B, c.leftSide, c.lower, c.unitDiagonal, h.prog(),
+                                   "solve", {{"blockSize", std::to_string(c.blockSize)}}));
   return {a, b, h.run(c.hostThreads)["x"]};
 }
 
@@ -93,8 +93,8 @@ TEST_P(TriangularSolveVariants, ResidualIsSmallAndMatchesTheReference) {
   c.n = 45; // three blocks of 16, the last one short
   const auto r = runSolve(c);
   EXPECT_LT(residual(r, c, 0), 1e-5);
-  const auto want = reference::triangularSolve(r.a, r.b, c.n, c.k, c.leftSide, c.lower,
-                                               c.unitDiagonal);
+  const auto want =
+      reference::triangularSolve(r.a, r.b, c.n, c.k, c.leftSide, c.lower, c.unitDiagonal);
   EXPECT_LT(reference::relativeError(r.x, want), 1e-5);
 }
 
@@ -225,24 +225,46 @@ TEST(TriangularSolve, BadShapesThrowNamingTheTensor) {
     return v;
   };
   auto &p = h.prog();
-  expectError([&] { poplin::triangularSolve(g, var({4, 5}), var({4, 2}), true, true, false, p); },
-              "a (the triangular matrix)");
-  expectError([&] { poplin::triangularSolve(g, var({4, 4}), var({5, 2}), true, true, false, p); },
-              "b (the right-hand side)");
-  expectError([&] { poplin::triangularSolve(g, var({4, 4}), var({2, 5}), false, true, false, p); },
-              "b (the right-hand side)");
   expectError(
-      [&] { poplin::triangularSolve(g, var({2, 4, 4}), var({3, 4, 2}), true, true, false, p); },
+      [&] {
+        poplin::triangularSolve(g, var({4, 5}), var({4, 2}), true, true, false, p);
+      },
+      "a (the triangular matrix)");
+  expectError(
+      [&] {
+        poplin::triangularSolve(g, var({4, 4}), var({5, 2}), true, true, false, p);
+      },
+      "b (the right-hand side)");
+  expectError(
+      [&] {
+        poplin::triangularSolve(g, var({4, 4}), var({2, 5}), false, true, false, p);
+      },
+      "b (the right-hand side)");
+  expectError(
+      [&] {
+        poplin::triangularSolve(g, var({2, 4, 4}), var({3, 4, 2}), true, true, false, p);
+      },
       "batch dimensions");
-  expectError([&] { poplin::triangularSolve(g, var({2, 4, 4}), var({4, 2}), true, true, false, p); },
-              "same rank");
   expectError(
-      [&] { poplin::triangularSolve(g, var({4, 4}), var({4, 2}, HALF), true, true, false, p); },
+      [&] {
+        poplin::triangularSolve(g, var({2, 4, 4}), var({4, 2}), true, true, false, p);
+      },
+      "same rank");
+  expectError(
+      [&] {
+        poplin::triangularSolve(g, var({4, 4}), var({4, 2}, HALF), true, true, false, p);
+      },
       "b (the right-hand side) has type");
-  expectError([&] { poplin::triangularMask(g, var({3, 4}), true, false, p); },
-              "a (the matrix to mask)");
-  expectError([&] { poplin::triangularSolve(g, var({4, 4}), var({4, 2}), true, true, false, 0, p); },
-              "blockSize");
+  expectError(
+      [&] {
+        poplin::triangularMask(g, var({3, 4}), true, false, p);
+      },
+      "a (the matrix to mask)");
+  expectError(
+      [&] {
+        poplin::triangularSolve(g, var({4, 4}), var({4, 2}), true, true, false, 0, p);
+      },
+      "blockSize");
   EXPECT_THROW(poplin::triangularSolve(g, var({4, 4}), var({4, 2}), true, true, false, p, "s",
                                        {{"blokSize", "2"}}),
                poplar::invalid_option);

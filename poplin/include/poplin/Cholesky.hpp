@@ -49,8 +49,7 @@ poplar::Tensor cholesky(poplar::Graph &graph, const poplar::Tensor &a, bool lowe
 
 /// As cholesky(), writing the factor over `a`.
 void choleskyInPlace(poplar::Graph &graph, const poplar::Tensor &a, bool lower,
-                     poplar::program::Sequence &prog,
-                     const poplar::DebugContext &debugContext = {},
+                     poplar::program::Sequence &prog, const poplar::DebugContext &debugContext = {},
                      poplar::OptionFlags options = {}, PlanningCache *cache = nullptr);
 
 } // namespace poplin

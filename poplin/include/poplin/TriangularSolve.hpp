@@ -31,41 +31,33 @@ namespace poplin {
 poplar::Tensor createTriangularSolveInputLHS(poplar::Graph &graph, const poplar::Type &inputType,
                                              const poplar::Type &outputType,
                                              const std::vector<std::size_t> &aShape,
-                                             const std::vector<std::size_t> &bShape,
-                                             bool leftSide,
+                                             const std::vector<std::size_t> &bShape, bool leftSide,
                                              const poplar::DebugContext &debugContext,
                                              const poplar::OptionFlags &options = {},
                                              matmul::PlanningCache *cache = nullptr);
 
 /// Deprecated form with the block size as an argument (same as the option `blockSize`).
-poplar::Tensor createTriangularSolveInputLHS(poplar::Graph &graph, const poplar::Type &inputType,
-                                             const poplar::Type &outputType,
-                                             const std::vector<std::size_t> &aShape,
-                                             const std::vector<std::size_t> &bShape,
-                                             bool leftSide, std::size_t blockSize,
-                                             const poplar::DebugContext &debugContext,
-                                             poplar::OptionFlags options = {},
-                                             matmul::PlanningCache *cache = nullptr);
+poplar::Tensor createTriangularSolveInputLHS(
+    poplar::Graph &graph, const poplar::Type &inputType, const poplar::Type &outputType,
+    const std::vector<std::size_t> &aShape, const std::vector<std::size_t> &bShape, bool leftSide,
+    std::size_t blockSize, const poplar::DebugContext &debugContext,
+    poplar::OptionFlags options = {}, matmul::PlanningCache *cache = nullptr);
 
 /// A new tensor for B (shape `bShape`) mapped over the tiles for triangularSolve().
 poplar::Tensor createTriangularSolveInputRHS(poplar::Graph &graph, const poplar::Type &inputType,
                                              const poplar::Type &outputType,
                                              const std::vector<std::size_t> &aShape,
-                                             const std::vector<std::size_t> &bShape,
-                                             bool leftSide,
+                                             const std::vector<std::size_t> &bShape, bool leftSide,
                                              const poplar::DebugContext &debugContext,
                                              const poplar::OptionFlags &options = {},
                                              matmul::PlanningCache *cache = nullptr);
 
 /// Deprecated form with the block size as an argument.
-poplar::Tensor createTriangularSolveInputRHS(poplar::Graph &graph, const poplar::Type &inputType,
-                                             const poplar::Type &outputType,
-                                             const std::vector<std::size_t> &aShape,
-                                             const std::vector<std::size_t> &bShape,
-                                             bool leftSide, std::size_t blockSize,
-                                             const poplar::DebugContext &debugContext,
-                                             poplar::OptionFlags options,
-                                             matmul::PlanningCache *cache = nullptr);
+poplar::Tensor createTriangularSolveInputRHS(
+    poplar::Graph &graph, const poplar::Type &inputType, const poplar::Type &outputType,
+    const std::vector<std::size_t> &aShape, const std::vector<std::size_t> &bShape, bool leftSide,
+    std::size_t blockSize, const poplar::DebugContext &debugContext, poplar::OptionFlags options,
+    matmul::PlanningCache *cache = nullptr);
 
 /// A new tensor equal to `a` ([..., N, N]) with the unused triangle zeroed: the part above the
 /// diagonal when `lower`, below it otherwise; with `unitDiagonal` the diagonal becomes ones.
@@ -82,29 +74,22 @@ poplar::Tensor triangularSolve(poplar::Graph &graph, const poplar::Tensor &a,
                                matmul::PlanningCache *cache = nullptr);
 
 /// Deprecated form with the block size as an argument.
-poplar::Tensor triangularSolve(poplar::Graph &graph, const poplar::Tensor &a,
-                               const poplar::Tensor &b, bool leftSide, bool lower,
-                               bool unitDiagonal, std::size_t blockSize,
-                               poplar::program::Sequence &prog,
-                               const poplar::DebugContext &debugContext = {},
-                               poplar::OptionFlags options = {},
-                               matmul::PlanningCache *cache = nullptr);
+poplar::Tensor
+triangularSolve(poplar::Graph &graph, const poplar::Tensor &a, const poplar::Tensor &b,
+                bool leftSide, bool lower, bool unitDiagonal, std::size_t blockSize,
+                poplar::program::Sequence &prog, const poplar::DebugContext &debugContext = {},
+                poplar::OptionFlags options = {}, matmul::PlanningCache *cache = nullptr);
 
 /// The matrix multiplies triangularSolve() runs for these shapes, for planning ahead.
-std::vector<std::pair<MatMulParams, poplar::OptionFlags>>
-getTriangularSolveMatMulPrePlanParameters(const poplar::Type &inputType,
-                                          const poplar::Type &outputType,
-                                          const std::vector<std::size_t> &aShape,
-                                          const std::vector<std::size_t> &bShape, bool leftSide,
-                                          bool lower, const poplar::OptionFlags &options);
+std::vector<std::pair<MatMulParams, poplar::OptionFlags>> getTriangularSolveMatMulPrePlanParameters(
+    const poplar::Type &inputType, const poplar::Type &outputType,
+    const std::vector<std::size_t> &aShape, const std::vector<std::size_t> &bShape, bool leftSide,
+    bool lower, const poplar::OptionFlags &options);
 
 /// Deprecated form with the block size as an argument.
-std::vector<std::pair<MatMulParams, poplar::OptionFlags>>
-getTriangularSolveMatMulPrePlanParameters(const poplar::Type &inputType,
-                                          const poplar::Type &outputType,
-                                          const std::vector<std::size_t> &aShape,
-                                          const std::vector<std::size_t> &bShape, bool leftSide,
-                                          bool lower, std::size_t blockSize,
-                                          poplar::OptionFlags options);
+std::vector<std::pair<MatMulParams, poplar::OptionFlags>> getTriangularSolveMatMulPrePlanParameters(
+    const poplar::Type &inputType, const poplar::Type &outputType,
+    const std::vector<std::size_t> &aShape, const std::vector<std::size_t> &bShape, bool leftSide,
+    bool lower, std::size_t blockSize, poplar::OptionFlags options);
 
 } // namespace poplin
