@@ -10,9 +10,11 @@
 //                                 lowerInverse = L⁻¹, upperInverse = U⁻¹.
 //   poplin::TriangularMask<T>:    out = in with the unused triangle zeroed (and ones on the
 //                                 diagonal when unitDiagonal = 1), for rows firstRow… of
-//                                 matrices n wide; TriangularMaskInPlace<T> does it in place.
+//                                 matrices matrixRows × n; TriangularMaskInPlace<T> in place.
+//   poplin::LUExtractLower<T>:    rows of the unit lower factor L [M][M] from packed L\U rows.
 // Every kernel computes in double and rounds once to T, so a block's result does not depend on
 // the type's precision more than one rounding.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -159,12 +161,12 @@ template <class T> class TriangularMask : public poplar::Vertex {
 public:
   poplar::Input<poplar::Vector<T>> in;
   poplar::Output<poplar::Vector<T>> out;
-  unsigned n, firstRow, lower, unitDiagonal;
+  unsigned n, matrixRows, firstRow, lower, unitDiagonal;
 
   bool compute() {
     const std::size_t rows = out.size() / n;
     for (std::size_t r = 0; r < rows; ++r) {
-      const std::size_t row = (firstRow + r) % n;
+      const std::size_t row = (firstRow + r) % matrixRows;
       for (std::size_t c = 0; c < n; ++c)
         out[r * n + c] = masked(T(in[r * n + c]), row, c, lower != 0, unitDiagonal != 0);
     }
@@ -176,18 +178,41 @@ public:
 template <class T> class TriangularMaskInPlace : public poplar::Vertex {
 public:
   poplar::InOut<poplar::Vector<T>> data;
-  unsigned n, firstRow, lower, unitDiagonal;
+  unsigned n, matrixRows, firstRow, lower, unitDiagonal;
 
   bool compute() {
     const std::size_t rows = data.size() / n;
     for (std::size_t r = 0; r < rows; ++r) {
-      const std::size_t row = (firstRow + r) % n;
+      const std::size_t row = (firstRow + r) % matrixRows;
       for (std::size_t c = 0; c < n; ++c)
         data[r * n + c] = masked(T(data[r * n + c]), row, c, lower != 0, unitDiagonal != 0);
     }
     return true;
   }
   std::uint64_t cycleEstimate() const { return 20 + data.size(); }
+};
+
+/// Rows firstRow… of the unit lower factor L [M][M] of a pivot-free LU whose packed L\U rows
+/// (width inWidth = N) are `in`: L[i][j] = in[i][j] below the diagonal for j < min(M, N), 1 on
+/// the diagonal, 0 elsewhere.
+template <class T> class LUExtractLower : public poplar::Vertex {
+public:
+  poplar::Input<poplar::Vector<T>> in;
+  poplar::Output<poplar::Vector<T>> out;
+  unsigned inWidth, outWidth, firstRow;
+
+  bool compute() {
+    const std::size_t rows = out.size() / outWidth;
+    const std::size_t packed = std::min(inWidth, outWidth);
+    for (std::size_t r = 0; r < rows; ++r) {
+      const std::size_t i = firstRow + r;
+      for (std::size_t j = 0; j < outWidth; ++j)
+        out[r * outWidth + j] =
+            j == i ? T(1.0f) : (j < i && j < packed ? T(in[r * inWidth + j]) : T(0.0f));
+    }
+    return true;
+  }
+  std::uint64_t cycleEstimate() const { return 20 + out.size(); }
 };
 
 template <class T> void registerTyped(const char *suffix) {
@@ -225,9 +250,20 @@ template <class T> void registerTyped(const char *suffix) {
         .field("in", &V::in)
         .field("out", &V::out)
         .field("n", &V::n)
+        .field("matrixRows", &V::matrixRows)
         .field("firstRow", &V::firstRow)
         .field("lower", &V::lower)
         .field("unitDiagonal", &V::unitDiagonal)
+        .add();
+  }
+  {
+    using V = LUExtractLower<T>;
+    tessera::VertexTypeBuilder<V>("poplin::LUExtractLower" + s)
+        .field("in", &V::in)
+        .field("out", &V::out)
+        .field("inWidth", &V::inWidth)
+        .field("outWidth", &V::outWidth)
+        .field("firstRow", &V::firstRow)
         .add();
   }
   {
@@ -235,6 +271,7 @@ template <class T> void registerTyped(const char *suffix) {
     tessera::VertexTypeBuilder<V>("poplin::TriangularMaskInPlace" + s)
         .field("data", &V::data)
         .field("n", &V::n)
+        .field("matrixRows", &V::matrixRows)
         .field("firstRow", &V::firstRow)
         .field("lower", &V::lower)
         .field("unitDiagonal", &V::unitDiagonal)

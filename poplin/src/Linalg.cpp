@@ -74,6 +74,7 @@ namespace {
 void mask(poplar::Graph &graph, const poplar::Tensor *src, const poplar::Tensor &dst, bool lower,
           bool unitDiagonal, poplar::program::Sequence &prog, const std::string &name) {
   const std::size_t n = dst.dim(2), rows = dst.dim(0) * dst.dim(1);
+  // (dst may be rectangular: [G][R][N], the triangle taken from the top-left corner.)
   if (n == 0 || rows == 0)
     return;
   const poplar::Tensor flat = dst.reshape({rows, n});
@@ -90,7 +91,8 @@ void mask(poplar::Graph &graph, const poplar::Tensor *src, const poplar::Tensor 
                   cs, type, {{"in", src->reshape({rows, n}).slice(r0, r1).flatten()}, {"out", out}})
             : graph.addVertex(cs, type, {{"data", out}});
     graph.setInitialValue(v["n"], unsigned(n));
-    graph.setInitialValue(v["firstRow"], unsigned(r0 % n));
+    graph.setInitialValue(v["matrixRows"], unsigned(dst.dim(1)));
+    graph.setInitialValue(v["firstRow"], unsigned(r0 % dst.dim(1)));
     graph.setInitialValue(v["lower"], unsigned(lower));
     graph.setInitialValue(v["unitDiagonal"], unsigned(unitDiagonal));
     graph.setTileMapping(v, unsigned(c * tiles / chunks));

@@ -36,7 +36,8 @@ std::vector<std::size_t> groupedShape(const std::vector<std::size_t> &shape);
 /// A tile for the `index`-th small piece of work, spread round-robin over the target.
 unsigned spreadTile(const poplar::Graph &graph, std::size_t index);
 
-/// Zeroes the unused triangle of every matrix of `t` ([G][N][N], any view) in place, with
+/// Zeroes the unused triangle of every matrix of `t` ([G][R][N], any view; the diagonal is
+/// i == j, so a rectangular matrix keeps its upper or lower trapezoid) in place, with
 /// ones on the diagonal when `unitDiagonal`; rows spread over the tiles.
 void maskInPlace(poplar::Graph &graph, const poplar::Tensor &t, bool lower, bool unitDiagonal,
                  poplar::program::Sequence &prog, const std::string &name);
