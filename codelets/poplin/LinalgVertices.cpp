@@ -12,6 +12,8 @@
 //                                 diagonal when unitDiagonal = 1), for rows firstRow… of
 //                                 matrices matrixRows × n; TriangularMaskInPlace<T> in place.
 //   poplin::LUExtractLower<T>:    rows of the unit lower factor L [M][M] from packed L\U rows.
+//   poplin::experimental::HouseholderVector / HouseholderApply: one reflector of the QR
+//                                 factorisation, and its application to rows (FLOAT only).
 // Every kernel computes in double and rounds once to T, so a block's result does not depend on
 // the type's precision more than one rounding.
 #include <algorithm>
@@ -215,6 +217,67 @@ public:
   std::uint64_t cycleEstimate() const { return 20 + out.size(); }
 };
 
+/// One Householder reflector from column x (the part of A's column k on and below the
+/// diagonal): v with ‖v‖ = 1 and (I − 2·v·vᵀ)·x = (α, 0, …, 0), α = −sign(x₀)·‖x‖ (α = ‖x‖ when
+/// x₀ = 0); x is overwritten by (α, 0, …, 0). A zero column gives v = 0 (the identity).
+class HouseholderVector : public poplar::Vertex {
+public:
+  poplar::InOut<poplar::Vector<float>> x;
+  poplar::Output<poplar::Vector<float>> v;
+
+  bool compute() {
+    const std::size_t n = x.size();
+    double norm2 = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      norm2 += double(x[i]) * double(x[i]);
+    const double norm = std::sqrt(norm2);
+    if (norm == 0.0) {
+      for (std::size_t i = 0; i < n; ++i)
+        v[i] = 0.0f;
+      return true;
+    }
+    const double x0 = x[0];
+    const double alpha = x0 > 0 ? -norm : norm;
+    // u = x − α·e₀; ‖u‖² = ‖x‖² − 2·α·x₀ + α² = 2·‖x‖·(‖x‖ + |x₀|).
+    const double u0 = x0 - alpha;
+    const double scale = 1.0 / std::sqrt(2.0 * norm * (norm + std::fabs(x0)));
+    v[0] = static_cast<float>(u0 * scale);
+    for (std::size_t i = 1; i < n; ++i)
+      v[i] = static_cast<float>(double(x[i]) * scale);
+    x[0] = static_cast<float>(alpha);
+    for (std::size_t i = 1; i < n; ++i)
+      x[i] = 0.0f;
+    return true;
+  }
+  std::uint64_t cycleEstimate() const { return 50 + 3 * std::uint64_t(x.size()); }
+};
+
+/// rows[r] ← rows[r] − 2·(rows[r]·v)·v for each row of `rows` (rowLength = v's size): the
+/// reflector applied to A's columns (as rows of Aᵀ) or to Q's rows (Q ← Q·H).
+class HouseholderApply : public poplar::Vertex {
+public:
+  poplar::InOut<poplar::Vector<float>> rows;
+  poplar::Input<poplar::Vector<float>> v;
+
+  bool compute() {
+    const std::size_t len = v.size();
+    if (len == 0)
+      return true;
+    const std::size_t count = rows.size() / len;
+    for (std::size_t r = 0; r < count; ++r) {
+      float *row = &rows[r * len];
+      double dot = 0;
+      for (std::size_t i = 0; i < len; ++i)
+        dot += double(row[i]) * double(v[i]);
+      const double twice = 2.0 * dot;
+      for (std::size_t i = 0; i < len; ++i)
+        row[i] = static_cast<float>(double(row[i]) - twice * double(v[i]));
+    }
+    return true;
+  }
+  std::uint64_t cycleEstimate() const { return 30 + 4 * std::uint64_t(rows.size()); }
+};
+
 template <class T> void registerTyped(const char *suffix) {
   const std::string s = suffix;
   {
@@ -282,6 +345,14 @@ template <class T> void registerTyped(const char *suffix) {
 } // namespace
 
 void registerLinalgVertices() {
+  tessera::VertexTypeBuilder<HouseholderVector>("poplin::experimental::HouseholderVector")
+      .field("x", &HouseholderVector::x)
+      .field("v", &HouseholderVector::v)
+      .add();
+  tessera::VertexTypeBuilder<HouseholderApply>("poplin::experimental::HouseholderApply")
+      .field("rows", &HouseholderApply::rows)
+      .field("v", &HouseholderApply::v)
+      .add();
   registerTyped<float>("<float>");
   registerTyped<poplar::half>("<half>");
 }
