@@ -72,9 +72,11 @@ struct Geometry {
     }
   }
 
-  /// 1 / (number of real inputs in output o's window), rounded to T as the constant was.
-  template <class T> void inverseCounts(std::vector<T> &inv) const {
-    std::vector<unsigned> perRow(outH, 0), perCol(outW, 0);
+  /// How many kernel rows (perRow[oy]) and columns (perCol[ox]) of each output's window land
+  /// inside the input: the window of (oy, ox) covers perRow[oy] * perCol[ox] real inputs.
+  void coverage(std::vector<unsigned> &perRow, std::vector<unsigned> &perCol) const {
+    perRow.assign(outH, 0);
+    perCol.assign(outW, 0);
     for (unsigned ky = 0; ky < kernelH; ++ky) {
       unsigned lo, hi;
       range(ky, strideH, padH, inH, outH, lo, hi);
@@ -87,6 +89,12 @@ struct Geometry {
       for (unsigned o = lo; o < hi; ++o)
         ++perCol[o];
     }
+  }
+
+  /// 1 / (number of real inputs in output o's window), rounded to T as the constant was.
+  template <class T> void inverseCounts(std::vector<T> &inv) const {
+    std::vector<unsigned> perRow, perCol;
+    coverage(perRow, perCol);
     inv.resize(static_cast<std::size_t>(outH) * outW);
     for (unsigned oy = 0; oy < outH; ++oy)
       for (unsigned ox = 0; ox < outW; ++ox) {
@@ -126,13 +134,24 @@ public:
     std::size_t begin, end;
     workerShare(out.size(), workerId, numWorkers(), begin, end);
     std::vector<T> inv;
+    std::vector<unsigned> perRow, perCol;
     if (mode == kAvg)
       inverseCounts(inv);
+    if (mode == kMax)
+      coverage(perRow, perCol);
     for (std::size_t p = begin; p < end; ++p) {
       const T *x = in[p].data();
       T *y = out[p].data();
       const std::size_t n = out[p].size();
-      std::fill(y, y + n, T(mode == kMax ? -std::numeric_limits<float>::infinity() : 0.0f));
+      if (mode == kMax) {
+        // A window over padding alone has no maximum: its output is 0 (PopLibs' reference).
+        for (unsigned oy = 0; oy < outH; ++oy)
+          for (unsigned ox = 0; ox < outW; ++ox)
+            y[static_cast<std::size_t>(oy) * outW + ox] =
+                T(perRow[oy] != 0 && perCol[ox] != 0 ? -std::numeric_limits<float>::infinity() : 0.0f);
+      } else {
+        std::fill(y, y + n, T(0.0f));
+      }
       if (mode == kMax)
         forEachPair([&](std::size_t o, std::size_t i) {
           y[o] = T(std::fmax(static_cast<float>(y[o]), static_cast<float>(x[i])));

@@ -31,7 +31,8 @@ using KernelFn = void (*)(void *out, const void *a, const void *b, const void *c
 // C = bool bytes (uint8). The list is the single source of truth for opcodes, the kernel table
 // and the scalar references. The last ops are fused kernels the compiler substitutes for whole
 // expressions it recognises (popops/src/MapExprFusion.cpp): GeluTanhF(x) is the tanh-approximated
-// GELU, GeluTanhGradF(x, dy) its input gradient.
+// GELU, GeluTanhGradF(x, dy) its input gradient. The ops after them are written once in
+// MapExprScalarOps.hpp; the integer bit ops (…I) act on the 32-bit pattern of INT and UNSIGNED_INT.
 #define TESSERA_MAPEXPR_OPS(X)                                                                     \
   X(CopyF, F, F)                                                                                   \
   X(LoadHalf, H, F)                                                                                \
@@ -112,7 +113,32 @@ using KernelFn = void (*)(void *out, const void *a, const void *b, const void *c
   X(FloatToBool, F, B)                                                                             \
   X(IntToBool, I, B)                                                                               \
   X(GeluTanhF, F, F)                                                                               \
-  X(GeluTanhGradF, F, F)
+  X(GeluTanhGradF, F, F)                                                                           \
+  X(AsinF, F, F)                                                                                   \
+  X(TanF, F, F)                                                                                    \
+  X(CbrtF, F, F)                                                                                   \
+  X(Exp2F, F, F)                                                                                   \
+  X(NearbyIntF, F, F)                                                                              \
+  X(GeluErfF, F, F)                                                                                \
+  X(IsFiniteF, F, B)                                                                               \
+  X(IsInfF, F, B)                                                                                  \
+  X(IsNanF, F, B)                                                                                  \
+  X(Atan2F, F, F)                                                                                  \
+  X(RemF, F, F)                                                                                    \
+  X(InvStdDevToVarianceF, F, F)                                                                    \
+  X(VarianceToInvStdDevF, F, F)                                                                    \
+  X(BitNotI, U, U)                                                                                 \
+  X(PopcountI, U, U)                                                                               \
+  X(ClzI, U, U)                                                                                    \
+  X(BitAndI, U, U)                                                                                 \
+  X(BitOrI, U, U)                                                                                  \
+  X(BitXorI, U, U)                                                                                 \
+  X(BitXnorI, U, U)                                                                                \
+  X(ShlI, U, U)                                                                                    \
+  X(ShrI, U, U)                                                                                    \
+  X(ShrSEI, I, I)                                                                                  \
+  X(RemI, I, I)                                                                                    \
+  X(RemU, U, U)
 
 /// Opcodes; ops that are the same bit operation for several kinds (copy, add, sub, mul, neg,
 /// square, eq, ne of int32 and uint32 and bool) use one opcode.

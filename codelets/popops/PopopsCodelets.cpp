@@ -15,6 +15,9 @@ void registerPopopsCodelets() {
     registerSliceVertices();
     registerSortVertices();
     registerTopKVertices();
+    registerEncodingVertices();
+    registerCastVertices();
+    registerSplineVertices();
   });
 }
 

@@ -15,5 +15,8 @@ void registerReduceVertices();
 void registerSliceVertices();
 void registerSortVertices();
 void registerTopKVertices();
+void registerEncodingVertices();
+void registerCastVertices();
+void registerSplineVertices();
 
 } // namespace tessera::codelets::popops

@@ -58,6 +58,12 @@ poplar::Tensor batchNormalise(poplar::Graph &graph, const poplar::Tensor &acts,
   l.check(acts, "acts");
   detail::requireShape(l.fn, "combinedMultiplicand", combinedMultiplicand, {acts.dim(1)});
   detail::requireShape(l.fn, "addend", addend, {acts.dim(1)});
+  if (acts.numElements() == 0) {
+    poplar::Tensor out =
+        graph.addVariable(acts.elementType(), acts.shape(), {debugContext, "normalised"});
+    poputil::mapTensorLinearly(graph, out);
+    return out;
+  }
   if (acts.elementType() == poplar::FLOAT && combinedMultiplicand.elementType() == poplar::FLOAT &&
       addend.elementType() == poplar::FLOAT) {
     if (detail::storedChannelMajor(acts))
@@ -132,6 +138,14 @@ void batchNormParamUpdate(poplar::Graph &graph, const poplar::Tensor &gammaDelta
                           const poplar::DebugContext &debugContext, const poplar::OptionFlags &) {
   detail::normParamUpdate(graph, "popnn::bn::batchNormParamUpdate", gammaDelta, betaDelta, scale,
                           gamma, beta, prog, {debugContext, "batchNormParamUpdate"});
+}
+
+void batchNormParamUpdate(poplar::Graph &graph, const poplar::Tensor &gammaDelta,
+          const poplar::Tensor &betaDelta, const poplar::Tensor &scale, poplar::Tensor &gamma,
+          poplar::Tensor &beta, poplar::program::Sequence &prog,
+          const poplar::DebugContext &debugContext, const poplar::OptionFlags &) {
+  detail::normParamUpdate(graph, "popnn::bn::batchNormParamUpdate", gammaDelta, betaDelta, scale, gamma, beta,
+                          prog, {debugContext, "batchNormParamUpdate"});
 }
 
 } // namespace popnn::bn

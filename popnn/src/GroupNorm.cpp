@@ -35,6 +35,9 @@ detail::NormLayout layout(const std::string &fn, unsigned groups,
 /// The group count implied by a [batch * numGroups] statistic.
 unsigned groupsOf(const std::string &fn, const poplar::Tensor &acts, const poplar::Tensor &stat,
                   const char *statName) {
+  // Empty acts with no samples: any group count fits, and every result is empty.
+  if (acts.rank() >= 2 && acts.dim(0) == 0 && stat.rank() == 1 && stat.numElements() == 0)
+    return 1;
   if (acts.rank() < 1 || acts.dim(0) == 0 || stat.rank() != 1 ||
       stat.numElements() % acts.dim(0) != 0)
     detail::fail(fn, statName, stat,
@@ -163,6 +166,14 @@ void groupNormParamUpdate(poplar::Graph &graph, const poplar::Tensor &gammaDelta
                           gamma, beta, prog, {debugContext, "groupNormParamUpdate"});
 }
 
+void groupNormParamUpdate(poplar::Graph &graph, const poplar::Tensor &gammaDelta,
+          const poplar::Tensor &betaDelta, const poplar::Tensor &scale, poplar::Tensor &gamma,
+          poplar::Tensor &beta, poplar::program::Sequence &prog,
+          const poplar::DebugContext &debugContext, const poplar::OptionFlags &) {
+  detail::normParamUpdate(graph, "popnn::gn::groupNormParamUpdate", gammaDelta, betaDelta, scale, gamma, beta,
+                          prog, {debugContext, "groupNormParamUpdate"});
+}
+
 } // namespace gn
 
 // ---- popnn::ln: one group ----------------------------------------------------------------------
@@ -240,6 +251,14 @@ void layerNormParamUpdate(poplar::Graph &graph, const poplar::Tensor &gammaDelta
                           const poplar::DebugContext &debugContext, const poplar::OptionFlags &) {
   detail::normParamUpdate(graph, "popnn::ln::layerNormParamUpdate", gammaDelta, betaDelta, scale,
                           gamma, beta, prog, {debugContext, "layerNormParamUpdate"});
+}
+
+void layerNormParamUpdate(poplar::Graph &graph, const poplar::Tensor &gammaDelta,
+          const poplar::Tensor &betaDelta, const poplar::Tensor &scale, poplar::Tensor &gamma,
+          poplar::Tensor &beta, poplar::program::Sequence &prog,
+          const poplar::DebugContext &debugContext, const poplar::OptionFlags &) {
+  detail::normParamUpdate(graph, "popnn::ln::layerNormParamUpdate", gammaDelta, betaDelta, scale, gamma, beta,
+                          prog, {debugContext, "layerNormParamUpdate"});
 }
 
 } // namespace ln

@@ -1,5 +1,6 @@
 #include "NormCore.hpp"
 
+#include <cmath>
 #include <tuple>
 
 #include <popops/ElementWise.hpp>
@@ -120,6 +121,20 @@ StatSums channelSums(poplar::Graph &graph, const poplar::Tensor &x, const poplar
   return rowSums(graph, rowsView(x), rowsView(y), {c, [c](std::size_t row) { return row % c; }},
                  prog, dc);
 }
+/// A new tensor shaped and typed like `t` (empty when t is), mapped linearly.
+poplar::Tensor newLike(poplar::Graph &graph, const poplar::Type &type,
+                       const std::vector<std::size_t> &shape, const poplar::DebugContext &dc) {
+  poplar::Tensor out = graph.addVariable(type, shape, dc);
+  poputil::mapTensorLinearly(graph, out);
+  return out;
+}
+
+/// Sets every element of `t` to `value` (nothing when t is empty).
+void setAll(poplar::Graph &graph, const poplar::Tensor &t, float value,
+            poplar::program::Sequence &prog, const poplar::DebugContext &dc) {
+  if (t.numElements() != 0)
+    popops::mapInPlace(graph, Select(Const(value), _1, Const(true)), {t}, prog, dc);
+}
 } // namespace
 
 /// acts ([B][C][F…]) as one row per channel, [C][B * F]: the rows the batch-norm vertices take
@@ -155,8 +170,6 @@ poplar::Tensor channelBroadcast(const poplar::Tensor &perChannel) {
 void NormLayout::check(const poplar::Tensor &acts, const std::string &name) const {
   requireFloatType(fn, name, acts);
   requireMinRank(fn, name, acts, 2);
-  if (acts.numElements() == 0)
-    fail(fn, name, acts, "must not be empty");
   if (kind == Kind::GROUP && (groups == 0 || acts.dim(1) % groups != 0))
     fail(fn, name, acts,
          cat("has ", acts.dim(1), " channels, which numGroups = ", groups, " does not divide"));
@@ -221,6 +234,16 @@ normStatistics(poplar::Graph &graph, const NormLayout &layout, const poplar::Ten
                float eps, bool unbiasedVarEstimate, bool stableAlgo,
                poplar::program::Sequence &prog, const poplar::DebugContext &dc) {
   layout.check(acts, "acts");
+  if (acts.numElements() == 0) {
+    // Statistics over no elements: mean 0 and variance 0, so invStdDev = 1 / sqrt(eps); the
+    // tensors have the usual shape, which is itself empty when there are no statistics.
+    const auto shape = layout.statShape(acts);
+    const poplar::Tensor mean = newLike(graph, acts.elementType(), shape, {dc, "mean"});
+    const poplar::Tensor invStdDev = newLike(graph, acts.elementType(), shape, {dc, "invStdDev"});
+    setAll(graph, mean, 0.0f, prog, {dc, "emptyMean"});
+    setAll(graph, invStdDev, 1.0f / std::sqrt(eps), prog, {dc, "emptyInvStdDev"});
+    return {mean, invStdDev};
+  }
   const std::size_t n = layout.statCount(acts);
   const float invN = 1.0f / static_cast<float>(n);
   const float correction =
@@ -286,6 +309,8 @@ poplar::Tensor normWhiten(poplar::Graph &graph, const NormLayout &layout,
   requireShape(layout.fn, "invStdDev", invStdDev, shape);
   requireSameType(layout.fn, "mean", mean, acts.elementType());
   requireSameType(layout.fn, "invStdDev", invStdDev, acts.elementType());
+  if (acts.numElements() == 0)
+    return newLike(graph, acts.elementType(), acts.shape(), {dc, "whitened"});
   if (useRowVertices(acts)) {
     return rowAffine(graph, fusedRows(layout, acts), {},
                      statCoefficients(graph, layout, _1 + 0.0f, {invStdDev}, acts, prog,
@@ -316,6 +341,10 @@ normalise(poplar::Graph &graph, const NormLayout &layout, const poplar::Tensor &
   requireShape(layout.fn, "beta", beta, {acts.dim(1)});
   requireSameType(layout.fn, "gamma", gamma, acts.elementType());
   requireSameType(layout.fn, "beta", beta, acts.elementType());
+  if (acts.numElements() == 0) {
+    const poplar::Tensor w = normWhiten(graph, layout, acts, mean, invStdDev, prog, dc);
+    return {newLike(graph, acts.elementType(), acts.shape(), {dc, "normalised"}), w};
+  }
   if (useRowVertices(acts)) {
     // whitened and gamma * whitened + beta from one read of acts.
     const auto shape = layout.statShape(acts);
@@ -355,6 +384,16 @@ normParamGradients(poplar::Graph &graph, const NormLayout &layout, const poplar:
   layout.check(whitened, "actsWhitened");
   requireShape(layout.fn, "gradsIn", gradsIn, whitened.shape());
   requireSameType(layout.fn, "gradsIn", gradsIn, whitened.elementType());
+  if (whitened.numElements() == 0) {
+    // Sums over no elements: zero per channel.
+    const std::vector<std::size_t> shape{whitened.dim(1)};
+    const poplar::Tensor gammaDelta =
+        newLike(graph, whitened.elementType(), shape, {dc, "gammaDelta"});
+    const poplar::Tensor betaDelta = newLike(graph, whitened.elementType(), shape, {dc, "betaDelta"});
+    setAll(graph, gammaDelta, 0.0f, prog, {dc, "emptyGammaDelta"});
+    setAll(graph, betaDelta, 0.0f, prog, {dc, "emptyBetaDelta"});
+    return {gammaDelta, betaDelta};
+  }
   if (useRowVertices(whitened)) {
     // Σ gradsIn * whitened and Σ gradsIn per channel in one read, no product materialised.
     const StatSums sums = contiguousStats(layout) && channelsAlongRows(whitened)
@@ -381,6 +420,8 @@ poplar::Tensor normGradients(poplar::Graph &graph, const NormLayout &layout,
   requireShape(layout.fn, "gradsIn", gradsIn, whitened.shape());
   requireShape(layout.fn, "gamma", gamma, {whitened.dim(1)});
   requireShape(layout.fn, "invStdDev", invStdDev, layout.statShape(whitened));
+  if (whitened.numElements() == 0)
+    return newLike(graph, whitened.elementType(), whitened.shape(), {dc, "inputGradient"});
   const float invN = 1.0f / static_cast<float>(layout.statCount(whitened));
   // g = gradsIn * gamma; dx = invStdDev * (g - mean(g) - whitened * mean(g * whitened)).
   const bool rows = useRowVertices(whitened) && gradsIn.elementType() == poplar::FLOAT;
@@ -463,6 +504,28 @@ void normParamUpdate(poplar::Graph &graph, const std::string &fn, const poplar::
   requireShape(fn, "betaDelta", betaDelta, beta.shape());
   popops::mapInPlace(graph, _1 + scale * _2, {gamma, gammaDelta}, prog, {dc, "updateGamma"});
   popops::mapInPlace(graph, _1 + scale * _2, {beta, betaDelta}, prog, {dc, "updateBeta"});
+}
+
+void normParamUpdate(poplar::Graph &graph, const std::string &fn, const poplar::Tensor &gammaDelta,
+                     const poplar::Tensor &betaDelta, const poplar::Tensor &scale,
+                     const poplar::Tensor &gamma, const poplar::Tensor &beta,
+                     poplar::program::Sequence &prog, const poplar::DebugContext &dc) {
+  requireShape(fn, "gammaDelta", gammaDelta, gamma.shape());
+  requireShape(fn, "betaDelta", betaDelta, beta.shape());
+  requireFloatType(fn, "scale", scale);
+  if (scale.numElements() != 1)
+    fail(fn, "scale", scale, "must hold exactly one element");
+  const poplar::Tensor s = scale.flatten();
+  auto update = [&](const poplar::Tensor &param, const poplar::Tensor &delta, const char *name) {
+    if (param.numElements() == 0)
+      return;
+    popops::mapInPlace(graph, _1 + Cast(_3, param.elementType()) * _2,
+                       {param, delta, s.broadcast(static_cast<unsigned>(param.numElements()), 0)
+                                          .reshape(param.shape())},
+                       prog, {dc, name});
+  };
+  update(gamma, gammaDelta, "updateGamma");
+  update(beta, betaDelta, "updateBeta");
 }
 
 } // namespace popnn::detail

@@ -81,6 +81,12 @@ void normParamUpdate(poplar::Graph &graph, const std::string &fn, const poplar::
                      const poplar::Tensor &beta, poplar::program::Sequence &prog,
                      const poplar::DebugContext &dc);
 
+/// As above with the scale in a one-element FLOAT or HALF tensor.
+void normParamUpdate(poplar::Graph &graph, const std::string &fn, const poplar::Tensor &gammaDelta,
+                     const poplar::Tensor &betaDelta, const poplar::Tensor &scale,
+                     const poplar::Tensor &gamma, const poplar::Tensor &beta,
+                     poplar::program::Sequence &prog, const poplar::DebugContext &dc);
+
 /// A per-channel [C] tensor reshaped to broadcast against [B][C][F].
 poplar::Tensor channelBroadcast(const poplar::Tensor &perChannel);
 /// acts as [B][C][F] (F = product of field dimensions, 1 for rank 2).

@@ -200,6 +200,36 @@ Tensor inverseCounts(poplar::Graph &graph, const PoolParams &p,
   return t;
 }
 
+/// The value max pooling starts each output from, broadcast over [B][C][O1][O2]…: -inf, or 0 for
+/// a window that covers only padding (it has no maximum; PopLibs' reference gives 0 there).
+Tensor maxInitial(poplar::Graph &graph, const PoolParams &p, const std::vector<std::size_t> &outField,
+                  const poplar::DebugContext &dc) {
+  std::vector<std::vector<bool>> covered(outField.size());
+  for (std::size_t i = 0; i < outField.size(); ++i) {
+    covered[i].assign(outField[i], false);
+    for (std::size_t o = 0; o < outField[i]; ++o)
+      for (std::size_t k = 0; k < p.kernelShape[i]; ++k) {
+        const long pos =
+            static_cast<long>(o * p.stride[i] + k) - p.inputTruncationOrPaddingLower[i];
+        if (pos >= 0 && pos < static_cast<long>(p.inputFieldShape[i]))
+          covered[i][o] = true;
+      }
+  }
+  std::vector<float> init(product(outField));
+  for (std::size_t flat = 0; flat < init.size(); ++flat) {
+    bool any = true;
+    for (std::size_t i = outField.size(), rem = flat; i-- > 0; rem /= outField[i])
+      any = any && covered[i][rem % outField[i]];
+    init[flat] = any ? -std::numeric_limits<float>::infinity() : 0.0f;
+  }
+  std::vector<std::size_t> shape{1, 1};
+  shape.insert(shape.end(), outField.begin(), outField.end());
+  Tensor t = graph.addConstant<float>(p.dType, shape, init, dc);
+  poputil::mapTensorLinearly(graph, t);
+  return t.broadcast(static_cast<unsigned>(p.batchSize), 0)
+      .broadcast(static_cast<unsigned>(p.numChannels), 1);
+}
+
 Tensor newLike(poplar::Graph &graph, const PoolParams &p, const std::vector<std::size_t> &field,
                const poplar::DebugContext &dc) {
   Tensor t = graph.addVariable(p.dType, fullShape(p, field), dc);
@@ -481,7 +511,9 @@ Tensor pool(poplar::Graph &graph, const PoolParams &params, const Tensor &in,
     return poolWithPlanes(graph, params, in, prog, dc);
   Tensor out = newLike(graph, params, outField, {dc, "out"});
   if (isMax)
-    setAll(graph, out, -std::numeric_limits<double>::infinity(), prog, {dc, "init"});
+    popops::mapInPlace(graph, Select(_2, _1, Const(true)),
+                       {out, maxInitial(graph, params, outField, {dc, "maxInitial"})}, prog,
+                       {dc, "init"});
   else
     setAll(graph, out, 0.0, prog, {dc, "init"});
   forEachOffset(params, [&](const std::vector<std::size_t> &k) {

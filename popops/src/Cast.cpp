@@ -1,10 +1,14 @@
 #include <popops/Cast.hpp>
 
+#include <algorithm>
+#include <iterator>
 #include <string>
 
 #include <popops/ElementWise.hpp>
+#include <poputil/VertexTemplates.hpp>
 #include <poputil/exceptions.hpp>
 
+#include "MapExprCompiler.hpp"
 #include "TileRegions.hpp"
 
 namespace popops {
@@ -116,6 +120,77 @@ void castWithQuarter(poplar::Graph &graph, const poplar::Tensor &src, const popl
   prog.add(poplar::program::Execute(cs, {dc, "Cast"}));
 }
 
+/// The element type of a MapExpr input field (0: 32-bit, 1: 16-bit, 2: 8-bit).
+poplar::Type mapFieldType(unsigned field) {
+  return field == 0   ? poplar::UNSIGNED_INT
+         : field == 1 ? poplar::UNSIGNED_SHORT
+                      : poplar::UNSIGNED_CHAR;
+}
+
+/// Adds to `cs` the vertices computing dst = cast(src) for non-QUARTER types: the fused map
+/// vertex (popops::MapExpr<dst type>) running the one-instruction program Cast(_1, dst type),
+/// one vertex per run of `dst` on each tile, so the conversion rounds exactly as map's does.
+void addPlainCastVertices(poplar::Graph &graph, const poplar::Tensor &src,
+                          const poplar::Tensor &dst, poplar::ComputeSet cs,
+                          const std::string &what) {
+  const poplar::Type to = dst.elementType();
+  const detail::CompiledMapExpr code =
+      detail::compileMapExpr(expr::Cast(expr::_1, to), {src}, {named(src)}, what);
+  const std::string vertexType = poputil::templateVertex("popops::MapExpr", to);
+  const poplar::Tensor dstFlat = dst.flatten();
+  const auto runs = detail::contiguousRunsPerTile(graph, dst);
+  for (unsigned tile = 0; tile < runs.size(); ++tile)
+    for (const auto &run : runs[tile]) {
+      std::vector<poplar::Tensor> fields[3];
+      for (const auto &use : code.inputs) {
+        // A one-element source is read as a scalar: it is the whole (one-element) output.
+        const poplar::Tensor piece = use.isScalar ? src.flatten() : src.flatten().slice(run);
+        fields[use.field].push_back(piece.reinterpret(mapFieldType(use.field)));
+      }
+      poplar::VertexRef v = graph.addVertex(cs, vertexType);
+      graph.setInitialValue(v["code"], poplar::ArrayRef<std::uint32_t>(code.code));
+      graph.setInitialValue(v["consts"], poplar::ArrayRef<std::uint32_t>(code.consts));
+      graph.connect(v["in4"], fields[0]);
+      graph.connect(v["in2"], fields[1]);
+      graph.connect(v["in1"], fields[2]);
+      graph.connect(v["out"], dstFlat.slice(run));
+      graph.setTileMapping(v, tile);
+    }
+}
+
+/// cast(graph, src, dst, cs): the vertices for any supported pair into the given compute set.
+void castIntoComputeSet(poplar::Graph &graph, const poplar::Tensor &src, const poplar::Tensor &dst,
+                        poplar::ComputeSet cs) {
+  const std::string what = "popops::cast from " + named(src) + " to " + named(dst);
+  if (!src.valid() || !dst.valid())
+    throw poputil::poplibs_error(what + ": both tensors must be valid");
+  checkCastType(src, dst.elementType());
+  const poplar::Type readable[] = {poplar::FLOAT,        poplar::HALF, poplar::INT,
+                                   poplar::UNSIGNED_INT, poplar::BOOL, poplar::QUARTER};
+  if (std::find(std::begin(readable), std::end(readable), src.elementType()) == std::end(readable))
+    throw poputil::poplibs_error(what + ": unsupported source type " +
+                                 src.elementType().toString() +
+                                 " (supported: float, half, int, unsigned int, bool, quarter)");
+  if (src.shape() != dst.shape())
+    throw poputil::poplibs_error(what + ": shapes differ");
+  const poplar::Type from = src.elementType(), to = dst.elementType();
+  if (!involvesQuarter(from, to)) {
+    addPlainCastVertices(graph, src, dst, cs, what);
+    return;
+  }
+  const auto quarterVertexType = [](const poplar::Type &t) {
+    return t == poplar::FLOAT || t == poplar::HALF || t.requiresMetadata();
+  };
+  if (!quarterVertexType(from) || !quarterVertexType(to))
+    throw poputil::poplibs_error(what + ": a cast into a compute set converts QUARTER only "
+                                        "from or to float, half or quarter");
+  if (from.requiresMetadata())
+    checkHasMetadata(src, what);
+  if (to.requiresMetadata())
+    checkHasMetadata(dst, what);
+  addQuarterCastVertices(graph, src, dst, cs);
+}
+
 } // namespace
 
 poplar::Tensor cast(poplar::Graph &graph, const poplar::Tensor &src, const poplar::Type &dstType,
@@ -144,15 +219,16 @@ poplar::Tensor cast(poplar::Graph &graph, const poplar::Tensor &src, const popla
                     const poplar::Tensor &metadata, poplar::program::Sequence &prog,
                     const poplar::DebugContext &debugContext) {
   if (!dstType.requiresMetadata()) // the metadata describes only a QUARTER destination
-    return cast(graph, src, dstType, prog, debugContext);
+    throw poputil::poplibs_error("popops::cast of " + named(src) + " to " + dstType.toString() +
+                                 ": a metadata tensor is only taken for a quarter destination");
   checkMetadataTensor(metadata, "popops::cast of " + named(src) + " to " + dstType.toString());
   poplar::Tensor out = quarterLike(graph, src, metadata, {debugContext, "Cast"});
   castWithQuarter(graph, src, out, prog, {debugContext, "Cast"});
   return out;
 }
 
-void cast(poplar::Graph &graph, const poplar::Tensor &src, const poplar::Tensor &dst,
-          poplar::program::Sequence &prog, const poplar::DebugContext &debugContext) {
+void castWithOutput(poplar::Graph &graph, const poplar::Tensor &src, const poplar::Tensor &dst,
+                    poplar::program::Sequence &prog, const poplar::DebugContext &debugContext) {
   checkCastType(src, dst.elementType());
   if (involvesQuarter(src.elementType(), dst.elementType())) {
     castWithQuarter(graph, src, dst, prog, {debugContext, "Cast"});
@@ -165,11 +241,77 @@ void cast(poplar::Graph &graph, const poplar::Tensor &src, const poplar::Tensor 
                 {debugContext, "Cast"});
 }
 
-poplar::program::Program cast(poplar::Graph &graph, const poplar::Tensor &src,
-                              const poplar::Tensor &dst, const poplar::DebugContext &debugContext) {
+void cast(poplar::Graph &graph, const poplar::Tensor &src, const poplar::Tensor &dst,
+          poplar::program::Sequence &prog, const poplar::DebugContext &debugContext) {
+  castWithOutput(graph, src, dst, prog, debugContext);
+}
+
+poplar::program::Program cast(poplar::Graph &graph, poplar::Tensor src, poplar::Tensor dst,
+                              const poplar::DebugContext &debugContext) {
   poplar::program::Sequence prog;
-  cast(graph, src, dst, prog, debugContext);
+  castWithOutput(graph, src, dst, prog, debugContext);
   return prog;
+}
+
+void cast(poplar::Graph &graph, poplar::Tensor src, poplar::Tensor dst, poplar::ComputeSet cs) {
+  castIntoComputeSet(graph, src, dst, cs);
+}
+
+poplar::Tensor cast(poplar::Graph &graph, poplar::Tensor src, const poplar::Type &dstType,
+                    poplar::ComputeSet cs, const poplar::DebugContext &debugContext) {
+  checkCastType(src, dstType);
+  if (dstType.requiresMetadata())
+    throw poputil::poplibs_error("popops::cast of " + named(src) + " to " + dstType.toString() +
+                                 ": the destination needs metadata; use the cast that takes a "
+                                 "QUARTER_METADATA tensor");
+  poplar::Tensor out = graph.clone(dstType, src, {debugContext, "Cast"});
+  castIntoComputeSet(graph, src, out, cs);
+  return out;
+}
+
+poplar::Tensor cast(poplar::Graph &graph, poplar::Tensor src, const poplar::Type &dstType,
+                    const poplar::Tensor &metadata, poplar::ComputeSet cs,
+                    const poplar::DebugContext &debugContext) {
+  const std::string what = "popops::cast of " + named(src) + " to " + dstType.toString();
+  if (!dstType.requiresMetadata())
+    throw poputil::poplibs_error(what +
+                                 ": a metadata tensor is only taken for a quarter destination");
+  checkMetadataTensor(metadata, what);
+  poplar::Tensor out = quarterLike(graph, src, metadata, {debugContext, "Cast"});
+  castIntoComputeSet(graph, src, out, cs);
+  return out;
+}
+
+poplar::Tensor checkAccuracyWhenCast(poplar::Graph &graph, const poplar::Tensor &input,
+                                     poplar::Type outputType, double tolerance,
+                                     poplar::program::Sequence &prog,
+                                     const poplar::DebugContext &debugContext) {
+  const std::string what = "popops::checkAccuracyWhenCast of " + named(input);
+  if (!input.valid() || input.elementType() != poplar::FLOAT || input.numElements() != 1)
+    throw poputil::poplibs_error(what + " to " + outputType.toString() +
+                                 ": the input must be a single float element");
+  if (outputType != poplar::HALF)
+    throw poputil::poplibs_error(what + " to " + outputType.toString() +
+                                 ": only a cast from float to half can be checked");
+  // The vertex sits with the input, so the check needs no exchange.
+  const auto mapping = graph.getTileMapping(input, false);
+  unsigned tile = 0;
+  for (unsigned t = 0; t < mapping.size(); ++t)
+    if (!mapping[t].empty()) {
+      tile = t;
+      break;
+    }
+  poplar::Tensor isAccurate = graph.addVariable(poplar::BOOL, {}, {debugContext, "isAccurate"});
+  graph.setTileMapping(isAccurate, tile);
+  poplar::ComputeSet cs = graph.addComputeSet({debugContext, "checkAccuracyWhenCast"});
+  auto v = graph.addVertex(
+      cs, poputil::templateVertex("popops::CheckAccuracyWhenCast", poplar::FLOAT, poplar::HALF));
+  graph.connect(v["input"], input.reshape({}));
+  graph.connect(v["output"], isAccurate);
+  graph.setInitialValue(v["tolerance"], static_cast<float>(tolerance));
+  graph.setTileMapping(v, tile);
+  prog.add(poplar::program::Execute(cs, {debugContext, "checkAccuracyWhenCast"}));
+  return isAccurate;
 }
 
 } // namespace popops

@@ -136,11 +136,17 @@ splitAtMultiples(const std::vector<std::vector<std::vector<poplar::Interval>>> &
   return split;
 }
 
+/// One expression's vertices. With `sharedCs` they join that compute set and the caller executes
+/// it (several expressions in one pass); else they get their own, executed here. `caller` names
+/// the API in messages when it is not the one `mode` implies.
 poplar::Tensor mapImpl(poplar::Graph &graph, const expr::Expr &e,
                        const std::vector<poplar::Tensor> &ts, std::optional<poplar::Tensor> out,
                        Mode mode, poplar::program::Sequence &prog, const poplar::DebugContext &dc,
-                       const poplar::OptionFlags &options) {
-  const std::string context = mode == Mode::New       ? "popops::map"
+                       const poplar::OptionFlags &options,
+                       const poplar::ComputeSet *sharedCs = nullptr,
+                       const std::string &caller = {}) {
+  const std::string context = !caller.empty()         ? caller
+                              : mode == Mode::New     ? "popops::map"
                               : mode == Mode::InPlace ? "popops::mapInPlace"
                                                       : "popops::mapWithOutput";
   checkOptions(options, context);
@@ -302,7 +308,7 @@ poplar::Tensor mapImpl(poplar::Graph &graph, const expr::Expr &e,
            });
   };
 
-  poplar::ComputeSet cs = graph.addComputeSet({dc, "map"});
+  poplar::ComputeSet cs = sharedCs ? *sharedCs : graph.addComputeSet({dc, "map"});
   const std::string vertexType = poputil::templateVertex("popops::MapExpr", compiled.outType);
   const std::string vertexType2d = poputil::templateVertex("popops::MapExpr2D", compiled.outType);
   const poplar::Tensor outFlat = result.dimShuffle(order).flatten();
@@ -385,11 +391,97 @@ poplar::Tensor mapImpl(poplar::Graph &graph, const expr::Expr &e,
         graph.connect(v["out"], outPieces[first]);
     }
   }
-  prog.add(poplar::program::Execute(cs, {dc, "map"}));
+  if (!sharedCs)
+    prog.add(poplar::program::Execute(cs, {dc, "map"}));
   return result;
 }
 
+/// Several expressions in one compute set. With `targets` (in-place or given outputs), an input
+/// an expression reads that overlaps another expression's target is read from a copy taken
+/// before the compute set, so every expression sees the inputs as they were.
+std::vector<poplar::Tensor> mapMany(poplar::Graph &graph, const std::vector<expr::Any> &exprs,
+                                    const std::vector<poplar::Tensor> &ts,
+                                    const std::vector<poplar::Tensor> &targets,
+                                    const std::string &context, poplar::program::Sequence &prog,
+                                    const poplar::DebugContext &dc,
+                                    const poplar::OptionFlags &options) {
+  checkOptions(options, context);
+  for (std::size_t i = 0; i < ts.size(); ++i)
+    if (!ts[i].valid())
+      throw poputil::poplibs_error(context + ": tensor " + std::to_string(i + 1) + " (_" +
+                                   std::to_string(i + 1) + ") is not a valid tensor");
+  for (std::size_t k = 0; k < targets.size(); ++k)
+    if (!targets[k].valid())
+      throw poputil::poplibs_error(context + ": the output of expression " + std::to_string(k) +
+                                   " is not a valid tensor");
+  std::vector<poplar::Tensor> results;
+  if (exprs.empty())
+    return results;
+  poplar::ComputeSet cs = graph.addComputeSet({dc, "map"});
+  std::vector<std::optional<poplar::Tensor>> copies(ts.size());
+  for (std::size_t j = 0; j < exprs.size(); ++j) {
+    const expr::Expr &e = exprs[j];
+    std::vector<poplar::Tensor> inputs = ts;
+    if (!targets.empty())
+      for (unsigned index : detail::placeholdersOf(e)) {
+        if (index == 0 || index > ts.size())
+          continue; // the compiler reports it, naming the expression
+        const poplar::Tensor &t = ts[index - 1];
+        bool clash = false;
+        for (std::size_t k = 0; k < targets.size(); ++k)
+          clash = clash || (k != j && t.intersectsWith(targets[k]));
+        if (!clash)
+          continue;
+        if (!copies[index - 1]) {
+          copies[index - 1] = graph.clone(t, {dc, "inputBeforeMap"});
+          prog.add(poplar::program::Copy(t, *copies[index - 1], false, {dc, "copyInput"}));
+        }
+        inputs[index - 1] = *copies[index - 1];
+      }
+    const std::string what = context + " (expression " + std::to_string(j) + ")";
+    if (targets.empty())
+      results.push_back(
+          mapImpl(graph, e, inputs, std::nullopt, Mode::New, prog, dc, options, &cs, what));
+    else
+      results.push_back(
+          mapImpl(graph, e, inputs, targets[j], Mode::WithOutput, prog, dc, options, &cs, what));
+  }
+  prog.add(poplar::program::Execute(cs, {dc, "map"}));
+  return results;
+}
+
 } // namespace
+
+std::vector<poplar::Tensor> map(poplar::Graph &graph, const std::vector<expr::Any> &exprs,
+                                const std::vector<poplar::Tensor> &ts,
+                                poplar::program::Sequence &prog,
+                                const poplar::DebugContext &debugContext,
+                                const poplar::OptionFlags &options) {
+  return mapMany(graph, exprs, ts, {}, "popops::map", prog, debugContext, options);
+}
+
+void mapInPlace(poplar::Graph &graph, const std::vector<expr::Any> &exprs,
+                const std::vector<poplar::Tensor> &ts, poplar::program::Sequence &prog,
+                const poplar::DebugContext &debugContext, const poplar::OptionFlags &options) {
+  if (ts.size() < exprs.size())
+    throw poputil::poplibs_error("popops::mapInPlace: " + std::to_string(exprs.size()) +
+                                 " expressions write tensors _1 to _" +
+                                 std::to_string(exprs.size()) + " but only " +
+                                 std::to_string(ts.size()) + " tensors are given");
+  mapMany(graph, exprs, ts, std::vector<poplar::Tensor>(ts.begin(), ts.begin() + exprs.size()),
+          "popops::mapInPlace", prog, debugContext, options);
+}
+
+void mapWithOutput(poplar::Graph &graph, const std::vector<expr::Any> &exprs,
+                   const std::vector<poplar::Tensor> &ts, const std::vector<poplar::Tensor> &outs,
+                   poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
+                   const poplar::OptionFlags &options) {
+  if (outs.size() != exprs.size())
+    throw poputil::poplibs_error("popops::mapWithOutput: " + std::to_string(exprs.size()) +
+                                 " expressions need as many outputs, got " +
+                                 std::to_string(outs.size()));
+  mapMany(graph, exprs, ts, outs, "popops::mapWithOutput", prog, debugContext, options);
+}
 
 poplar::Tensor map(poplar::Graph &graph, const expr::Expr &expr,
                    const std::vector<poplar::Tensor> &ts, poplar::program::Sequence &prog,

@@ -13,20 +13,38 @@ std::string toString(UnaryOpType op) {
   switch (op) {
   case UnaryOpType::ABSOLUTE:
     return "ABSOLUTE";
+  case UnaryOpType::ASIN:
+    return "ASIN";
+  case UnaryOpType::BITWISE_NOT:
+    return "BITWISE_NOT";
+  case UnaryOpType::CBRT:
+    return "CBRT";
   case UnaryOpType::CEIL:
     return "CEIL";
   case UnaryOpType::COS:
     return "COS";
+  case UnaryOpType::COUNT_LEADING_ZEROS:
+    return "COUNT_LEADING_ZEROS";
   case UnaryOpType::ERF:
     return "ERF";
   case UnaryOpType::EXPONENT:
     return "EXPONENT";
   case UnaryOpType::EXPONENT_MINUS_ONE:
     return "EXPONENT_MINUS_ONE";
+  case UnaryOpType::EXPONENT2:
+    return "EXPONENT2";
   case UnaryOpType::FLOOR:
     return "FLOOR";
+  case UnaryOpType::GELU_ERF:
+    return "GELU_ERF";
   case UnaryOpType::INVERSE:
     return "INVERSE";
+  case UnaryOpType::IS_FINITE:
+    return "IS_FINITE";
+  case UnaryOpType::IS_INF:
+    return "IS_INF";
+  case UnaryOpType::IS_NAN:
+    return "IS_NAN";
   case UnaryOpType::LOGARITHM:
     return "LOGARITHM";
   case UnaryOpType::LOGARITHM_ONE_PLUS:
@@ -35,12 +53,18 @@ std::string toString(UnaryOpType op) {
     return "LOGICAL_NOT";
   case UnaryOpType::NEGATE:
     return "NEGATE";
+  case UnaryOpType::NEARBY_INT:
+    return "NEARBY_INT";
+  case UnaryOpType::POPCOUNT:
+    return "POPCOUNT";
   case UnaryOpType::RELU:
     return "RELU";
   case UnaryOpType::SIGNUM:
     return "SIGNUM";
   case UnaryOpType::SIN:
     return "SIN";
+  case UnaryOpType::TAN:
+    return "TAN";
   case UnaryOpType::TANH:
     return "TANH";
   case UnaryOpType::ROUND:
@@ -63,6 +87,16 @@ std::string toString(BinaryOpType op) {
   switch (op) {
   case BinaryOpType::ADD:
     return "ADD";
+  case BinaryOpType::ATAN2:
+    return "ATAN2";
+  case BinaryOpType::BITWISE_AND:
+    return "BITWISE_AND";
+  case BinaryOpType::BITWISE_OR:
+    return "BITWISE_OR";
+  case BinaryOpType::BITWISE_XOR:
+    return "BITWISE_XOR";
+  case BinaryOpType::BITWISE_XNOR:
+    return "BITWISE_XNOR";
   case BinaryOpType::DIVIDE:
     return "DIVIDE";
   case BinaryOpType::EQUAL:
@@ -71,6 +105,8 @@ std::string toString(BinaryOpType op) {
     return "GREATER_THAN_EQUAL";
   case BinaryOpType::GREATER_THAN:
     return "GREATER_THAN";
+  case BinaryOpType::INV_STD_DEV_TO_VARIANCE:
+    return "INV_STD_DEV_TO_VARIANCE";
   case BinaryOpType::LESS_THAN_EQUAL:
     return "LESS_THAN_EQUAL";
   case BinaryOpType::LOGICAL_AND:
@@ -89,8 +125,18 @@ std::string toString(BinaryOpType op) {
     return "NOT_EQUAL";
   case BinaryOpType::POWER:
     return "POWER";
+  case BinaryOpType::REMAINDER:
+    return "REMAINDER";
+  case BinaryOpType::SHIFT_LEFT:
+    return "SHIFT_LEFT";
+  case BinaryOpType::SHIFT_RIGHT:
+    return "SHIFT_RIGHT";
+  case BinaryOpType::SHIFT_RIGHT_SIGN_EXTEND:
+    return "SHIFT_RIGHT_SIGN_EXTEND";
   case BinaryOpType::SUBTRACT:
     return "SUBTRACT";
+  case BinaryOpType::VARIANCE_TO_INV_STD_DEV:
+    return "VARIANCE_TO_INV_STD_DEV";
   }
   return "UNKNOWN_BINARY_OP";
 }
@@ -106,6 +152,8 @@ std::string toString(TernaryOpType op) {
 }
 
 void Expr::print(std::ostream &os) const { os << name(); }
+
+std::ostream &operator<<(std::ostream &os, const Expr &e) { return os << e.name(); }
 
 bool Expr::deepEquals(const Expr &other) const { return name() == other.name(); }
 

@@ -349,6 +349,38 @@ Value Lowering::lowerUnary(const expr::UnaryOp &u) {
     return floatOnly(mx::Op::RsqrtF);
   case UnaryOpType::TRUNC:
     return floatOnly(mx::Op::TruncF);
+  case UnaryOpType::ASIN:
+    return floatOnly(mx::Op::AsinF);
+  case UnaryOpType::TAN:
+    return floatOnly(mx::Op::TanF);
+  case UnaryOpType::CBRT:
+    return floatOnly(mx::Op::CbrtF);
+  case UnaryOpType::EXPONENT2:
+    return floatOnly(mx::Op::Exp2F);
+  case UnaryOpType::NEARBY_INT:
+    return floatOnly(mx::Op::NearbyIntF);
+  case UnaryOpType::GELU_ERF:
+    return floatOnly(mx::Op::GeluErfF);
+  case UnaryOpType::IS_FINITE:
+  case UnaryOpType::IS_INF:
+  case UnaryOpType::IS_NAN:
+    if (k != Kind::F)
+      return bad();
+    return {addOp(op == UnaryOpType::IS_FINITE ? mx::Op::IsFiniteF
+                  : op == UnaryOpType::IS_INF  ? mx::Op::IsInfF
+                                               : mx::Op::IsNanF,
+                  a.node),
+            poplar::BOOL};
+  case UnaryOpType::BITWISE_NOT:
+  case UnaryOpType::POPCOUNT:
+  case UnaryOpType::COUNT_LEADING_ZEROS:
+    if (k != Kind::I && k != Kind::U)
+      return bad();
+    return {addOp(op == UnaryOpType::BITWISE_NOT ? mx::Op::BitNotI
+                  : op == UnaryOpType::POPCOUNT  ? mx::Op::PopcountI
+                                                 : mx::Op::ClzI,
+                  a.node),
+            a.type};
   }
   return bad();
 }
@@ -404,6 +436,28 @@ Value Lowering::lowerBinary(const expr::BinaryOp &b) {
     return pick(mx::Op::GtF, mx::Op::GtI, mx::Op::GtU, mx::Op::GtU, poplar::BOOL);
   case BinaryOpType::GREATER_THAN_EQUAL:
     return pick(mx::Op::GeF, mx::Op::GeI, mx::Op::GeU, mx::Op::GeU, poplar::BOOL);
+  case BinaryOpType::ATAN2:
+    return pick(mx::Op::Atan2F, none, none, none, t);
+  case BinaryOpType::REMAINDER:
+    return pick(mx::Op::RemF, mx::Op::RemI, mx::Op::RemU, none, t);
+  case BinaryOpType::INV_STD_DEV_TO_VARIANCE:
+    return pick(mx::Op::InvStdDevToVarianceF, none, none, none, t);
+  case BinaryOpType::VARIANCE_TO_INV_STD_DEV:
+    return pick(mx::Op::VarianceToInvStdDevF, none, none, none, t);
+  case BinaryOpType::BITWISE_AND:
+    return pick(none, mx::Op::BitAndI, mx::Op::BitAndI, none, t);
+  case BinaryOpType::BITWISE_OR:
+    return pick(none, mx::Op::BitOrI, mx::Op::BitOrI, none, t);
+  case BinaryOpType::BITWISE_XOR:
+    return pick(none, mx::Op::BitXorI, mx::Op::BitXorI, none, t);
+  case BinaryOpType::BITWISE_XNOR:
+    return pick(none, mx::Op::BitXnorI, mx::Op::BitXnorI, none, t);
+  case BinaryOpType::SHIFT_LEFT:
+    return pick(none, mx::Op::ShlI, mx::Op::ShlI, none, t);
+  case BinaryOpType::SHIFT_RIGHT:
+    return pick(none, mx::Op::ShrI, mx::Op::ShrI, none, t);
+  case BinaryOpType::SHIFT_RIGHT_SIGN_EXTEND:
+    return pick(none, mx::Op::ShrSEI, none, none, t);
   case BinaryOpType::LOGICAL_AND:
   case BinaryOpType::LOGICAL_OR:
     if (v[0].type != poplar::BOOL || v[1].type != poplar::BOOL)

@@ -47,23 +47,57 @@ void checkOffsetType(const std::string &fn, const poplar::Tensor &offsets) {
                                  " must be UNSIGNED_INT, not " + offsets.elementType().toString());
 }
 
-bool checkSliceOptions(const std::string &fn, const poplar::OptionFlags &options) {
+namespace {
+
+struct ParsedSliceOptions {
+  bool usedForSlice = true, usedForUpdate = true;
+  bool remapOutOfBoundIndices = false, paddingIndexUsed = false, validateIndices = false;
+};
+
+ParsedSliceOptions parseSliceOptions(const std::string &fn, const poplar::OptionFlags &options) {
   using H = poputil::OptionHandler;
-  bool usedForSlice = true, usedForUpdate = true, indicesAreSorted = false;
+  ParsedSliceOptions o;
+  bool &usedForSlice = o.usedForSlice, &usedForUpdate = o.usedForUpdate;
+  bool indicesAreSorted = false;
   double availableMemoryProportion = 0.6;
   std::string operationForUpdate = "add", indicesDistribution = "uniform", target = "memory";
+  std::string partialType = "float";
   poputil::OptionSpec(
       fn,
       {{"usedForSlice", H::createWithBool(usedForSlice)},
        {"usedForUpdate", H::createWithBool(usedForUpdate)},
-       {"operationForUpdate", H::createWithChoice(operationForUpdate, {"none", "add", "max"})},
+       {"operationForUpdate",
+        H::createWithChoice(operationForUpdate, {"none", "add", "max", "mul"})},
        {"availableMemoryProportion",
         H::createWithDouble(availableMemoryProportion, 0.0, std::numeric_limits<double>::max())},
        {"indicesDistribution", H::createWithChoice(indicesDistribution, {"uniform", "onePoint"})},
        {"planMinimisationTarget", H::createWithChoice(target, {"memory", "cycles"})},
-       {"indicesAreSorted", H::createWithBool(indicesAreSorted)}})
+       {"indicesAreSorted", H::createWithBool(indicesAreSorted)},
+       {"partialType", H::createWithChoice(partialType, {"half", "float"})},
+       {"remapOutOfBoundIndices", H::createWithBool(o.remapOutOfBoundIndices)},
+       {"paddingIndexUsed", H::createWithBool(o.paddingIndexUsed)},
+       {"validateIndices", H::createWithBool(o.validateIndices)}})
       .parse(options);
-  return usedForSlice || usedForUpdate;
+  return o;
+}
+
+} // namespace
+
+bool checkSliceOptions(const std::string &fn, const poplar::OptionFlags &options) {
+  const auto o = parseSliceOptions(fn, options);
+  return o.usedForSlice || o.usedForUpdate;
+}
+
+unsigned indexModeFromOptions(const std::string &fn, const poplar::OptionFlags &options) {
+  const auto o = parseSliceOptions(fn, options);
+  unsigned mode = 0;
+  if (o.remapOutOfBoundIndices)
+    mode |= kIndexRemap;
+  if (o.paddingIndexUsed)
+    mode |= kIndexPadding;
+  if (o.validateIndices && !o.remapOutOfBoundIndices)
+    mode |= kIndexValidate;
+  return mode;
 }
 
 void checkSliceShape(const std::string &fn, const poplar::Tensor &t, const poplar::Tensor &s,

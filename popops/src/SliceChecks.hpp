@@ -27,6 +27,10 @@ void checkOffsetType(const std::string &fn, const poplar::Tensor &offsets);
 /// layout or results. Any other key or a bad value throws poplar::invalid_option naming it.
 /// Returns false when both usedForSlice and usedForUpdate are "false".
 bool checkSliceOptions(const std::string &fn, const poplar::OptionFlags &options);
+
+/// The options that change how offsets are read (see DynamicSlice.hpp), as vertex index-mode
+/// bits (SliceRows.hpp): remapOutOfBoundIndices, paddingIndexUsed, validateIndices.
+unsigned indexModeFromOptions(const std::string &fn, const poplar::OptionFlags &options);
 /// `s` has exactly `expected` as its shape and `t`'s element type.
 void checkSliceShape(const std::string &fn, const poplar::Tensor &t, const poplar::Tensor &s,
                      const std::vector<std::size_t> &expected);

@@ -72,7 +72,8 @@ std::vector<ColumnGroup> columnGroupsOf(const poplar::Graph &graph, const poplar
 }
 
 std::vector<ColumnGroup> evenColumnGroups(std::size_t numColumns, std::size_t grain,
-                                          unsigned maxGroups) {
+                                          unsigned maxGroups, unsigned firstTile,
+                                          unsigned numTiles) {
   std::vector<ColumnGroup> groups;
   if (numColumns == 0)
     return groups;
@@ -82,8 +83,9 @@ std::vector<ColumnGroup> evenColumnGroups(std::size_t numColumns, std::size_t gr
   for (std::size_t g = 0; g < n; ++g) {
     const std::size_t b = std::min(numColumns, grains * g / n * grain);
     const std::size_t e = std::min(numColumns, grains * (g + 1) / n * grain);
+    const unsigned tile = firstTile + static_cast<unsigned>(g);
     if (e > b)
-      groups.push_back({static_cast<unsigned>(g), b, e});
+      groups.push_back({numTiles ? tile % numTiles : tile, b, e});
   }
   return groups;
 }
@@ -106,12 +108,18 @@ poplar::Tensor createColumnGrouped(poplar::Graph &graph, const poplar::Type &typ
 
 void addRowVertices(poplar::Graph &graph, poplar::ComputeSet cs, RowOp op,
                     const poplar::Tensor &base2d, const poplar::Tensor &sub2d,
-                    const poplar::Tensor &offsets, std::size_t sliceRows, bool wrap,
+                    const poplar::Tensor &offsets, std::size_t sliceRows, unsigned indexMode,
                     const poplar::Tensor *scale) {
-  const char *name = op == RowOp::Slice    ? "popops::MultiSlice"
-                     : op == RowOp::Update ? "popops::MultiUpdate"
-                                           : "popops::MultiUpdateAdd";
-  const std::string vertexType = poputil::templateVertex(name, base2d.elementType());
+  const char *name = op == RowOp::Slice       ? "popops::MultiSlice"
+                     : op == RowOp::Update    ? "popops::MultiUpdate"
+                     : op == RowOp::UpdateAdd ? "popops::MultiUpdateAdd"
+                     : op == RowOp::UpdateMax ? "popops::MultiUpdateMax"
+                                              : "popops::MultiUpdateMul";
+  // A HALF table with a FLOAT scale has its own vertex (the scale kept at float precision).
+  const std::string vertexType =
+      scale && scale->elementType() != base2d.elementType()
+          ? poputil::templateVertex(name, base2d.elementType(), scale->elementType())
+          : poputil::templateVertex(name, base2d.elementType());
   const poplar::Tensor flatOffsets = offsets.flatten();
   for (const auto &g : columnGroupsOf(graph, base2d)) {
     auto v = graph.addVertex(cs, vertexType,
@@ -123,7 +131,7 @@ void addRowVertices(poplar::Graph &graph, poplar::ComputeSet cs, RowOp op,
     graph.setInitialValue(v["numBaseRows"], static_cast<unsigned>(base2d.dim(0)));
     graph.setInitialValue(v["rowSize"], static_cast<unsigned>(g.end - g.begin));
     graph.setInitialValue(v["sliceRows"], static_cast<unsigned>(sliceRows));
-    graph.setInitialValue(v["wrap"], wrap ? 1u : 0u);
+    graph.setInitialValue(v["indexMode"], indexMode);
     graph.setTileMapping(v, g.tile);
   }
 }

@@ -9,7 +9,14 @@
 #include <poplar/Graph.hpp>
 #include <poplar/Tensor.hpp>
 
+#include "popops/SliceRows.hpp"
+
 namespace popops::detail {
+
+using tessera::codelets::popops::kIndexPadding;
+using tessera::codelets::popops::kIndexRemap;
+using tessera::codelets::popops::kIndexValidate;
+using tessera::codelets::popops::kIndexWrap;
 
 /// Throws poplibs_error "<fn>: <what> <tensor> has unsupported element type …" unless the
 /// type is FLOAT, HALF, INT or UNSIGNED_INT.
@@ -39,9 +46,10 @@ struct ColumnGroup {
 /// The column runs of `t2d` by the tile holding them in row 0, in column order.
 std::vector<ColumnGroup> columnGroupsOf(const poplar::Graph &graph, const poplar::Tensor &t2d);
 /// `numColumns` split into at most `maxGroups` groups of at least `grain` columns, on tiles
-/// 0, 1, … in order.
+/// firstTile, firstTile + 1, … (modulo numTiles when given) in order.
 std::vector<ColumnGroup> evenColumnGroups(std::size_t numColumns, std::size_t grain,
-                                          unsigned maxGroups);
+                                          unsigned maxGroups, unsigned firstTile = 0,
+                                          unsigned numTiles = 0);
 
 /// A new [rows][columns] tensor with each group's columns (all rows) one contiguous block on
 /// its tile.
@@ -49,13 +57,14 @@ poplar::Tensor createColumnGrouped(poplar::Graph &graph, const poplar::Type &typ
                                    const std::vector<ColumnGroup> &groups,
                                    const poplar::DebugContext &debugContext);
 
-enum class RowOp { Slice, Update, UpdateAdd };
+enum class RowOp { Slice, Update, UpdateAdd, UpdateMax, UpdateMul };
 
 /// Adds to `cs` one vertex per column group of `base2d` moving rows between base2d
-/// [N][R] and sub2d [offsets.numElements() * sliceRows][R]. `scale` only for UpdateAdd.
+/// [N][R] and sub2d [offsets.numElements() * sliceRows][R]. `indexMode`: kIndex* bits.
+/// `scale` only for UpdateAdd.
 void addRowVertices(poplar::Graph &graph, poplar::ComputeSet cs, RowOp op,
                     const poplar::Tensor &base2d, const poplar::Tensor &sub2d,
-                    const poplar::Tensor &offsets, std::size_t sliceRows, bool wrap,
+                    const poplar::Tensor &offsets, std::size_t sliceRows, unsigned indexMode,
                     const poplar::Tensor *scale);
 
 } // namespace popops::detail

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <tuple>
 
 namespace popops {
 
@@ -9,11 +10,16 @@ class SlicePlanInternal {
 public:
   std::size_t numColumns = 0; ///< Unsliced elements per row (the embedding's outputSize).
   std::size_t grain = 1;      ///< Smallest column group.
-  unsigned numGroups = 1;     ///< Column groups, on tiles 0 … numGroups-1.
+  unsigned numGroups = 1;     ///< Column groups per embedding group.
+  std::size_t groupSize = 1;  ///< Independent embeddings (the grouped operations' groupSize).
+  unsigned tilesPerGroup = 1; ///< Embedding group g's column groups start at tile
+                              ///< g * tilesPerGroup (modulo the tile count).
 
-  bool operator==(const SlicePlanInternal &o) const {
-    return numColumns == o.numColumns && grain == o.grain && numGroups == o.numGroups;
+  auto key() const {
+    return std::make_tuple(numColumns, grain, numGroups, groupSize, tilesPerGroup);
   }
+  bool operator==(const SlicePlanInternal &o) const { return key() == o.key(); }
+  bool operator<(const SlicePlanInternal &o) const { return key() < o.key(); }
 };
 
 } // namespace popops

@@ -1,17 +1,30 @@
 # Keeps docs/POPLAR_COMPATIBILITY.md true to an include tree (the source tree's, or an installed
 # prefix's). Run as
-#   cmake -DTABLE=docs/POPLAR_COMPATIBILITY.md -DINCLUDE_DIRS="dir;dir…" -P CheckCompatibilityTable.cmake
+#   cmake -DTABLE=docs/POPLAR_COMPATIBILITY.md -DINCLUDE_DIRS=dir,dir… [-DPREFIXES=poplar,gcl]
+#         [-DTOP_LEVEL_HEADERS=ON] [-DALLOW_ABSENT=OFF] -P CheckCompatibilityTable.cmake
 # The table's rows read "| `poplar/Engine.hpp` | partial | … |" with the status one of complete,
-# partial, absent or extension. It fails when a header under poplar/, poputil/ or gcl/ (or a
-# top-level codelet header such as print.h) is in the tree but not in the table, when a header the
-# table says Tessera has (complete, partial, extension) is missing, or when one it calls absent
-# exists.
+# partial, absent or extension. It fails when a header under one of PREFIXES (or, with
+# TOP_LEVEL_HEADERS, a top-level codelet header such as print.h) is in the tree but not in the
+# table, when a header the table says Tessera has (complete, partial, extension) is missing, when
+# one it calls absent exists, or — with ALLOW_ABSENT=OFF — when any row still says absent.
 cmake_minimum_required(VERSION 3.25)
 foreach(var TABLE INCLUDE_DIRS)
   if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
     message(FATAL_ERROR "CheckCompatibilityTable.cmake: -D${var}=… is required")
   endif()
 endforeach()
+
+# Lists may be given with commas, which survive add_test and execute_process unsplit.
+string(REPLACE "," ";" INCLUDE_DIRS "${INCLUDE_DIRS}")
+if(DEFINED PREFIXES)
+  string(REPLACE "," ";" PREFIXES "${PREFIXES}")
+endif()
+if(NOT DEFINED PREFIXES)
+  set(PREFIXES poplar gcl)
+endif()
+if(NOT DEFINED ALLOW_ABSENT)
+  set(ALLOW_ABSENT ON)
+endif()
 
 set(dirs "")
 foreach(dir IN LISTS INCLUDE_DIRS) # absolute, so the globs below can be taken relative to them
@@ -40,6 +53,9 @@ foreach(row IN LISTS rows)
       set(found TRUE)
     endif()
   endforeach()
+  if(status STREQUAL "absent" AND NOT ALLOW_ABSENT)
+    string(APPEND problems "  ${header}: the table says absent (every header must be provided)\n")
+  endif()
   if(status STREQUAL "absent" AND found)
     string(APPEND problems "  ${header}: the table says absent, but it is in the include tree\n")
   elseif(NOT status STREQUAL "absent" AND NOT found)
@@ -48,8 +64,15 @@ foreach(row IN LISTS rows)
 endforeach()
 
 foreach(dir IN LISTS INCLUDE_DIRS)
-  file(GLOB_RECURSE present RELATIVE "${dir}" "${dir}/poplar/*" "${dir}/poputil/*" "${dir}/gcl/*")
-  file(GLOB top RELATIVE "${dir}" "${dir}/*.h")
+  set(globs "")
+  foreach(prefix IN LISTS PREFIXES)
+    list(APPEND globs "${dir}/${prefix}/*")
+  endforeach()
+  file(GLOB_RECURSE present RELATIVE "${dir}" ${globs})
+  set(top "")
+  if(TOP_LEVEL_HEADERS)
+    file(GLOB top RELATIVE "${dir}" "${dir}/*.h")
+  endif()
   foreach(header IN LISTS present top)
     if(NOT header IN_LIST listed)
       string(APPEND problems "  ${header}: in the include tree (${dir}) but not in the table\n")

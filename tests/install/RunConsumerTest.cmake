@@ -46,7 +46,11 @@ set(clean_env "${CMAKE_COMMAND}" -E env --unset=LD_LIBRARY_PATH --unset=TESSERA_
 # The installed headers are the ones docs/POPLAR_COMPATIBILITY.md describes.
 run_step("compatibility table against the installed headers" "${CMAKE_COMMAND}"
          "-DTABLE=${CONSUMER_SOURCE_DIR}/../../../docs/POPLAR_COMPATIBILITY.md"
-         "-DINCLUDE_DIRS=${prefix}/include"
+         "-DINCLUDE_DIRS=${prefix}/include" -DPREFIXES=poplar,gcl -DTOP_LEVEL_HEADERS=ON
+         -P "${CONSUMER_SOURCE_DIR}/../../headers/CheckCompatibilityTable.cmake")
+run_step("PopLibs compatibility table against the installed headers" "${CMAKE_COMMAND}"
+         "-DTABLE=${CONSUMER_SOURCE_DIR}/../../../docs/POPLIBS_COMPATIBILITY.md"
+         "-DINCLUDE_DIRS=${prefix}/include" -DPREFIXES=poputil,popops,poprand,poplin,popnn,popfloat
          -P "${CONSUMER_SOURCE_DIR}/../../headers/CheckCompatibilityTable.cmake")
 
 # The installed tools start from the moved prefix.

@@ -1,10 +1,11 @@
-// Shared helpers for the poplin tests: a naive double-precision reference and a runner that
-// builds, runs and reads back one matMul program on a small IPU Model.
+// Shared helpers for the poplin tests: seeded data and the golden matMul reference.
 #pragma once
 
 #include <cstddef>
 #include <random>
 #include <vector>
+
+#include <reference/MatMul.hpp>
 
 namespace poplin::testing {
 
@@ -18,15 +19,10 @@ inline std::vector<float> randomValues(std::size_t n, unsigned seed) {
   return v;
 }
 
-/// C[m×n] = A[m×k] · B[k×n], row-major, accumulated in double.
+/// C[m×n] = A[m×k] · B[k×n]: the golden reference (tests/reference/include/reference/MatMul.hpp).
 inline std::vector<double> referenceMatMul(const std::vector<float> &a, const std::vector<float> &b,
                                            std::size_t m, std::size_t n, std::size_t k) {
-  std::vector<double> c(m * n, 0.0);
-  for (std::size_t i = 0; i < m; ++i)
-    for (std::size_t p = 0; p < k; ++p)
-      for (std::size_t j = 0; j < n; ++j)
-        c[i * n + j] += double(a[i * k + p]) * double(b[p * n + j]);
-  return c;
+  return ::reference::matMul(a, b, m, n, k);
 }
 
 } // namespace poplin::testing

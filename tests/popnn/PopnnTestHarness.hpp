@@ -18,6 +18,7 @@
 #include <poplar/Half.hpp>
 #include <poplar/IPUModel.hpp>
 #include <popnn/codelets.hpp>
+#include <reference/Common.hpp>
 #include <poputil/TileMapping.hpp>
 
 namespace popnn_test {
@@ -33,12 +34,8 @@ inline poplar::Device makeDevice(Layout l) {
   return m.createDevice();
 }
 
-inline std::size_t numElements(const std::vector<std::size_t> &shape) {
-  std::size_t n = 1;
-  for (auto d : shape)
-    n *= d;
-  return n;
-}
+using ::reference::numElements;
+using ::reference::roundTo;
 
 inline std::vector<double> randomValues(std::size_t n, unsigned seed, double lo = -2.0,
                                         double hi = 2.0) {
@@ -47,14 +44,6 @@ inline std::vector<double> randomValues(std::size_t n, unsigned seed, double lo 
   std::vector<double> v(n);
   for (auto &x : v)
     x = dist(gen);
-  return v;
-}
-
-/// Rounds through the device type so host references see exactly the device's inputs.
-inline std::vector<double> roundTo(const poplar::Type &type, std::vector<double> v) {
-  for (auto &x : v)
-    x = type == poplar::HALF ? static_cast<float>(poplar::half(static_cast<float>(x)))
-                             : static_cast<double>(static_cast<float>(x));
   return v;
 }
 
@@ -178,30 +167,8 @@ private:
   std::vector<Buffer> inputs_, outputs_;
 };
 
-/// d/dx_i of f at x by central differences (step h), in double.
-inline std::vector<double>
-finiteDifference(const std::function<double(const std::vector<double> &)> &f, std::vector<double> x,
-                 double h = 1e-4) {
-  std::vector<double> g(x.size());
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    const double keep = x[i];
-    x[i] = keep + h;
-    const double up = f(x);
-    x[i] = keep - h;
-    const double down = f(x);
-    x[i] = keep;
-    g[i] = (up - down) / (2 * h);
-  }
-  return g;
-}
-
-/// Weighted sum, the scalar whose gradient the tests compare (weights = the output gradient).
-inline double dot(const std::vector<double> &a, const std::vector<double> &b) {
-  double s = 0;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    s += a[i] * b[i];
-  return s;
-}
+using ::reference::dot;
+using ::reference::finiteDifference;
 
 /// |got - want| <= atol + rtol * |want| element by element.
 inline void expectClose(const std::vector<double> &got, const std::vector<double> &want,

@@ -77,6 +77,8 @@ void fillOperand(mx::Op op, K k, unsigned operand, std::vector<unsigned char> &b
         hi = 0;
       if (name == "ClampI" && operand == 2)
         lo = 0;
+      if ((name == "ShrSEI" || name == "RemI") && operand == 1)
+        lo = -40, hi = 40; // shifts past the width, negative amounts, remainders by 0 and -1
       int v = std::uniform_int_distribution<int>(lo, hi)(rng);
       if (name == "EqI" && i % 3 == 0)
         v = 5;
@@ -91,6 +93,10 @@ void fillOperand(mx::Op op, K k, unsigned operand, std::vector<unsigned char> &b
         v |= 0x80000000u;
       if (name == "DivU" && operand == 1 && i % 5 == 0)
         v = 0; // division by zero gives 0
+      if ((name == "ShlI" || name == "ShrI") && operand == 1)
+        v %= 40; // shifts past the width too
+      if (name == "RemU" && operand == 1)
+        v = i % 5 == 0 ? 0 : v % 1000;
       std::memcpy(p + 4 * i, &v, 4);
       break;
     }
@@ -115,8 +121,32 @@ unsigned arity(mx::Op op) {
   const std::string n = mx::opName(op);
   if (n.rfind("Clamp", 0) == 0 || n == "Select")
     return 3;
-  static const char *binary[] = {"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Eq",
-                                 "Ne",  "Lt",  "Le",  "Gt",  "Ge",  "And", "Or",  "GeluTanhGrad"};
+  static const char *binary[] = {"Add",
+                                 "Sub",
+                                 "Mul",
+                                 "Div",
+                                 "Pow",
+                                 "Max",
+                                 "Min",
+                                 "Eq",
+                                 "Ne",
+                                 "Lt",
+                                 "Le",
+                                 "Gt",
+                                 "Ge",
+                                 "And",
+                                 "Or",
+                                 "GeluTanhGrad",
+                                 "Atan2",
+                                 "Rem",
+                                 "InvStdDevToVariance",
+                                 "VarianceToInvStdDev",
+                                 "BitAnd",
+                                 "BitOr",
+                                 "BitXor",
+                                 "BitXnor",
+                                 "Shl",
+                                 "Shr"};
   for (const char *b : binary)
     if (n.rfind(b, 0) == 0)
       return 2;

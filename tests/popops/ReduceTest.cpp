@@ -34,9 +34,9 @@ void check(const Run &r, const std::vector<std::size_t> &viewShape, unsigned see
   const auto input = sampleInput(r.type, op, product(viewShape), seed);
   std::vector<std::size_t> outShape;
   const auto got = runReduce(r, input, &outShape);
-  const auto want = reference(input, viewShape, r.dims, op);
+  const auto want = ::reference::reduce(input, viewShape, r.dims, op);
   const auto magnitude =
-      reference(absolute(input), viewShape, r.dims,
+      ::reference::reduce(absolute(input), viewShape, r.dims,
                 op == Operation::SQUARE_ADD ? Operation::SQUARE_ADD : Operation::ADD);
   std::vector<std::size_t> wantShape;
   for (std::size_t d = 0; d < viewShape.size(); ++d)
@@ -107,7 +107,7 @@ TEST(Reduce, AllDimensionsGiveAScalar) {
   const auto got = runReduce(r, input, &shape);
   EXPECT_TRUE(shape.empty());
   ASSERT_EQ(got.size(), 1u);
-  EXPECT_NEAR(got[0], reference(input, {1013}, {0}, Operation::ADD)[0], 1e-3);
+  EXPECT_NEAR(got[0], ::reference::reduce(input, {1013}, {0}, Operation::ADD)[0], 1e-3);
 }
 
 TEST(Reduce, OddSizesOnOneAndManyTiles) {

@@ -332,6 +332,23 @@ TEST(VertexTemplates, TemplateVertexSpellsPoplarNames) {
   EXPECT_EQ(poputil::templateVertex("Z", Kind::B, "lit"), "Z<3,lit>");
 }
 
+namespace vtest {
+enum class Colour { RED, GREEN };
+} // namespace vtest
+template <> struct poputil::VertexTemplateToString<vtest::Colour> {
+  static std::string to_string(const vtest::Colour &c) {
+    return c == vtest::Colour::RED ? "vtest::Colour::RED" : "vtest::Colour::GREEN";
+  }
+};
+
+TEST(VertexTemplates, ASpecialisedEnumIsSpeltByItsSpecialisation) {
+  EXPECT_EQ(poputil::templateVertex("V", vtest::Colour::GREEN, FLOAT),
+            "V<vtest::Colour::GREEN,float>");
+  EXPECT_EQ(poputil::templateVertexParams(true, FLOAT, 2), "<float,2>");
+  EXPECT_EQ(poputil::templateVertexParams(false, vtest::Colour::RED), ",vtest::Colour::RED");
+  EXPECT_EQ(poputil::templateVertexParams(true), "");
+}
+
 TEST_F(GraphApi, TemplateVertexNameFindsARegisteredVertexType) {
   static const bool once = [] {
     tessera::VertexTypeBuilder<testvertices::Scale>(

@@ -13,6 +13,7 @@
 
 #include "common/Dispatch.hpp"
 #include "popops/MapExprBytecode.hpp"
+#include "popops/MapExprScalarOps.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace tessera::codelets::popops::mapexpr {
@@ -257,6 +258,10 @@ struct SelectOp {
   }
 };
 
+TESSERA_BINARY_OP(XorOp, hn::Xor(x, y))
+TESSERA_BINARY_OP(XnorOp, hn::Not(hn::Xor(x, y)))
+TESSERA_UNARY_OP(BitNot, hn::Not(x))
+
 // ---- element functions without a SIMD form ----------------------------------------------
 
 float powScalar(float a, float b) { return std::pow(a, b); }
@@ -406,86 +411,111 @@ using U = std::uint32_t;
 
 const KernelFn *Table() {
   static const KernelFn table[] = {
-      unary<U, Identity>,                   // CopyF
-      loadHalf,                             // LoadHalf
-      storeHalf,                            // StoreHalf
-      roundToHalf,                          // RoundToHalf
-      loadBool,                             // LoadBool
-      storeBool,                            // StoreBool
-      unary<F, Negate>,                     // NegF
-      unary<F, Absolute>,                   // AbsF
-      unary<F, Exponent>,                   // ExpF
-      unary<F, ExponentMinusOne>,           // Expm1F
-      unary<F, Logarithm>,                  // LogF
-      unary<F, LogarithmOnePlus>,           // Log1pF
-      unary<F, SquareRoot>,                 // SqrtF
-      unary<F, InverseSquareRoot>,          // RsqrtF
-      unary<F, Square>,                     // SquareF
-      unary<F, Inverse>,                    // InverseF
-      unary<F, HyperbolicTangent>,          // TanhF
-      unary<F, Sigmoid>,                    // SigmoidF
-      unary<F, SignumFloat>,                // SignumF
-      unary<F, FloorOp>,                    // FloorF
-      unary<F, CeilOp>,                     // CeilF
-      unary<F, RoundOp>,                    // RoundF
-      unary<F, TruncOp>,                    // TruncF
-      unary<F, Cosine>,                     // CosF
-      unary<F, Sine>,                       // SinF
-      unary<F, ErrorFunction>,              // ErfF
-      unary<F, Relu>,                       // ReluF
-      binary<F, AddOp>,                     // AddF
-      binary<F, SubOp>,                     // SubF
-      binary<F, MulOp>,                     // MulF
-      binary<F, DivOp>,                     // DivF
-      scalarBinary<F, powScalar>,           // PowF
-      binary<F, MaxOp>,                     // MaxF
-      binary<F, MinOp>,                     // MinF
-      compare<F, EqOp>,                     // EqF
-      compare<F, NeOp>,                     // NeF
-      compare<F, LtOp>,                     // LtF
-      compare<F, LeOp>,                     // LeF
-      compare<F, GtOp>,                     // GtF
-      compare<F, GeOp>,                     // GeF
-      ternary<F, ClampOp>,                  // ClampF
-      unary<I, Negate>,                     // NegI
-      unary<I, Absolute>,                   // AbsI
-      unary<I, Square>,                     // SquareI
-      unary<I, SignumInt>,                  // SignumI
-      binary<I, AddOp>,                     // AddI
-      binary<I, SubOp>,                     // SubI
-      binary<I, MulOp>,                     // MulI
-      scalarBinary<I, divInt>,              // DivI
-      binary<I, MaxOp>,                     // MaxI
-      binary<I, MinOp>,                     // MinI
-      compare<I, EqOp>,                     // EqI
-      compare<I, NeOp>,                     // NeI
-      compare<I, LtOp>,                     // LtI
-      compare<I, IntLeOp>,                  // LeI
-      compare<I, GtOp>,                     // GtI
-      compare<I, IntGeOp>,                  // GeI
-      ternary<I, ClampOp>,                  // ClampI
-      scalarBinary<U, divUnsigned>,         // DivU
-      binary<U, MaxOp>,                     // MaxU
-      binary<U, MinOp>,                     // MinU
-      compare<U, UnsignedCompare<LtOp>>,    // LtU
-      compare<U, UnsignedCompare<IntLeOp>>, // LeU
-      compare<U, UnsignedCompare<GtOp>>,    // GtU
-      compare<U, UnsignedCompare<IntGeOp>>, // GeU
-      ternary<U, ClampOp>,                  // ClampU
-      unary<U, SignumUnsigned>,             // SignumU
-      binary<U, AndOp>,                     // AndB
-      binary<U, OrOp>,                      // OrB
-      unary<U, NotBool>,                    // NotB
-      ternary<U, SelectOp>,                 // Select
-      floatToInt,                           // FloatToInt
-      scalarUnary<F, U, floatToUnsigned>,   // FloatToUnsigned
-      intToFloat,                           // IntToFloat
-      scalarUnary<U, F, unsignedToFloat>,   // UnsignedToFloat
-      intToFloat,                           // BoolToFloat (0/1 as int32)
-      toBool<F>,                            // FloatToBool
-      toBool<I>,                            // IntToBool
-      unary<F, GeluTanh>,                   // GeluTanhF
-      binary<F, GeluTanhGrad>,              // GeluTanhGradF
+      unary<U, Identity>,                            // CopyF
+      loadHalf,                                      // LoadHalf
+      storeHalf,                                     // StoreHalf
+      roundToHalf,                                   // RoundToHalf
+      loadBool,                                      // LoadBool
+      storeBool,                                     // StoreBool
+      unary<F, Negate>,                              // NegF
+      unary<F, Absolute>,                            // AbsF
+      unary<F, Exponent>,                            // ExpF
+      unary<F, ExponentMinusOne>,                    // Expm1F
+      unary<F, Logarithm>,                           // LogF
+      unary<F, LogarithmOnePlus>,                    // Log1pF
+      unary<F, SquareRoot>,                          // SqrtF
+      unary<F, InverseSquareRoot>,                   // RsqrtF
+      unary<F, Square>,                              // SquareF
+      unary<F, Inverse>,                             // InverseF
+      unary<F, HyperbolicTangent>,                   // TanhF
+      unary<F, Sigmoid>,                             // SigmoidF
+      unary<F, SignumFloat>,                         // SignumF
+      unary<F, FloorOp>,                             // FloorF
+      unary<F, CeilOp>,                              // CeilF
+      unary<F, RoundOp>,                             // RoundF
+      unary<F, TruncOp>,                             // TruncF
+      unary<F, Cosine>,                              // CosF
+      unary<F, Sine>,                                // SinF
+      unary<F, ErrorFunction>,                       // ErfF
+      unary<F, Relu>,                                // ReluF
+      binary<F, AddOp>,                              // AddF
+      binary<F, SubOp>,                              // SubF
+      binary<F, MulOp>,                              // MulF
+      binary<F, DivOp>,                              // DivF
+      scalarBinary<F, powScalar>,                    // PowF
+      binary<F, MaxOp>,                              // MaxF
+      binary<F, MinOp>,                              // MinF
+      compare<F, EqOp>,                              // EqF
+      compare<F, NeOp>,                              // NeF
+      compare<F, LtOp>,                              // LtF
+      compare<F, LeOp>,                              // LeF
+      compare<F, GtOp>,                              // GtF
+      compare<F, GeOp>,                              // GeF
+      ternary<F, ClampOp>,                           // ClampF
+      unary<I, Negate>,                              // NegI
+      unary<I, Absolute>,                            // AbsI
+      unary<I, Square>,                              // SquareI
+      unary<I, SignumInt>,                           // SignumI
+      binary<I, AddOp>,                              // AddI
+      binary<I, SubOp>,                              // SubI
+      binary<I, MulOp>,                              // MulI
+      scalarBinary<I, divInt>,                       // DivI
+      binary<I, MaxOp>,                              // MaxI
+      binary<I, MinOp>,                              // MinI
+      compare<I, EqOp>,                              // EqI
+      compare<I, NeOp>,                              // NeI
+      compare<I, LtOp>,                              // LtI
+      compare<I, IntLeOp>,                           // LeI
+      compare<I, GtOp>,                              // GtI
+      compare<I, IntGeOp>,                           // GeI
+      ternary<I, ClampOp>,                           // ClampI
+      scalarBinary<U, divUnsigned>,                  // DivU
+      binary<U, MaxOp>,                              // MaxU
+      binary<U, MinOp>,                              // MinU
+      compare<U, UnsignedCompare<LtOp>>,             // LtU
+      compare<U, UnsignedCompare<IntLeOp>>,          // LeU
+      compare<U, UnsignedCompare<GtOp>>,             // GtU
+      compare<U, UnsignedCompare<IntGeOp>>,          // GeU
+      ternary<U, ClampOp>,                           // ClampU
+      unary<U, SignumUnsigned>,                      // SignumU
+      binary<U, AndOp>,                              // AndB
+      binary<U, OrOp>,                               // OrB
+      unary<U, NotBool>,                             // NotB
+      ternary<U, SelectOp>,                          // Select
+      floatToInt,                                    // FloatToInt
+      scalarUnary<F, U, floatToUnsigned>,            // FloatToUnsigned
+      intToFloat,                                    // IntToFloat
+      scalarUnary<U, F, unsignedToFloat>,            // UnsignedToFloat
+      intToFloat,                                    // BoolToFloat (0/1 as int32)
+      toBool<F>,                                     // FloatToBool
+      toBool<I>,                                     // IntToBool
+      unary<F, GeluTanh>,                            // GeluTanhF
+      binary<F, GeluTanhGrad>,                       // GeluTanhGradF
+      scalarUnary<F, F, scalar::asinF>,              // AsinF
+      scalarUnary<F, F, scalar::tanF>,               // TanF
+      scalarUnary<F, F, scalar::cbrtF>,              // CbrtF
+      scalarUnary<F, F, scalar::exp2F>,              // Exp2F
+      scalarUnary<F, F, scalar::nearbyIntF>,         // NearbyIntF
+      scalarUnary<F, F, scalar::geluErfF>,           // GeluErfF
+      scalarUnary<F, U, scalar::isFiniteF>,          // IsFiniteF
+      scalarUnary<F, U, scalar::isInfF>,             // IsInfF
+      scalarUnary<F, U, scalar::isNanF>,             // IsNanF
+      scalarBinary<F, scalar::atan2F>,               // Atan2F
+      scalarBinary<F, scalar::remF>,                 // RemF
+      scalarBinary<F, scalar::invStdDevToVarianceF>, // InvStdDevToVarianceF
+      scalarBinary<F, scalar::varianceToInvStdDevF>, // VarianceToInvStdDevF
+      unary<U, BitNot>,                              // BitNotI
+      scalarUnary<U, U, scalar::popcount>,           // PopcountI
+      scalarUnary<U, U, scalar::countLeadingZeros>,  // ClzI
+      binary<U, AndOp>,                              // BitAndI
+      binary<U, OrOp>,                               // BitOrI
+      binary<U, XorOp>,                              // BitXorI
+      binary<U, XnorOp>,                             // BitXnorI
+      scalarBinary<U, scalar::shl>,                  // ShlI
+      scalarBinary<U, scalar::shr>,                  // ShrI
+      scalarBinary<I, scalar::shrSignExtend>,        // ShrSEI
+      scalarBinary<I, scalar::remI>,                 // RemI
+      scalarBinary<U, scalar::remU>,                 // RemU
   };
   static_assert(sizeof(table) / sizeof(table[0]) == kNumOps, "one kernel per opcode");
   return table;

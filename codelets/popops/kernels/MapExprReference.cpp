@@ -8,6 +8,7 @@
 #include <poplar/Half.hpp>
 
 #include "popops/MapExprBytecode.hpp"
+#include "popops/MapExprScalarOps.hpp"
 
 namespace tessera::codelets::popops::mapexpr {
 namespace {
@@ -150,6 +151,29 @@ struct GeluTanhGradR {
   }
 };
 
+// The ops written once in MapExprScalarOps.hpp; the bit ops spelled out with C++ operators.
+template <float (*Fn)(float)> struct FloatFn {
+  float operator()(F x) const { return Fn(x); }
+};
+template <U (*Fn)(float)> struct FloatPredicate {
+  U operator()(F x) const { return Fn(x); }
+};
+template <float (*Fn)(float, float)> struct FloatFn2 {
+  float operator()(F x, F y) const { return Fn(x, y); }
+};
+REF1(BitNotR, U, U(~x))
+REF1(PopcountR, U, scalar::popcount(x))
+REF1(ClzR, U, scalar::countLeadingZeros(x))
+REF2(BitAndR, U, U(x &y))
+REF2(BitOrR, U, U(x | y))
+REF2(BitXorR, U, U(x ^ y))
+REF2(BitXnorR, U, U(~(x ^ y)))
+REF2(ShlR, U, scalar::shl(x, y))
+REF2(ShrR, U, scalar::shr(x, y))
+REF2(ShrSER, I, scalar::shrSignExtend(x, y))
+REF2(RemIR, I, scalar::remI(x, y))
+REF2(RemUR, U, scalar::remU(x, y))
+
 } // namespace
 
 const KernelFn *referenceTable() {
@@ -234,6 +258,31 @@ const KernelFn *referenceTable() {
       unaryRef<I, U, IntToBoolR>(),
       unaryRef<F, F, GeluTanhR>(),
       binaryRef<F, F, GeluTanhGradR>(),
+      unaryRef<F, F, FloatFn<scalar::asinF>>(),
+      unaryRef<F, F, FloatFn<scalar::tanF>>(),
+      unaryRef<F, F, FloatFn<scalar::cbrtF>>(),
+      unaryRef<F, F, FloatFn<scalar::exp2F>>(),
+      unaryRef<F, F, FloatFn<scalar::nearbyIntF>>(),
+      unaryRef<F, F, FloatFn<scalar::geluErfF>>(),
+      unaryRef<F, U, FloatPredicate<scalar::isFiniteF>>(),
+      unaryRef<F, U, FloatPredicate<scalar::isInfF>>(),
+      unaryRef<F, U, FloatPredicate<scalar::isNanF>>(),
+      binaryRef<F, F, FloatFn2<scalar::atan2F>>(),
+      binaryRef<F, F, FloatFn2<scalar::remF>>(),
+      binaryRef<F, F, FloatFn2<scalar::invStdDevToVarianceF>>(),
+      binaryRef<F, F, FloatFn2<scalar::varianceToInvStdDevF>>(),
+      unaryRef<U, U, BitNotR>(),
+      unaryRef<U, U, PopcountR>(),
+      unaryRef<U, U, ClzR>(),
+      binaryRef<U, U, BitAndR>(),
+      binaryRef<U, U, BitOrR>(),
+      binaryRef<U, U, BitXorR>(),
+      binaryRef<U, U, BitXnorR>(),
+      binaryRef<U, U, ShlR>(),
+      binaryRef<U, U, ShrR>(),
+      binaryRef<I, I, ShrSER>(),
+      binaryRef<I, I, RemIR>(),
+      binaryRef<U, U, RemUR>(),
   };
   static_assert(sizeof(table) / sizeof(table[0]) == kNumOps, "one reference per opcode");
   return table;

@@ -93,5 +93,13 @@ void batchNormParamUpdate(poplar::Graph &graph, const poplar::Tensor &gammaDelta
                           const poplar::DebugContext &debugContext = {},
                           const poplar::OptionFlags &options = {});
 
+/// As above with the scale held in a one-element FLOAT or HALF tensor (so a learning-rate
+/// schedule can change it between runs without recompiling).
+void batchNormParamUpdate(poplar::Graph &graph, const poplar::Tensor &gammaDelta,
+          const poplar::Tensor &betaDelta, const poplar::Tensor &scale, poplar::Tensor &gamma,
+          poplar::Tensor &beta, poplar::program::Sequence &prog,
+          const poplar::DebugContext &debugContext = {},
+          const poplar::OptionFlags &options = {});
+
 } // namespace bn
 } // namespace popnn

@@ -13,10 +13,7 @@
 #include <poplar/Program.hpp>
 #include <poplar/Tensor.hpp>
 
-#ifndef MASKED_LABEL_CODE
-/// The label value that masks a position out of loss and accuracy.
-#define MASKED_LABEL_CODE 0xFFFFFFFFU
-#endif
+#include <popops/EncodingConstants.hpp> // MASKED_LABEL_CODE
 
 namespace popnn {
 

@@ -17,6 +17,7 @@
 // "false"; any other key or value throws poplar::invalid_option naming it.
 #pragma once
 
+#include <ostream>
 #include <type_traits>
 #include <vector>
 
@@ -67,23 +68,92 @@ inline poplar::Tensor map(poplar::Graph &graph, expr::TernaryOpType op, const po
              debugContext, options);
 }
 
+inline void mapInPlace(poplar::Graph &graph, expr::UnaryOpType op, const poplar::Tensor &t,
+                       poplar::program::Sequence &prog,
+                       const poplar::DebugContext &debugContext = {},
+                       const poplar::OptionFlags &options = {}) {
+  mapInPlace(graph, expr::UnaryOp(op, expr::_1), {t}, prog, debugContext, options);
+}
+inline void mapInPlace(poplar::Graph &graph, expr::BinaryOpType op, const poplar::Tensor &a,
+                       const poplar::Tensor &b, poplar::program::Sequence &prog,
+                       const poplar::DebugContext &debugContext = {},
+                       const poplar::OptionFlags &options = {}) {
+  mapInPlace(graph, expr::BinaryOp(op, expr::_1, expr::_2), {a, b}, prog, debugContext, options);
+}
+inline void mapInPlace(poplar::Graph &graph, expr::TernaryOpType op, const poplar::Tensor &a,
+                       const poplar::Tensor &b, const poplar::Tensor &c,
+                       poplar::program::Sequence &prog,
+                       const poplar::DebugContext &debugContext = {},
+                       const poplar::OptionFlags &options = {}) {
+  mapInPlace(graph, expr::TernaryOp(op, expr::_1, expr::_2, expr::_3), {a, b, c}, prog,
+             debugContext, options);
+}
+inline void mapWithOutput(poplar::Graph &graph, expr::UnaryOpType op, const poplar::Tensor &in,
+                          const poplar::Tensor &out, poplar::program::Sequence &prog,
+                          const poplar::DebugContext &debugContext = {},
+                          const poplar::OptionFlags &options = {}) {
+  mapWithOutput(graph, expr::UnaryOp(op, expr::_1), {in}, out, prog, debugContext, options);
+}
+inline void mapWithOutput(poplar::Graph &graph, expr::BinaryOpType op, const poplar::Tensor &a,
+                          const poplar::Tensor &b, const poplar::Tensor &out,
+                          poplar::program::Sequence &prog,
+                          const poplar::DebugContext &debugContext = {},
+                          const poplar::OptionFlags &options = {}) {
+  mapWithOutput(graph, expr::BinaryOp(op, expr::_1, expr::_2), {a, b}, out, prog, debugContext,
+                options);
+}
+inline void mapWithOutput(poplar::Graph &graph, expr::TernaryOpType op, const poplar::Tensor &a,
+                          const poplar::Tensor &b, const poplar::Tensor &c,
+                          const poplar::Tensor &out, poplar::program::Sequence &prog,
+                          const poplar::DebugContext &debugContext = {},
+                          const poplar::OptionFlags &options = {}) {
+  mapWithOutput(graph, expr::TernaryOp(op, expr::_1, expr::_2, expr::_3), {a, b, c}, out, prog,
+                debugContext, options);
+}
+
+// ---- several expressions in one pass ------------------------------------------------------
+// All expressions read the tensors as they were before the call (none sees another's result),
+// and all run in one compute set. Each result has its own shape and type.
+
+/// Evaluates every expression of `exprs` over `ts`; returns one new tensor per expression.
+std::vector<poplar::Tensor> map(poplar::Graph &graph, const std::vector<expr::Any> &exprs,
+                                const std::vector<poplar::Tensor> &ts,
+                                poplar::program::Sequence &prog,
+                                const poplar::DebugContext &debugContext = {},
+                                const poplar::OptionFlags &options = {});
+
+/// As the multi-expression map, writing the result of `exprs[i]` into `ts[i]`.
+void mapInPlace(poplar::Graph &graph, const std::vector<expr::Any> &exprs,
+                const std::vector<poplar::Tensor> &ts, poplar::program::Sequence &prog,
+                const poplar::DebugContext &debugContext = {},
+                const poplar::OptionFlags &options = {});
+
+/// As the multi-expression map, writing the result of `exprs[i]` into `outs[i]`.
+void mapWithOutput(poplar::Graph &graph, const std::vector<expr::Any> &exprs,
+                   const std::vector<poplar::Tensor> &ts, const std::vector<poplar::Tensor> &outs,
+                   poplar::program::Sequence &prog, const poplar::DebugContext &debugContext = {},
+                   const poplar::OptionFlags &options = {});
+
+/// Writes to `os` the C++ source of a codelet computing `expr` over tensors like `ts` (their
+/// element types and which of them are single elements broadcast to all): a readable vertex
+/// with one Input per tensor the expression reads and one Output, type-checked as map would.
+/// The vertices map runs interpret the same expression compiled to bytecode.
+void outputGeneratedCodelet(const poplar::Target &target, const expr::Expr &expr,
+                            const std::vector<poplar::Tensor> &ts,
+                            const poplar::OptionFlags &options, std::ostream &os);
+
 // ---- named operations ---------------------------------------------------------------------
 // Each NAME has NAME(graph, A, prog, …) returning a new tensor, NAMEInPlace(graph, A, prog, …)
-// writing into A and NAMEWithOutput(graph, A, out, prog, …); binary ones take (A, B) where
-// either may instead be a host constant, ternary ones (A, B, C).
+// writing into A and NAMEWithOutput(graph, A, out, prog, …). Binary ones take (A, B), where
+// either may instead be a host constant (a scalar of A's or B's element type; the InPlace form
+// only for B). Ternary ones take (A, B, C).
 
-#define POPOPS_UNARY_OP(NAME, OP)                                                                  \
+#define POPOPS_UNARY_OP_NEW(NAME, OP)                                                              \
   inline poplar::Tensor NAME(                                                                      \
       poplar::Graph &graph, const poplar::Tensor &A, poplar::program::Sequence &prog,              \
       const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {}) {    \
     return map(graph, expr::UnaryOp(expr::UnaryOpType::OP, expr::_1), {A}, prog,                   \
                {debugContext, #NAME}, options);                                                    \
-  }                                                                                                \
-  inline void NAME##InPlace(                                                                       \
-      poplar::Graph &graph, const poplar::Tensor &A, poplar::program::Sequence &prog,              \
-      const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {}) {    \
-    mapInPlace(graph, expr::UnaryOp(expr::UnaryOpType::OP, expr::_1), {A}, prog,                   \
-               {debugContext, #NAME "InPlace"}, options);                                          \
   }                                                                                                \
   inline void NAME##WithOutput(poplar::Graph &graph, const poplar::Tensor &A,                      \
                                const poplar::Tensor &out, poplar::program::Sequence &prog,         \
@@ -93,16 +163,34 @@ inline poplar::Tensor map(poplar::Graph &graph, expr::TernaryOpType op, const po
                   {debugContext, #NAME "WithOutput"}, options);                                    \
   }
 
+#define POPOPS_UNARY_OP(NAME, OP)                                                                  \
+  POPOPS_UNARY_OP_NEW(NAME, OP)                                                                    \
+  inline void NAME##InPlace(                                                                       \
+      poplar::Graph &graph, const poplar::Tensor &A, poplar::program::Sequence &prog,              \
+      const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {}) {    \
+    mapInPlace(graph, expr::UnaryOp(expr::UnaryOpType::OP, expr::_1), {A}, prog,                   \
+               {debugContext, #NAME "InPlace"}, options);                                          \
+  }
+
 POPOPS_UNARY_OP(neg, NEGATE)
 POPOPS_UNARY_OP(abs, ABSOLUTE)
+POPOPS_UNARY_OP(asin, ASIN)
+POPOPS_UNARY_OP(bitwiseNot, BITWISE_NOT)
+POPOPS_UNARY_OP(cbrt, CBRT)
+POPOPS_UNARY_OP(countLeadingZeros, COUNT_LEADING_ZEROS)
 POPOPS_UNARY_OP(exp, EXPONENT)
+POPOPS_UNARY_OP(exp2, EXPONENT2)
 POPOPS_UNARY_OP(expm1, EXPONENT_MINUS_ONE)
+POPOPS_UNARY_OP(geluErf, GELU_ERF)
 POPOPS_UNARY_OP(log, LOGARITHM)
 POPOPS_UNARY_OP(log1p, LOGARITHM_ONE_PLUS)
+POPOPS_UNARY_OP(nearbyInt, NEARBY_INT)
+POPOPS_UNARY_OP(popcount, POPCOUNT)
 POPOPS_UNARY_OP(sqrt, SQRT)
 POPOPS_UNARY_OP(rsqrt, RSQRT)
 POPOPS_UNARY_OP(square, SQUARE)
 POPOPS_UNARY_OP(inv, INVERSE)
+POPOPS_UNARY_OP(tan, TAN)
 POPOPS_UNARY_OP(tanh, TANH)
 POPOPS_UNARY_OP(sigmoid, SIGMOID)
 POPOPS_UNARY_OP(signum, SIGNUM)
@@ -115,7 +203,12 @@ POPOPS_UNARY_OP(sin, SIN)
 POPOPS_UNARY_OP(erf, ERF)
 POPOPS_UNARY_OP(relu, RELU)
 POPOPS_UNARY_OP(logicalNot, LOGICAL_NOT)
+// Predicates give BOOL results from FLOAT/HALF operands, so they have no InPlace form.
+POPOPS_UNARY_OP_NEW(isFinite, IS_FINITE)
+POPOPS_UNARY_OP_NEW(isInf, IS_INF)
+POPOPS_UNARY_OP_NEW(isNaN, IS_NAN)
 #undef POPOPS_UNARY_OP
+#undef POPOPS_UNARY_OP_NEW
 
 #define POPOPS_BINARY_OP(NAME, OP)                                                                 \
   inline poplar::Tensor NAME(poplar::Graph &graph, const poplar::Tensor &A,                        \
@@ -139,16 +232,6 @@ POPOPS_UNARY_OP(logicalNot, LOGICAL_NOT)
     return map(graph, expr::BinaryOp(expr::BinaryOpType::OP, expr::Const(A), expr::_1), {B}, prog, \
                {debugContext, #NAME}, options);                                                    \
   }                                                                                                \
-  inline void NAME##WithOutput(                                                                    \
-      poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &B,                      \
-      const poplar::Tensor &out, poplar::program::Sequence &prog,                                  \
-      const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {}) {    \
-    mapWithOutput(graph, expr::BinaryOp(expr::BinaryOpType::OP, expr::_1, expr::_2), {A, B}, out,  \
-                  prog, {debugContext, #NAME "WithOutput"}, options);                              \
-  }
-
-#define POPOPS_BINARY_OP_IN_PLACE(NAME, OP)                                                        \
-  POPOPS_BINARY_OP(NAME, OP)                                                                       \
   inline void NAME##InPlace(poplar::Graph &graph, const poplar::Tensor &A,                         \
                             const poplar::Tensor &B, poplar::program::Sequence &prog,              \
                             const poplar::DebugContext &debugContext = {},                         \
@@ -162,18 +245,54 @@ POPOPS_UNARY_OP(logicalNot, LOGICAL_NOT)
       const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {}) {    \
     mapInPlace(graph, expr::BinaryOp(expr::BinaryOpType::OP, expr::_1, expr::Const(B)), {A}, prog, \
                {debugContext, #NAME "InPlace"}, options);                                          \
+  }                                                                                                \
+  inline void NAME##WithOutput(                                                                    \
+      poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &B,                      \
+      const poplar::Tensor &out, poplar::program::Sequence &prog,                                  \
+      const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {}) {    \
+    mapWithOutput(graph, expr::BinaryOp(expr::BinaryOpType::OP, expr::_1, expr::_2), {A, B}, out,  \
+                  prog, {debugContext, #NAME "WithOutput"}, options);                              \
+  }                                                                                                \
+  template <class C, class = typename std::enable_if<std::is_arithmetic<C>::value>::type>          \
+  inline void NAME##WithOutput(poplar::Graph &graph, const poplar::Tensor &A, C B,                 \
+                               const poplar::Tensor &out, poplar::program::Sequence &prog,         \
+                               const poplar::DebugContext &debugContext = {},                      \
+                               const poplar::OptionFlags &options = {}) {                          \
+    mapWithOutput(graph, expr::BinaryOp(expr::BinaryOpType::OP, expr::_1, expr::Const(B)), {A},    \
+                  out, prog, {debugContext, #NAME "WithOutput"}, options);                         \
+  }                                                                                                \
+  template <class C, class = typename std::enable_if<std::is_arithmetic<C>::value>::type>          \
+  inline void NAME##WithOutput(poplar::Graph &graph, C A, const poplar::Tensor &B,                 \
+                               const poplar::Tensor &out, poplar::program::Sequence &prog,         \
+                               const poplar::DebugContext &debugContext = {},                      \
+                               const poplar::OptionFlags &options = {}) {                          \
+    mapWithOutput(graph, expr::BinaryOp(expr::BinaryOpType::OP, expr::Const(A), expr::_1), {B},    \
+                  out, prog, {debugContext, #NAME "WithOutput"}, options);                         \
   }
 
-POPOPS_BINARY_OP_IN_PLACE(add, ADD)
-POPOPS_BINARY_OP_IN_PLACE(sub, SUBTRACT)
-POPOPS_BINARY_OP_IN_PLACE(mul, MULTIPLY)
-POPOPS_BINARY_OP_IN_PLACE(div, DIVIDE)
-POPOPS_BINARY_OP_IN_PLACE(pow, POWER)
-POPOPS_BINARY_OP_IN_PLACE(max, MAXIMUM)
-POPOPS_BINARY_OP_IN_PLACE(min, MINIMUM)
-POPOPS_BINARY_OP_IN_PLACE(logicalAnd, LOGICAL_AND)
-POPOPS_BINARY_OP_IN_PLACE(logicalOr, LOGICAL_OR)
-// Comparisons give BOOL results, so they have no InPlace form.
+POPOPS_BINARY_OP(add, ADD)
+POPOPS_BINARY_OP(sub, SUBTRACT)
+POPOPS_BINARY_OP(mul, MULTIPLY)
+POPOPS_BINARY_OP(div, DIVIDE)
+POPOPS_BINARY_OP(rem, REMAINDER)
+POPOPS_BINARY_OP(pow, POWER)
+POPOPS_BINARY_OP(max, MAXIMUM)
+POPOPS_BINARY_OP(min, MINIMUM)
+POPOPS_BINARY_OP(atan2, ATAN2)
+POPOPS_BINARY_OP(bitwiseAnd, BITWISE_AND)
+POPOPS_BINARY_OP(bitwiseOr, BITWISE_OR)
+POPOPS_BINARY_OP(bitwiseXor, BITWISE_XOR)
+POPOPS_BINARY_OP(bitwiseXnor, BITWISE_XNOR)
+POPOPS_BINARY_OP(shiftLeft, SHIFT_LEFT)
+POPOPS_BINARY_OP(shiftRight, SHIFT_RIGHT)
+POPOPS_BINARY_OP(shiftRightSignExtend, SHIFT_RIGHT_SIGN_EXTEND)
+POPOPS_BINARY_OP(logicalAnd, LOGICAL_AND)
+POPOPS_BINARY_OP(logicalOr, LOGICAL_OR)
+/// invStdDevToVariance(invStdDev, epsilon) = 1 / invStdDev² − epsilon and
+/// varianceToInvStdDev(variance, epsilon) = 1 / √(variance + epsilon): each undoes the other.
+POPOPS_BINARY_OP(invStdDevToVariance, INV_STD_DEV_TO_VARIANCE)
+POPOPS_BINARY_OP(varianceToInvStdDev, VARIANCE_TO_INV_STD_DEV)
+// Comparisons give BOOL results: their InPlace forms need a BOOL A.
 POPOPS_BINARY_OP(eq, EQUAL)
 POPOPS_BINARY_OP(neq, NOT_EQUAL)
 POPOPS_BINARY_OP(lt, LESS_THAN)
@@ -183,7 +302,6 @@ POPOPS_BINARY_OP(gteq, GREATER_THAN_EQUAL)
 // Shorter spellings of lteq / gteq.
 POPOPS_BINARY_OP(lte, LESS_THAN_EQUAL)
 POPOPS_BINARY_OP(gte, GREATER_THAN_EQUAL)
-#undef POPOPS_BINARY_OP_IN_PLACE
 #undef POPOPS_BINARY_OP
 
 /// C ? A : B element-wise (C is BOOL).

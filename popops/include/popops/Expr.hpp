@@ -164,6 +164,26 @@ private:
   std::unique_ptr<Expr> a_, b_, c_;
 };
 
+/// Holds any expression by value, so a list of expressions of different node classes can be
+/// built (the multi-expression map takes `std::vector<Any>`).
+class Any {
+public:
+  Any(const Expr &e) : e_(e.clone()) {}
+  Any(const Any &o) : e_(o.e_->clone()) {}
+  Any &operator=(const Any &o) {
+    e_ = o.e_->clone();
+    return *this;
+  }
+  operator const Expr &() const { return *e_; }
+  std::string name(const std::vector<poplar::Tensor> &tensors) const { return e_->name(tensors); }
+
+private:
+  std::unique_ptr<Expr> e_;
+};
+
+/// Writes e.name() to `os`.
+std::ostream &operator<<(std::ostream &os, const Expr &e);
+
 // ---- named nodes, as PopLibs spells them ------------------------------------------------
 
 #define POPOPS_EXPR_UNARY(NAME, OP)                                                                \
@@ -172,6 +192,16 @@ private:
     explicit NAME(const Expr &a) : UnaryOp(UnaryOpType::OP, a) {}                                  \
   };
 POPOPS_EXPR_UNARY(Abs, ABSOLUTE)
+POPOPS_EXPR_UNARY(Asin, ASIN)
+POPOPS_EXPR_UNARY(BitwiseNot, BITWISE_NOT)
+POPOPS_EXPR_UNARY(Cbrt, CBRT)
+POPOPS_EXPR_UNARY(Exp2, EXPONENT2)
+POPOPS_EXPR_UNARY(GeluErf, GELU_ERF)
+POPOPS_EXPR_UNARY(IsFinite, IS_FINITE)
+POPOPS_EXPR_UNARY(IsInf, IS_INF)
+POPOPS_EXPR_UNARY(IsNaN, IS_NAN)
+POPOPS_EXPR_UNARY(NearbyInt, NEARBY_INT)
+POPOPS_EXPR_UNARY(Tan, TAN)
 POPOPS_EXPR_UNARY(Ceil, CEIL)
 POPOPS_EXPR_UNARY(Cos, COS)
 POPOPS_EXPR_UNARY(Erf, ERF)
@@ -201,6 +231,17 @@ POPOPS_EXPR_UNARY(Trunc, TRUNC)
     NAME(const Expr &a, const Expr &b) : BinaryOp(BinaryOpType::OP, a, b) {}                       \
   };
 POPOPS_EXPR_BINARY(Add, ADD)
+POPOPS_EXPR_BINARY(Atan2, ATAN2)
+POPOPS_EXPR_BINARY(BitwiseAnd, BITWISE_AND)
+POPOPS_EXPR_BINARY(BitwiseOr, BITWISE_OR)
+POPOPS_EXPR_BINARY(BitwiseXor, BITWISE_XOR)
+POPOPS_EXPR_BINARY(BitwiseXnor, BITWISE_XNOR)
+POPOPS_EXPR_BINARY(InvStdDevToVariance, INV_STD_DEV_TO_VARIANCE)
+POPOPS_EXPR_BINARY(Rem, REMAINDER)
+POPOPS_EXPR_BINARY(Shl, SHIFT_LEFT)
+POPOPS_EXPR_BINARY(Shr, SHIFT_RIGHT)
+POPOPS_EXPR_BINARY(ShrSE, SHIFT_RIGHT_SIGN_EXTEND)
+POPOPS_EXPR_BINARY(VarianceToInvStdDev, VARIANCE_TO_INV_STD_DEV)
 POPOPS_EXPR_BINARY(Divide, DIVIDE)
 POPOPS_EXPR_BINARY(Equal, EQUAL)
 POPOPS_EXPR_BINARY(Gte, GREATER_THAN_EQUAL)
@@ -240,6 +281,7 @@ template <class T> inline constexpr bool isConstOperand = IsConstOperand<T>::val
 
 inline Not operator!(const Expr &a) { return Not(a); }
 inline Neg operator-(const Expr &a) { return Neg(a); }
+inline BitwiseNot operator~(const Expr &a) { return BitwiseNot(a); }
 
 #define POPOPS_EXPR_OPERATOR(SYMBOL, NAME)                                                         \
   inline NAME operator SYMBOL(const Expr &a, const Expr &b) { return NAME(a, b); }                 \
@@ -263,6 +305,12 @@ POPOPS_EXPR_OPERATOR(>, Gt)
 POPOPS_EXPR_OPERATOR(>=, Gte)
 POPOPS_EXPR_OPERATOR(&&, And)
 POPOPS_EXPR_OPERATOR(||, Or)
+POPOPS_EXPR_OPERATOR(&, BitwiseAnd)
+POPOPS_EXPR_OPERATOR(|, BitwiseOr)
+POPOPS_EXPR_OPERATOR(^, BitwiseXor)
+POPOPS_EXPR_OPERATOR(%, Rem)
+POPOPS_EXPR_OPERATOR(<<, Shl)
+POPOPS_EXPR_OPERATOR(>>, Shr)
 #undef POPOPS_EXPR_OPERATOR
 
 } // namespace expr

@@ -1,4 +1,6 @@
-// The operation types of popops element-wise expressions (as PopLibs names them).
+// The operation types of popops element-wise expressions (as PopLibs names them, in PopLibs'
+// order). Which element types each accepts is listed beside it; any other type throws
+// poputil::poplibs_error naming the operation and the type when the expression is mapped.
 #pragma once
 
 #include <string>
@@ -6,52 +8,77 @@
 namespace popops {
 namespace expr {
 
-/// Three-operand operations: SELECT(a, b, c) = c ? a : b; CLAMP(a, b, c) = min(max(a, b), c).
+/// Three-operand operations: SELECT(a, b, c) = c ? a : b (c BOOL; a, b of any one type);
+/// CLAMP(a, b, c) = min(max(a, b), c) (FLOAT, HALF, INT, UNSIGNED_INT).
 enum class TernaryOpType { CLAMP, SELECT };
 
-/// Two-operand operations. Comparisons and LOGICAL_AND/OR give BOOL results.
+/// Two-operand operations; both operands have one type. "float" = FLOAT and HALF, "int" = INT
+/// and UNSIGNED_INT; "→ BOOL" marks a BOOL result.
 enum class BinaryOpType {
-  ADD,
-  DIVIDE,
-  EQUAL,
-  GREATER_THAN_EQUAL,
-  GREATER_THAN,
-  LESS_THAN_EQUAL,
-  LOGICAL_AND,
-  LOGICAL_OR,
-  LESS_THAN,
-  MAXIMUM,
-  MINIMUM,
-  MULTIPLY,
-  NOT_EQUAL,
-  POWER,
-  SUBTRACT,
+  ADD,                     ///< float, int
+  ATAN2,                   ///< float: atan2(a, b), the angle of the point (b, a)
+  BITWISE_AND,             ///< int
+  BITWISE_OR,              ///< int
+  BITWISE_XOR,             ///< int
+  BITWISE_XNOR,            ///< int: ~(a ^ b)
+  DIVIDE,                  ///< float, int (int: truncates toward zero; by zero gives 0)
+  EQUAL,                   ///< float, int, BOOL → BOOL
+  GREATER_THAN_EQUAL,      ///< float, int, BOOL → BOOL
+  GREATER_THAN,            ///< float, int, BOOL → BOOL
+  INV_STD_DEV_TO_VARIANCE, ///< float: 1 / a² − b (undoes VARIANCE_TO_INV_STD_DEV)
+  LESS_THAN_EQUAL,         ///< float, int, BOOL → BOOL
+  LOGICAL_AND,             ///< BOOL
+  LOGICAL_OR,              ///< BOOL
+  LESS_THAN,               ///< float, int, BOOL → BOOL
+  MAXIMUM,                 ///< float, int
+  MINIMUM,                 ///< float, int
+  MULTIPLY,                ///< float, int
+  NOT_EQUAL,               ///< float, int, BOOL → BOOL
+  POWER,                   ///< float
+  REMAINDER,               ///< float (fmod), int (C %: sign of the dividend; by zero gives a)
+  SHIFT_LEFT,              ///< int: a << b; b ≥ 32 gives 0
+  SHIFT_RIGHT,             ///< int: logical (zero-filling) a >> b; b ≥ 32 gives 0
+  SHIFT_RIGHT_SIGN_EXTEND, ///< INT: arithmetic a >> b; b ≥ 32 gives 0 or −1
+  SUBTRACT,                ///< float, int
+  VARIANCE_TO_INV_STD_DEV  ///< float: 1 / √(a + b)
 };
 
-/// One-operand operations. Those marked "float" accept FLOAT and HALF only.
+/// One-operand operations.
 enum class UnaryOpType {
-  ABSOLUTE,
-  CEIL,               ///< float
-  COS,                ///< float
-  ERF,                ///< float
-  EXPONENT,           ///< float
-  EXPONENT_MINUS_ONE, ///< float
-  FLOOR,              ///< float
-  INVERSE,            ///< float
-  LOGARITHM,          ///< float
-  LOGARITHM_ONE_PLUS, ///< float
-  LOGICAL_NOT,        ///< BOOL only
-  NEGATE,
-  RELU, ///< float
-  SIGNUM,
-  SIN,   ///< float
-  TANH,  ///< float
-  ROUND, ///< float: halfway cases away from zero
-  SQRT,  ///< float
-  SQUARE,
-  SIGMOID, ///< float
-  RSQRT,   ///< float
-  TRUNC,   ///< float
+  ABSOLUTE,            ///< float, int
+  ASIN,                ///< float
+  BITWISE_NOT,         ///< int
+  CBRT,                ///< float
+  CEIL,                ///< float
+  COS,                 ///< float
+  COUNT_LEADING_ZEROS, ///< int: leading zero bits of the 32-bit pattern (32 for 0)
+  ERF,                 ///< float
+  EXPONENT,            ///< float
+  EXPONENT_MINUS_ONE,  ///< float
+  EXPONENT2,           ///< float: 2^a
+  FLOOR,               ///< float
+  GELU_ERF,            ///< float: a·½(1 + erf(a/√2))
+  INVERSE,             ///< float
+  IS_FINITE,           ///< float → BOOL
+  IS_INF,              ///< float → BOOL
+  IS_NAN,              ///< float → BOOL
+  LOGARITHM,           ///< float
+  LOGARITHM_ONE_PLUS,  ///< float
+  LOGICAL_NOT,         ///< BOOL
+  NEGATE,              ///< float, int
+  NEARBY_INT,          ///< float: to the nearest integer, halfway cases to even
+  POPCOUNT,            ///< int: the number of set bits
+  RELU,                ///< float
+  SIGNUM,              ///< float, int
+  SIN,                 ///< float
+  TAN,                 ///< float
+  TANH,                ///< float
+  ROUND,               ///< float: halfway cases away from zero
+  SQRT,                ///< float
+  SQUARE,              ///< float, int
+  SIGMOID,             ///< float
+  RSQRT,               ///< float
+  TRUNC                ///< float
 };
 
 /// "ADD", "SQRT", …: how expressions print and how errors name an operation.

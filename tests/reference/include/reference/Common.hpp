@@ -48,7 +48,7 @@ inline std::vector<double> roundTo(const poplar::Type &type, std::vector<double>
 /// d f / d x_i at x by central differences with step h.
 inline std::vector<double>
 finiteDifference(const std::function<double(const std::vector<double> &)> &f, std::vector<double> x,
-                 double h = 1e-5) {
+                 double h = 1e-4) {
   std::vector<double> g(x.size());
   for (std::size_t i = 0; i < x.size(); ++i) {
     const double keep = x[i];

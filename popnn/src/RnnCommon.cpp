@@ -1,0 +1,138 @@
+#include "RnnCommon.hpp"
+
+#include <popops/DynamicSlice.hpp>
+#include <popops/ElementWise.hpp>
+#include <poputil/OptionParsing.hpp>
+#include <poputil/TileMapping.hpp>
+#include <poputil/exceptions.hpp>
+
+#include "NnChecks.hpp"
+
+namespace popnn::rnn_detail {
+
+using poplar::Tensor;
+
+RnnOptions parseRnnOptions(const std::string &fn, const poplar::OptionFlags &options) {
+  using H = poputil::OptionHandler;
+  RnnOptions r;
+  poputil::OptionSpec(
+      fn, {{"availableMemoryProportion", H::createWithDouble(r.availableMemoryProportion, 0, 1)},
+           {"inferenceOnly", H::createWithBool(r.inferenceOnly)},
+           {"partialsType", H::createWithChoice(r.partialsType, {"half", "float"})},
+           {"weightAccumulatorsType",
+            H::createWithChoice(r.weightAccumulatorsType, {"half", "float"})},
+           {"preCalcWeights", H::createWithBool(r.preCalcWeights)},
+           {"recomputationMode",
+            H::createWithChoice(r.recomputationMode, {"none", "cellAndTanh", "full"})},
+           {"rnnCodeReuse", H::createWithBool(r.codeReuse)}})
+      .parse(options);
+  return r;
+}
+
+poplar::OptionFlags matMulOptions(const RnnOptions &options) {
+  return {{"partialsType", options.partialsType},
+          {"availableMemoryProportion", std::to_string(options.availableMemoryProportion)}};
+}
+
+poplar::Type weightAccumulatorType(const RnnOptions &options, const poplar::Type &dataType) {
+  if (options.weightAccumulatorsType.empty())
+    return dataType;
+  return options.weightAccumulatorsType == "half" ? poplar::HALF : poplar::FLOAT;
+}
+
+Tensor newMapped(poplar::Graph &graph, const poplar::Type &type,
+                 const std::vector<std::size_t> &shape, const std::string &name) {
+  Tensor t = graph.addVariable(type, shape, name);
+  poputil::mapTensorLinearly(graph, t);
+  return t;
+}
+
+Tensor copyToNew(poplar::Graph &graph, const Tensor &t, poplar::program::Sequence &prog,
+                 const std::string &name) {
+  Tensor n = newMapped(graph, t.elementType(), t.shape(), name);
+  prog.add(poplar::program::Copy(t, n));
+  return n;
+}
+
+Tensor newStepIndex(poplar::Graph &graph, unsigned start, poplar::program::Sequence &prog,
+                    const std::string &name) {
+  Tensor index = graph.addVariable(poplar::UNSIGNED_INT, {1}, name);
+  graph.setTileMapping(index, 0);
+  Tensor init = graph.addConstant(poplar::UNSIGNED_INT, {1}, start, name + "/start");
+  graph.setTileMapping(init, 0);
+  prog.add(poplar::program::Copy(init, index));
+  return index;
+}
+
+void advanceStepIndex(poplar::Graph &graph, const Tensor &index, bool forward,
+                      poplar::program::Sequence &body) {
+  namespace pe = popops::expr;
+  if (forward)
+    popops::mapInPlace(graph, pe::_1 + pe::Const(1u), {index}, body, "stepIndex/next");
+  else
+    popops::mapInPlace(graph, pe::_1 - pe::Const(1u), {index}, body, "stepIndex/previous");
+}
+
+Tensor sliceStep(poplar::Graph &graph, const Tensor &seq, const Tensor &index,
+                 poplar::program::Sequence &body, const std::string &name) {
+  return popops::dynamicSlice(graph, seq, index, {0}, {1}, body, name).squeeze({0});
+}
+
+void updateStep(poplar::Graph &graph, const Tensor &seq, const Tensor &step, const Tensor &index,
+                poplar::program::Sequence &body, const std::string &name) {
+  popops::dynamicUpdate(graph, seq, step.expand({0}), index, {0}, {1}, body, name);
+}
+
+void checkCellOrder(const std::string &fn, const std::vector<unsigned> &order, unsigned numUnits) {
+  std::vector<bool> seen(numUnits, false);
+  bool ok = order.size() == numUnits;
+  for (unsigned u : order) {
+    if (u >= numUnits || seen[u])
+      ok = false;
+    else
+      seen[u] = true;
+  }
+  if (!ok)
+    throw poputil::poplibs_error(detail::cat(fn, ": params.cellOrder must name each of the ",
+                                             numUnits, " cell units exactly once"));
+}
+
+Tensor toCanonical(const Tensor &t, const std::vector<unsigned> &order) {
+  std::vector<Tensor> parts(order.size());
+  for (std::size_t j = 0; j < order.size(); ++j)
+    parts[order[j]] = t.slice(j, j + 1, 0);
+  return poplar::concat(parts, 0);
+}
+
+Tensor fromCanonical(const Tensor &t, const std::vector<unsigned> &order) {
+  std::vector<Tensor> parts;
+  for (unsigned u : order)
+    parts.push_back(t.slice(u, u + 1, 0));
+  return poplar::concat(parts, 0);
+}
+
+void requireTensor(const std::string &fn, const std::string &name, const Tensor &t,
+                   const std::vector<std::size_t> &shape, const poplar::Type &type) {
+  if (!t.valid())
+    throw poputil::poplibs_error(detail::cat(fn, ": argument '", name, "' is not a tensor"));
+  detail::requireShape(fn, name, t, shape);
+  if (t.elementType() != type)
+    detail::fail(fn, name, t, detail::cat("must have element type ", type.toString()));
+}
+
+void requireLayer(const std::string &fn, const poplar::Type &type, std::size_t batch,
+                  std::size_t steps, const std::vector<std::size_t> &layerSizes) {
+  if (type != poplar::FLOAT && type != poplar::HALF)
+    throw poputil::poplibs_error(
+        detail::cat(fn, ": params.dataType must be FLOAT or HALF, not ", type.toString()));
+  if (layerSizes.size() != 2)
+    throw poputil::poplibs_error(detail::cat(
+        fn, ": params.layerSizes must hold {inputSize, outputSize}, not ", layerSizes.size(),
+        " sizes"));
+  if (batch == 0 || steps == 0 || layerSizes[0] == 0 || layerSizes[1] == 0)
+    throw poputil::poplibs_error(detail::cat(
+        fn, ": params.batchSize, timeSteps and layerSizes must be non-zero (batch ", batch,
+        ", steps ", steps, ", sizes {", layerSizes[0], ", ", layerSizes[1], "})"));
+}
+
+} // namespace popnn::rnn_detail

@@ -1,0 +1,76 @@
+// Pieces the recurrent layers (Lstm.cpp, Gru.cpp) share: their option table, the step counter
+// that drives a Repeat loop through a sequence with dynamic slices, gate reordering and
+// argument checks.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <poplar/Graph.hpp>
+#include <poplar/OptionFlags.hpp>
+#include <poplar/Program.hpp>
+#include <poplar/Tensor.hpp>
+
+namespace popnn::rnn_detail {
+
+/// The options lstm:: and gru:: functions take (see popnn/Lstm.hpp).
+struct RnnOptions {
+  double availableMemoryProportion = 0.6;
+  bool inferenceOnly = false;
+  std::string partialsType = "float";
+  std::string weightAccumulatorsType; // empty: the data type
+  bool preCalcWeights = false;
+  std::string recomputationMode = "none";
+  bool codeReuse = false;
+};
+
+/// Parses `options` for function `fn`; throws poplar::invalid_option for an unknown name or a
+/// bad value.
+RnnOptions parseRnnOptions(const std::string &fn, const poplar::OptionFlags &options);
+
+/// The options handed to poplin::matMul.
+poplar::OptionFlags matMulOptions(const RnnOptions &options);
+
+/// The type weight gradients are returned in.
+poplar::Type weightAccumulatorType(const RnnOptions &options, const poplar::Type &dataType);
+
+/// A new variable spread linearly over the tiles.
+poplar::Tensor newMapped(poplar::Graph &graph, const poplar::Type &type,
+                         const std::vector<std::size_t> &shape, const std::string &name);
+
+/// A new variable holding a copy of `t` (copied in `prog`), spread linearly over the tiles.
+poplar::Tensor copyToNew(poplar::Graph &graph, const poplar::Tensor &t,
+                         poplar::program::Sequence &prog, const std::string &name);
+
+/// An UNSIGNED_INT [1] step index set to `start` in `prog`.
+poplar::Tensor newStepIndex(poplar::Graph &graph, unsigned start, poplar::program::Sequence &prog,
+                            const std::string &name);
+/// Adds `index += 1` (forward) or `index -= 1` to `body`.
+void advanceStepIndex(poplar::Graph &graph, const poplar::Tensor &index, bool forward,
+                      poplar::program::Sequence &body);
+
+/// seq[index] (seq is [steps][…]); returns a new tensor of shape seq.shape()[1:].
+poplar::Tensor sliceStep(poplar::Graph &graph, const poplar::Tensor &seq, const poplar::Tensor &index,
+                         poplar::program::Sequence &body, const std::string &name);
+/// seq[index] = step.
+void updateStep(poplar::Graph &graph, const poplar::Tensor &seq, const poplar::Tensor &step,
+                const poplar::Tensor &index, poplar::program::Sequence &body,
+                const std::string &name);
+
+/// The permutation `order` (which unit each outermost slice holds) checked: every unit in
+/// [0, numUnits) once. Throws poputil::poplibs_error naming `fn` and cellOrder otherwise.
+void checkCellOrder(const std::string &fn, const std::vector<unsigned> &order, unsigned numUnits);
+/// t's outermost slices rearranged so slice u holds unit u.
+poplar::Tensor toCanonical(const poplar::Tensor &t, const std::vector<unsigned> &order);
+/// The inverse of toCanonical: slice j holds unit order[j].
+poplar::Tensor fromCanonical(const poplar::Tensor &t, const std::vector<unsigned> &order);
+
+/// Throws poputil::poplibs_error "fn: argument 'name' (…) must have shape […]" unless t has
+/// `shape` and `type`.
+void requireTensor(const std::string &fn, const std::string &name, const poplar::Tensor &t,
+                   const std::vector<std::size_t> &shape, const poplar::Type &type);
+/// Checks the layer shape itself: FLOAT or HALF, two layer sizes, nothing zero.
+void requireLayer(const std::string &fn, const poplar::Type &type, std::size_t batch,
+                  std::size_t steps, const std::vector<std::size_t> &layerSizes);
+
+} // namespace popnn::rnn_detail
