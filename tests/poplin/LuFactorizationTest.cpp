@@ -5,8 +5,9 @@
 
 #include <poplin/experimental/LuFactorization.hpp>
 #include <poputil/exceptions.hpp>
-#include <reference/Cholesky.hpp>
 #include <reference/LuFactorization.hpp>
+#include <reference/Common.hpp>
+#include <reference/MatMul.hpp>
 
 #include "LinalgTestSupport.hpp"
 
@@ -46,7 +47,7 @@ double residual(const LuRun &r, std::size_t m, std::size_t n) {
     for (std::size_t j = 0; j < std::min(i, n); ++j)
       EXPECT_EQ(r.u[i * n + j], 0.0) << "U below the diagonal at " << i << "," << j;
   }
-  return reference::relativeError(reference::matMul(r.l, r.u, m, m, n), r.a);
+  return reference::relativeError(reference::matMul(r.l, r.u, m, n, m), r.a);
 }
 
 TEST(LuFactorization, SquareFactorsReconstructTheInput) {

@@ -8,7 +8,8 @@
 #include <poplin/Convolution.hpp>
 #include <poplin/MatMul.hpp>
 #include <poputil/exceptions.hpp>
-#include <reference/Cholesky.hpp>
+#include <reference/Common.hpp>
+#include <reference/MatMul.hpp>
 
 #include "LinalgTestSupport.hpp"
 
@@ -39,7 +40,7 @@ TEST(MatMulEntryPoints, TensorScaleAccumulatesTheScaledProduct) {
     h.output("c", C);
     h.output("cg", CG);
     auto out = h.run();
-    const auto ab = reference::matMul(a, b, m, k, n);
+    const auto ab = reference::matMul(a, b, m, n, k);
     std::vector<double> want(m * n), wantG(2 * m * n);
     for (std::size_t i = 0; i < m * n; ++i) {
       want[i] = c0[i] - 0.5 * ab[i];
@@ -70,8 +71,8 @@ TEST(MatMulEntryPoints, CreatedOutputsReceiveTheProduct) {
   h.output("out2", out2);
   h.output("out3", out3);
   auto out = h.run();
-  auto want0 = reference::matMul(matrixOf(a, 0, m, k), matrixOf(b, 0, k, n), m, k, n);
-  auto want1 = reference::matMul(matrixOf(a, 1, m, k), matrixOf(b, 1, k, n), m, k, n);
+  auto want0 = reference::matMul(matrixOf(a, 0, m, k), matrixOf(b, 0, k, n), m, n, k);
+  auto want1 = reference::matMul(matrixOf(a, 1, m, k), matrixOf(b, 1, k, n), m, n, k);
   EXPECT_LT(reference::relativeError(out["out2"], want0), 1e-6);
   want0.insert(want0.end(), want1.begin(), want1.end());
   EXPECT_LT(reference::relativeError(out["out3"], want0), 1e-6);
@@ -92,7 +93,7 @@ TEST(MatMulEntryPoints, PreArrangedRightOperandGivesTheSameProduct) {
   h.output("c", poplin::matMul(h.graph(), A, arranged, h.prog()));
   h.output("cg", poplin::matMulGrouped(h.graph(), A.expand({0}), arrangedG, h.prog(), FLOAT));
   auto out = h.run();
-  const auto want = reference::matMul(a, b, m, k, n);
+  const auto want = reference::matMul(a, b, m, n, k);
   EXPECT_LT(reference::relativeError(out["c"], want), 1e-6);
   EXPECT_EQ(out["c"], out["cg"]);
 }

@@ -6,6 +6,7 @@
 #include <poplin/experimental/QRFactorization.hpp>
 #include <poputil/exceptions.hpp>
 #include <reference/Cholesky.hpp>
+#include <reference/MatMul.hpp>
 #include <reference/QRFactorization.hpp>
 
 #include "LinalgTestSupport.hpp"
@@ -54,7 +55,7 @@ std::pair<double, double> residuals(const QrRun &run, std::size_t m, std::size_t
   for (std::size_t i = 0; i < m; ++i)
     for (std::size_t j = 0; j < std::min(i, n); ++j)
       EXPECT_EQ(run.r[i * n + j], 0.0) << "R below the diagonal at " << i << "," << j;
-  const double factor = reference::relativeError(reference::matMul(run.q, run.r, m, m, n), run.a);
+  const double factor = reference::relativeError(reference::matMul(run.q, run.r, m, n, m), run.a);
   std::vector<double> identity(m * m, 0.0);
   for (std::size_t i = 0; i < m; ++i)
     identity[i * m + i] = 1.0;

@@ -8,7 +8,8 @@
 #include <poplar/exceptions.hpp>
 #include <poplin/TriangularSolve.hpp>
 #include <poputil/exceptions.hpp>
-#include <reference/Cholesky.hpp>
+#include <reference/Common.hpp>
+#include <reference/MatMul.hpp>
 #include <reference/TriangularSolve.hpp>
 
 #include "LinalgTestSupport.hpp"
@@ -81,7 +82,7 @@ double residual(const SolveRun &r, const SolveCase &c, std::size_t i) {
   const auto a = reference::triangularMask(matrixOf(r.a, i, n, n), n, c.lower, c.unitDiagonal);
   const auto b = matrixOf(r.b, i, c.leftSide ? n : k, c.leftSide ? k : n);
   const auto x = matrixOf(r.x, i, c.leftSide ? n : k, c.leftSide ? k : n);
-  const auto ax = c.leftSide ? reference::matMul(a, x, n, n, k) : reference::matMul(x, a, k, n, n);
+  const auto ax = c.leftSide ? reference::matMul(a, x, n, k, n) : reference::matMul(x, a, k, n, n);
   return reference::relativeError(ax, b);
 }
 

@@ -1,5 +1,6 @@
 // Golden reference for poplin/Cholesky.hpp: the Cholesky factor of one symmetric positive
-// definite matrix, and the products the suites use to check a factor by its residual.
+// definite matrix, well-conditioned test matrices and the transpose the residual checks use
+// (products: reference/MatMul.hpp).
 #pragma once
 
 #include <cmath>
@@ -7,19 +8,9 @@
 #include <vector>
 
 #include <reference/Common.hpp>
+#include <reference/MatMul.hpp>
 
 namespace reference {
-
-/// C [m×n] = A [m×k] · B [k×n], row-major.
-inline std::vector<double> matMul(const std::vector<double> &a, const std::vector<double> &b,
-                                  std::size_t m, std::size_t k, std::size_t n) {
-  std::vector<double> c(m * n, 0.0);
-  for (std::size_t i = 0; i < m; ++i)
-    for (std::size_t p = 0; p < k; ++p)
-      for (std::size_t j = 0; j < n; ++j)
-        c[i * n + j] += a[i * k + p] * b[p * n + j];
-  return c;
-}
 
 /// Aᵀ of A [rows×cols].
 inline std::vector<double> transpose(const std::vector<double> &a, std::size_t rows,
