@@ -13,6 +13,7 @@ void registerPoplinCodelets() {
     registerStridedRowVertices();
     registerWinogradVertices();
     registerLoweredVertices();
+    registerLinalgVertices();
   });
 }
 

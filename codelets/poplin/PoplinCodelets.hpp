@@ -13,5 +13,6 @@ void registerConvVertices();       // ConvVertices.cpp
 void registerStridedRowVertices(); // StridedRowVertices.cpp
 void registerWinogradVertices();   // WinogradVertices.cpp
 void registerLoweredVertices();    // LoweredVertices.cpp
+void registerLinalgVertices();     // LinalgVertices.cpp
 
 } // namespace tessera::codelets::poplin

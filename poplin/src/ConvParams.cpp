@@ -3,6 +3,7 @@
 
 #include <ostream>
 #include <string>
+#include <tuple>
 
 #include <poputil/exceptions.hpp>
 
@@ -186,6 +187,31 @@ std::ostream &operator<<(std::ostream &os, const ConvParams &p) {
      << list(o.truncationUpper) << ", stride " << list(o.stride) << ", padding "
      << list(o.paddingLower) << "/" << list(o.paddingUpper) << "\n";
   return os;
+}
+
+namespace {
+auto transformKey(const ConvParams::InputTransform &t) {
+  return std::tie(t.truncationLower, t.truncationUpper, t.dilation, t.paddingLower, t.paddingUpper,
+                  t.flip);
+}
+auto transformKey(const ConvParams::OutputTransform &t) {
+  return std::tie(t.truncationLower, t.truncationUpper, t.stride, t.paddingLower, t.paddingUpper);
+}
+} // namespace
+
+bool operator<(const ConvParams &a, const ConvParams &b) {
+  const auto key = [](const ConvParams &p) {
+    return std::tie(p.inputType, p.outputType, p.batchSize, p.inputFieldShape, p.kernelShape,
+                    p.inputChannelsPerConvGroup, p.outputChannelsPerConvGroup, p.numConvGroups);
+  };
+  const auto ka = key(a), kb = key(b);
+  if (ka != kb)
+    return ka < kb;
+  if (transformKey(a.inputTransform) != transformKey(b.inputTransform))
+    return transformKey(a.inputTransform) < transformKey(b.inputTransform);
+  if (transformKey(a.kernelTransform) != transformKey(b.kernelTransform))
+    return transformKey(a.kernelTransform) < transformKey(b.kernelTransform);
+  return transformKey(a.outputTransform) < transformKey(b.outputTransform);
 }
 
 } // namespace poplin

@@ -2,6 +2,7 @@
 #include <poplin/ConvUtil.hpp>
 #include <poplin/Convolution.hpp>
 
+#include <algorithm>
 #include <numeric>
 #include <ostream>
 #include <sstream>
@@ -371,6 +372,87 @@ void reportWeightUpdatePlanInfo(std::ostream &out, const poplar::Graph &graph,
                                 PlanningCache *cache) {
   const auto plan = planFor(graph, params, ConvPass::WEIGHT_GRADIENT, options, cache);
   out << params << plan;
+}
+
+poplar::Tensor createBiases(poplar::Graph &graph, const poplar::Tensor &activations,
+                            const ConvParams &params, const poplar::DebugContext &debugContext,
+                            const poplar::OptionFlags &options, PlanningCache *) {
+  detail::parseConvOptions(options);
+  if (activations.rank() >= 2 && activations.dim(1) != params.getNumOutputChans())
+    throw poputil::poplibs_error("createBiases: activations have " +
+                                 std::to_string(activations.dim(1)) +
+                                 " channels but the convolution parameters give " +
+                                 std::to_string(params.getNumOutputChans()) + " output channels");
+  return createBiases(graph, activations, debugContext);
+}
+
+void convolutionWithOutput(poplar::Graph &graph, const poplar::Tensor &in,
+                           const poplar::Tensor &weights, const poplar::Tensor &out,
+                           const ConvParams &params, bool transposeAndFlipWeights,
+                           poplar::program::Sequence &prog,
+                           const poplar::DebugContext &debugContext,
+                           const poplar::OptionFlags &options, PlanningCache *cache) {
+  checkParams(params);
+  checkOperand(out,
+               activationShape(params, params.getNumOutputChans(), params.getOutputFieldShape()),
+               params.outputType, "convolutionWithOutput output 'out'", params);
+  const std::string name = nameOf(debugContext, "conv");
+  poplar::Tensor result =
+      convolution(graph, in, weights, params, transposeAndFlipWeights, prog, name, options, cache);
+  prog.add(poplar::program::Copy(result, out, false, name + "/toOutput"));
+}
+
+void preplanConvolutions(const std::set<ConvPlanParams> &convs, PlanningCache &cache) {
+  for (const auto &[target, params, options] : convs) {
+    if (!target)
+      throw poputil::poplibs_error("preplanConvolutions: a ConvPlanParams entry has no target");
+    const auto opts = detail::parseConvOptions(options ? *options : poplar::OptionFlags{});
+    params.validate();
+    const bool wu = opts.pass == "TRAINING_WU" || opts.pass == "FC_TRAINING_WU";
+    detail::planConvolution(*target, params, wu ? ConvPass::WEIGHT_GRADIENT : ConvPass::FORWARD,
+                            opts, &cache);
+  }
+}
+
+void preplanConvolutions(poplar::Graph &, const std::set<ConvPlanParams> &convs,
+                         PlanningCache &cache) {
+  preplanConvolutions(convs, cache);
+}
+
+namespace {
+double perfectCycles(const poplar::Graph &graph, const ConvParams &params, std::uint64_t flops) {
+  const double macsPerCycle = params.inputType == poplar::HALF ? 64.0 : 16.0;
+  const double tiles = std::max(1u, graph.getTarget().getNumTiles());
+  return double(flops) / (2.0 * macsPerCycle * tiles);
+}
+} // namespace
+
+double getFwdPerfectCycleCount(const poplar::Graph &graph, const ConvParams &params) {
+  return perfectCycles(graph, params, getFwdFlops(params));
+}
+double getBwdPerfectCycleCount(const poplar::Graph &graph, const ConvParams &params) {
+  return perfectCycles(graph, params, getBwdFlops(params));
+}
+double getWuPerfectCycleCount(const poplar::Graph &graph, const ConvParams &params) {
+  return perfectCycles(graph, params, getWuFlops(params));
+}
+
+PlanCosts reportPlanEstimatedCosts(const poplar::Graph &graph, const ConvParams &params,
+                                   const poplar::OptionFlags &options, PlanningCache *cache) {
+  const auto plan = planFor(graph, params, ConvPass::FORWARD, options, cache);
+  PlanCosts costs;
+  if (plan.product) {
+    costs.cycles = plan.product->totalCycles;
+    costs.memory = std::size_t(plan.product->bytesPerTile) * plan.product->tilesUsed;
+  } else {
+    costs.cycles = plan.totalCycles;
+    costs.memory = plan.bytesPerTile * plan.tilesUsed;
+  }
+  return costs;
+}
+
+void convolutionValidateOptions(const poplar::OptionFlags &options) {
+  detail::parseConvOptions(options);
 }
 
 } // namespace poplin

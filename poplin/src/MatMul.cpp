@@ -5,6 +5,7 @@
 #include <optional>
 #include <ostream>
 
+#include <popops/ScaledAdd.hpp>
 #include <poputil/Describe.hpp>
 #include <poputil/exceptions.hpp>
 
@@ -281,6 +282,188 @@ void reportPlanInfo(std::ostream &out, const poplar::Graph &graph,
                     const std::vector<std::size_t> &aShape, const std::vector<std::size_t> &bShape,
                     const poplar::OptionFlags &options, PlanningCache *cache) {
   out << getMatMulPlan(graph, poplar::FLOAT, poplar::FLOAT, aShape, bShape, options, cache);
+}
+
+bool operator<(const MatMulParams &a, const MatMulParams &b) {
+  if (a.inputType != b.inputType)
+    return a.inputType < b.inputType;
+  if (a.outputType != b.outputType)
+    return a.outputType < b.outputType;
+  if (a.aShape != b.aShape)
+    return a.aShape < b.aShape;
+  return a.bShape < b.bShape;
+}
+
+poplar::Tensor transposeGroupedMatrix(const poplar::Tensor &A) {
+  if (A.rank() != 3)
+    fail("transposeGroupedMatrix",
+         "A must have rank 3 ([groups][rows][cols]) but has shape " + shapeString(A.shape()));
+  return A.dimShuffle({0, 2, 1});
+}
+
+namespace {
+
+/// The single-element scale tensor of a Tensor-scaled accumulate, checked.
+void checkScale(const std::string &fn, const poplar::Tensor &k) {
+  if (k.numElements() != 1)
+    fail(fn, "k (the scale) must have exactly one element but has shape " + shapeString(k.shape()));
+  checkType(fn, "k (the scale)", k.elementType());
+}
+
+poplar::Tensor createOutput(const std::string &fn, poplar::Graph &graph, const poplar::Type &in,
+                            const poplar::Type &out, const std::vector<std::size_t> &aShape,
+                            const std::vector<std::size_t> &bShape, std::size_t rank,
+                            const poplar::DebugContext &debugContext,
+                            const poplar::OptionFlags &options, PlanningCache *cache) {
+  checkShapes(fn, aShape, bShape, rank);
+  checkType(fn, "the input type", in);
+  checkType(fn, "the output type", out);
+  const auto a3 = grouped(aShape), b3 = grouped(bShape);
+  MatMulPlan p = plan(graph, in, out, a3, b3, options, cache);
+  const std::string name =
+      debugContext.getPathName().empty() ? "matMulOutput" : debugContext.getPathName();
+  p.firstTile = spreadTile(name, p.numTiles);
+  poplar::Tensor t = detail::createBlockedTensor(graph, p, detail::Operand::Output, out, name);
+  return rank == 2 ? t.reshape({a3[1], b3[2]}) : t;
+}
+
+} // namespace
+
+void matMulAcc(poplar::Graph &graph, const poplar::Tensor &C, const poplar::Tensor &k,
+               const poplar::Tensor &A, const poplar::Tensor &B, poplar::program::Sequence &prog,
+               const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
+               PlanningCache *cache) {
+  checkScale("matMulAcc", k);
+  const std::string name =
+      debugContext.getPathName().empty() ? "matMulAcc" : debugContext.getPathName();
+  poplar::Tensor product = run("matMulAcc", graph, A, B, nullptr, C.elementType(), std::nullopt, 2,
+                               prog, name + "/product", options, cache);
+  if (product.shape() != C.shape())
+    fail("matMulAcc", "C (the accumulator) has shape " + shapeString(C.shape()) + "; expected " +
+                          shapeString(product.shape()));
+  popops::scaledAddTo(graph, C, product, k.reshape({}), prog, name + "/accumulate");
+}
+
+void matMulGroupedAcc(poplar::Graph &graph, const poplar::Tensor &C, const poplar::Tensor &k,
+                      const poplar::Tensor &A, const poplar::Tensor &B,
+                      poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
+                      const poplar::OptionFlags &options, PlanningCache *cache) {
+  checkScale("matMulGroupedAcc", k);
+  const std::string name =
+      debugContext.getPathName().empty() ? "matMulGroupedAcc" : debugContext.getPathName();
+  poplar::Tensor product = run("matMulGroupedAcc", graph, A, B, nullptr, C.elementType(),
+                               std::nullopt, 3, prog, name + "/product", options, cache);
+  if (product.shape() != C.shape())
+    fail("matMulGroupedAcc", "C (the accumulator) has shape " + shapeString(C.shape()) +
+                                 "; expected " + shapeString(product.shape()));
+  popops::scaledAddTo(graph, C, product, k.reshape({}), prog, name + "/accumulate");
+}
+
+poplar::Tensor createMatMulOutput(poplar::Graph &graph, const poplar::Type &inputType,
+                                  const poplar::Type &outputType,
+                                  const std::vector<std::size_t> &aShape,
+                                  const std::vector<std::size_t> &bShape,
+                                  const poplar::DebugContext &debugContext,
+                                  const poplar::OptionFlags &options, PlanningCache *cache) {
+  return createOutput("createMatMulOutput", graph, inputType, outputType, aShape, bShape, 2,
+                      debugContext, options, cache);
+}
+
+poplar::Tensor createMatMulOutput(poplar::Graph &graph, const poplar::Type &dataType,
+                                  const std::vector<std::size_t> &aShape,
+                                  const std::vector<std::size_t> &bShape,
+                                  const poplar::DebugContext &debugContext,
+                                  const poplar::OptionFlags &options, PlanningCache *cache) {
+  return createMatMulOutput(graph, dataType, dataType, aShape, bShape, debugContext, options,
+                            cache);
+}
+
+poplar::Tensor createMatMulGroupedOutput(poplar::Graph &graph, const poplar::Type &inputType,
+                                         const poplar::Type &outputType,
+                                         const std::vector<std::size_t> &aShape,
+                                         const std::vector<std::size_t> &bShape,
+                                         const poplar::DebugContext &debugContext,
+                                         const poplar::OptionFlags &options, PlanningCache *cache) {
+  return createOutput("createMatMulGroupedOutput", graph, inputType, outputType, aShape, bShape, 3,
+                      debugContext, options, cache);
+}
+
+poplar::Tensor preArrangeMatMulInputRHS(poplar::Graph &graph,
+                                        const std::vector<std::size_t> &aShape,
+                                        const poplar::Tensor &B, poplar::program::Sequence &prog,
+                                        const poplar::Type &outputType,
+                                        const poplar::DebugContext &debugContext,
+                                        const poplar::OptionFlags &options, PlanningCache *cache) {
+  const std::string name =
+      debugContext.getPathName().empty() ? "preArrangedRHS" : debugContext.getPathName();
+  poplar::Tensor arranged = createMatMulInputRHS(graph, B.elementType(), outputType, aShape,
+                                                 B.shape(), name, options, cache);
+  prog.add(poplar::program::Copy(B, arranged, false, name));
+  return arranged;
+}
+
+poplar::Tensor preArrangeMatMulInputRHS(poplar::Graph &graph,
+                                        const std::vector<std::size_t> &aShape,
+                                        const poplar::Tensor &B, poplar::program::Sequence &prog,
+                                        const poplar::DebugContext &debugContext,
+                                        const poplar::OptionFlags &options, PlanningCache *cache) {
+  return preArrangeMatMulInputRHS(graph, aShape, B, prog, B.elementType(), debugContext, options,
+                                  cache);
+}
+
+poplar::Tensor
+preArrangeMatMulGroupedInputRHS(poplar::Graph &graph, const std::vector<std::size_t> &aShape,
+                                const poplar::Tensor &B, poplar::program::Sequence &prog,
+                                const poplar::Type &outputType,
+                                const poplar::DebugContext &debugContext,
+                                const poplar::OptionFlags &options, PlanningCache *cache) {
+  const std::string name =
+      debugContext.getPathName().empty() ? "preArrangedRHS" : debugContext.getPathName();
+  poplar::Tensor arranged = createMatMulGroupedInputRHS(graph, B.elementType(), outputType, aShape,
+                                                        B.shape(), name, options, cache);
+  prog.add(poplar::program::Copy(B, arranged, false, name));
+  return arranged;
+}
+
+std::set<ConvPlanParams> matMulGetConvPlanParams(const std::set<MatMulPlanParams> &matmuls,
+                                                 MatMulToConvOptions &matmulToConvOpts) {
+  std::set<ConvPlanParams> convs;
+  for (const auto &[target, params, options] : matmuls) {
+    const std::size_t rank = params.aShape.size() == 3 ? 3 : 2;
+    checkShapes("matMulGetConvPlanParams", params.aShape, params.bShape, rank);
+    const auto a3 = grouped(params.aShape), b3 = grouped(params.bShape);
+    poplar::OptionFlags convOptions;
+    if (options) {
+      const auto parsed = detail::parseMatMulOptions(*options);
+      convOptions.set("availableMemoryProportion",
+                      std::to_string(parsed.availableMemoryProportion));
+      convOptions.set("partialsType", parsed.partialsType == poplar::HALF ? "half" : "float");
+    }
+    auto &stored = matmulToConvOpts[options];
+    stored = convOptions;
+    ConvParams conv(params.inputType, params.outputType, 1, {a3[1]}, {1}, a3[2], b3[2], a3[0]);
+    convs.emplace(target, conv, &stored);
+  }
+  return convs;
+}
+
+void preplanMatMuls(const std::set<MatMulPlanParams> &matmuls, matmul::PlanningCache &cache) {
+  for (const auto &[target, params, options] : matmuls) {
+    if (!target)
+      fail("preplanMatMuls", "a MatMulPlanParams entry has no target");
+    const std::size_t rank = params.aShape.size() == 3 ? 3 : 2;
+    checkShapes("preplanMatMuls", params.aShape, params.bShape, rank);
+    checkType("preplanMatMuls", "the input type", params.inputType);
+    checkType("preplanMatMuls", "the output type", params.outputType);
+    const auto a3 = grouped(params.aShape), b3 = grouped(params.bShape);
+    const auto opts = detail::parseMatMulOptions(options ? *options : poplar::OptionFlags{});
+    detail::planMatMul(*target, params.inputType, params.outputType, a3[0], a3[1], b3[2], a3[2],
+                       opts, &cache);
+  }
+}
+
+void matmulValidateOptions(const poplar::OptionFlags &options) {
+  detail::parseMatMulOptions(options);
 }
 
 } // namespace poplin

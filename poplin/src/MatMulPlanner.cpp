@@ -21,7 +21,7 @@ PlanningCache::PlanningCache() : impl(std::make_unique<PlanningCacheImpl>()) {}
 PlanningCache::~PlanningCache() = default;
 std::size_t PlanningCache::size() const {
   std::lock_guard lock(impl->mutex);
-  return impl->plans.size();
+  return impl->plans.size() + impl->convPlans.size();
 }
 
 std::ostream &operator<<(std::ostream &os, const MatMulPlan &p) {

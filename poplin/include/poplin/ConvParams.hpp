@@ -122,6 +122,8 @@ struct ConvParams {
            a.kernelTransform == b.kernelTransform && a.outputTransform == b.outputTransform;
   }
   friend bool operator!=(const ConvParams &a, const ConvParams &b) { return !(a == b); }
+  /// A strict order (member by member) so parameters can key a std::set (ConvPlanParams).
+  friend bool operator<(const ConvParams &a, const ConvParams &b);
 };
 
 std::ostream &operator<<(std::ostream &os, const ConvParams &params);

@@ -39,6 +39,8 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <set>
+#include <tuple>
 
 #include <poplar/DebugContext.hpp>
 #include <poplar/Graph.hpp>
@@ -72,6 +74,14 @@ poplar::Tensor createConvOutput(poplar::Graph &graph, const ConvParams &params,
 poplar::Tensor createBiases(poplar::Graph &graph, const poplar::Tensor &activations,
                             const poplar::DebugContext &debugContext = {"biases"});
 
+/// Biases [output channels] for the output of the convolution `params` (`activations` is that
+/// output); `params` must describe as many output channels as activations has.
+poplar::Tensor createBiases(poplar::Graph &graph, const poplar::Tensor &activations,
+                            const ConvParams &params,
+                            const poplar::DebugContext &debugContext = {"biases"},
+                            const poplar::OptionFlags &options = {},
+                            PlanningCache *cache = nullptr);
+
 /// out = conv(in, weights) for `params`. With `transposeAndFlipWeights`, `weights` has shape
 /// [G][ICperG][OCperG][kernel…] (the forward layer's weights when `params` are its
 /// getGradientParams) and each kernel is flipped in every spatial dimension — the input-gradient
@@ -81,6 +91,25 @@ poplar::Tensor convolution(poplar::Graph &graph, const poplar::Tensor &in,
                            bool transposeAndFlipWeights, poplar::program::Sequence &prog,
                            const poplar::DebugContext &debugContext = {},
                            const poplar::OptionFlags &options = {}, PlanningCache *cache = nullptr);
+
+/// As convolution(), writing the result into the existing tensor `out`
+/// ([B][G*OCperG][output fields…], params.outputType, e.g. from createConvOutput).
+void convolutionWithOutput(poplar::Graph &graph, const poplar::Tensor &in,
+                           const poplar::Tensor &weights, const poplar::Tensor &out,
+                           const ConvParams &params, bool transposeAndFlipWeights,
+                           poplar::program::Sequence &prog,
+                           const poplar::DebugContext &debugContext = {},
+                           const poplar::OptionFlags &options = {}, PlanningCache *cache = nullptr);
+
+/// Plans every convolution of `convs` (target, parameters, options; ConvPlanParams is declared
+/// in poplin/MatMul.hpp) into `cache`, for the pass its `pass` option names (TRAINING_WU and
+/// FC_TRAINING_WU: the weight-gradient pass; otherwise forward). Deprecated in PopLibs in
+/// favour of preplan() (poplin/ConvPreplan.hpp).
+void preplanConvolutions(const std::set<ConvPlanParams> &convs, PlanningCache &cache);
+/// As above; `graph` is not needed (each entry names its target) and is accepted for PopLibs'
+/// signature.
+void preplanConvolutions(poplar::Graph &graph, const std::set<ConvPlanParams> &convs,
+                         PlanningCache &cache);
 
 /// weightsOut[g][ic][oc][k…] = weightsIn[g][oc][ic][flipped k…]: the explicit form of what
 /// transposeAndFlipWeights does implicitly.
@@ -131,6 +160,28 @@ void addBias(poplar::Graph &graph, const poplar::Tensor &in, const poplar::Tenso
 std::uint64_t getFwdFlops(const ConvParams &params);
 std::uint64_t getBwdFlops(const ConvParams &params);
 std::uint64_t getWuFlops(const ConvParams &params);
+
+/// The cycles the forward (input-gradient, weight-gradient) pass would take if every tile did
+/// useful multiply-accumulates every cycle at its peak rate (16 FLOAT or 64 HALF products per
+/// tile per cycle): getFwdFlops / (2 · peak · tiles). A lower bound, for measuring efficiency.
+double getFwdPerfectCycleCount(const poplar::Graph &graph, const ConvParams &params);
+double getBwdPerfectCycleCount(const poplar::Graph &graph, const ConvParams &params);
+double getWuPerfectCycleCount(const poplar::Graph &graph, const ConvParams &params);
+
+/// The planner's estimate for a plan: cycles (the cost model's total) and memory (bytes over
+/// all tiles the plan uses).
+struct PlanCosts {
+  std::size_t cycles = 0;
+  std::size_t memory = 0;
+};
+
+/// The estimated costs of the forward plan for `params`.
+PlanCosts reportPlanEstimatedCosts(const poplar::Graph &graph, const ConvParams &params,
+                                   const poplar::OptionFlags &options = {},
+                                   PlanningCache *cache = nullptr);
+
+/// Checks convolution options: throws poplar::invalid_option for an unknown name or bad value.
+void convolutionValidateOptions(const poplar::OptionFlags &options);
 
 /// Prints the plan the forward convolution `params` would use.
 void reportPlanInfo(std::ostream &out, const poplar::Graph &graph, const ConvParams &params,
