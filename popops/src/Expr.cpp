@@ -155,6 +155,8 @@ void Expr::print(std::ostream &os) const { os << name(); }
 
 std::ostream &operator<<(std::ostream &os, const Expr &e) { return os << e.name(); }
 
+bool deepEquals(const Expr &a, const Expr &b) { return a.deepEquals(b); }
+
 bool Expr::deepEquals(const Expr &other) const { return name() == other.name(); }
 
 std::string Const::printValue() const {

@@ -355,6 +355,9 @@ TEST(ExprOpsComplete, OperatorsBuildTheBitwiseAndShiftNodes) {
   std::ostringstream os;
   os << ShrSE(_1, _2);
   EXPECT_EQ(os.str(), "SHIFT_RIGHT_SIGN_EXTEND(_1, _2)");
+  EXPECT_EQ((_1 * 0.5_half).name(), "MULTIPLY(_1, 0.5:half)");
+  EXPECT_TRUE(deepEquals(Rem(_1, Const(3)), _1 % 3));
+  EXPECT_FALSE(deepEquals(Shl(_1, _2), Shr(_1, _2)));
 }
 
 TEST(ExprOpsComplete, NamedFunctionsTakeScalarConstantsOnEitherSide) {
@@ -384,6 +387,29 @@ TEST(ExprOpsComplete, NamedFunctionsTakeScalarConstantsOnEitherSide) {
     EXPECT_EQ(g2[i], reference::elementWiseInteger("SHIFT_LEFT", 1, av[i], true)) << av[i];
     EXPECT_EQ(g3[i], reference::elementWiseInteger("SHIFT_RIGHT_SIGN_EXTEND", av[i], 1, true));
     EXPECT_EQ(g4[i], reference::elementWiseInteger("BITWISE_XNOR", av[i], 5, true)) << av[i];
+  }
+}
+
+TEST(ExprOpsComplete, OpTypeOverloadsOfMapInPlaceAndWithOutput) {
+  ewtest::Fixture f(4);
+  Tensor a = f.var(UNSIGNED_INT, {5}, "a");
+  Tensor b = f.var(UNSIGNED_INT, {5}, "b");
+  Tensor out = f.graph.clone(a, "out");
+  popops::mapWithOutput(f.graph, pe::UnaryOpType::POPCOUNT, a, out, f.prog);
+  popops::mapInPlace(f.graph, pe::BinaryOpType::SHIFT_RIGHT, a, b, f.prog);
+  f.read("a", a);
+  f.read("out", out);
+  Engine engine(f.graph, f.prog);
+  engine.load(f.dev);
+  const std::vector<unsigned> av = {0xffffffffu, 0x80000000u, 7, 0, 1234}, bv = {4, 31, 32, 1, 0};
+  ewtest::write(engine, "a", av);
+  ewtest::write(engine, "b", bv);
+  engine.run();
+  const auto ga = ewtest::read<unsigned>(engine, "a", 5),
+             go = ewtest::read<unsigned>(engine, "out", 5);
+  for (std::size_t i = 0; i < av.size(); ++i) {
+    EXPECT_EQ(go[i], reference::elementWiseInteger("POPCOUNT", av[i], 0, false)) << av[i];
+    EXPECT_EQ(ga[i], reference::elementWiseInteger("SHIFT_RIGHT", av[i], bv[i], false)) << av[i];
   }
 }
 

@@ -10,7 +10,10 @@
 // naming the shapes, types and expression.
 //
 // Types: FLOAT and HALF (HALF is computed in float and rounded once, when stored), INT and
-// UNSIGNED_INT for the integer-capable operations, BOOL for comparisons and logic.
+// UNSIGNED_INT for the integer-capable operations (arithmetic, bitwise and shifts), BOOL for
+// comparisons and logic; popops/ExprOp.hpp lists which operation takes which. Integer results
+// are defined where C leaves them open: x / 0 = 0, x % 0 = x, shifts by 32 or more give 0 (−1
+// for a negative SHIFT_RIGHT_SIGN_EXTEND), SHIFT_RIGHT is logical also for INT.
 //
 // Options (all accepted for PopLibs compatibility, none changes the result):
 // "enableGenerateCodelet", "forceGenerateCodelet", "enableExpressionOptimizations", each "true" or
