@@ -36,7 +36,9 @@ struct Operand {
   std::vector<double> values;
 };
 
-std::size_t bytesOf(const Type &t) { return t == HALF ? 2 : (t == BOOL ? 1 : 4); }
+std::size_t bytesOf(const Type &t) {
+  return t == HALF || t == SHORT || t == UNSIGNED_SHORT ? 2 : (t == BOOL ? 1 : 4);
+}
 
 std::vector<unsigned char> encode(const Operand &o) {
   std::vector<unsigned char> out(o.values.size() * bytesOf(o.type));
@@ -55,6 +57,9 @@ std::vector<unsigned char> encode(const Operand &o) {
     } else if (o.type == UNSIGNED_INT) {
       const std::uint32_t x = static_cast<std::uint32_t>(static_cast<std::int64_t>(v));
       std::memcpy(p, &x, 4);
+    } else if (o.type == SHORT || o.type == UNSIGNED_SHORT) {
+      const std::uint16_t x = static_cast<std::uint16_t>(static_cast<std::int64_t>(v));
+      std::memcpy(p, &x, 2);
     } else {
       *p = v != 0 ? 1 : 0;
     }
@@ -81,6 +86,16 @@ double decode(const Type &t, const unsigned char *p) {
   if (t == UNSIGNED_INT) {
     std::uint32_t x;
     std::memcpy(&x, p, 4);
+    return x;
+  }
+  if (t == SHORT) {
+    std::int16_t x;
+    std::memcpy(&x, p, 2);
+    return x;
+  }
+  if (t == UNSIGNED_SHORT) {
+    std::uint16_t x;
+    std::memcpy(&x, p, 2);
     return x;
   }
   return *p;
@@ -306,6 +321,39 @@ INSTANTIATE_TEST_SUITE_P(
       return pe::toString(info.param.op) + (info.param.isSigned ? "_INT" : "_UNSIGNED_INT");
     });
 
+TEST(ExprOpsComplete, ShortIntegersWrapAsSixteenBitArithmetic) {
+  const std::vector<double> sa = {-32768, -32768, 32767, -7, 7, -1, -1, 0x4000, 300, -300, 255, 1};
+  const std::vector<double> sb = {-1, 1, 1, 2, -2, 1, 15, 2, 16, 3, 0, 40};
+  const std::vector<double> ua = {65535, 0x8000, 7, 7, 0, 1, 65535, 0x4000, 300, 1000, 255, 1};
+  const std::vector<double> ub = {1, 15, 16, 3, 5, 0, 1, 2, 17, 7, 0, 40};
+  for (bool isSigned : {true, false}) {
+    const Type t = isSigned ? SHORT : UNSIGNED_SHORT;
+    const auto &a = isSigned ? sa : ua;
+    const auto &b = isSigned ? sb : ub;
+    std::vector<pe::BinaryOpType> ops = {
+        pe::BinaryOpType::BITWISE_AND,  pe::BinaryOpType::BITWISE_OR, pe::BinaryOpType::BITWISE_XOR,
+        pe::BinaryOpType::BITWISE_XNOR, pe::BinaryOpType::SHIFT_LEFT, pe::BinaryOpType::SHIFT_RIGHT,
+        pe::BinaryOpType::ADD,          pe::BinaryOpType::MULTIPLY,   pe::BinaryOpType::DIVIDE,
+        pe::BinaryOpType::REMAINDER};
+    if (isSigned)
+      ops.push_back(pe::BinaryOpType::SHIFT_RIGHT_SIGN_EXTEND);
+    for (auto op : ops)
+      for (Layout layout : {Layout::OneTile, Layout::Linear16}) {
+        const Result r = runMap(pe::BinaryOp(op, pe::_1, pe::_2), {{t, a}, {t, b}}, layout);
+        ASSERT_EQ(r.type, t);
+        for (std::size_t i = 0; i < a.size(); ++i)
+          ASSERT_EQ(r.values[i],
+                    double(reference::elementWiseShortInteger(pe::toString(op), std::int64_t(a[i]),
+                                                              std::int64_t(b[i]), isSigned)))
+              << pe::toString(op) << " " << t.toString() << " of " << a[i] << ", " << b[i];
+      }
+    const Result n = runMap(pe::BitwiseNot(pe::_1), {{t, a}}, Layout::Linear16);
+    for (std::size_t i = 0; i < a.size(); ++i)
+      EXPECT_EQ(n.values[i], double(reference::elementWiseShortInteger(
+                                 "BITWISE_NOT", std::int64_t(a[i]), 0, isSigned)));
+  }
+}
+
 TEST(ExprOpsComplete, IntegerUnaryBitOpsMatchReference) {
   const std::vector<double> s = {0, 1, -1, -2147483648.0, 2147483647, 0x00f0, -256, 12345};
   const std::vector<double> u = {0, 1, 4294967295.0, 0x80000000u, 0x7fffffff, 0x00f0, 256, 12345};
@@ -522,6 +570,10 @@ TEST(ExprOpsComplete, UnsupportedTypesAreNamedWithTheOp) {
       {pe::UnaryOp(pe::UnaryOpType::POPCOUNT, pe::_1), FLOAT, "POPCOUNT does not support float"},
       {pe::Atan2(pe::_1, pe::_1), UNSIGNED_INT, "ATAN2 does not support unsigned int"},
       {pe::Rem(pe::_1, pe::_1), BOOL, "REMAINDER does not support bool"},
+      {pe::UnaryOp(pe::UnaryOpType::COUNT_LEADING_ZEROS, pe::_1), SHORT,
+       "COUNT_LEADING_ZEROS does not support short"},
+      {pe::ShrSE(pe::_1, pe::_1), UNSIGNED_SHORT,
+       "SHIFT_RIGHT_SIGN_EXTEND does not support unsigned short"},
   };
   for (const auto &c : cases) {
     ewtest::Fixture f(2);

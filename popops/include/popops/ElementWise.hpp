@@ -9,8 +9,9 @@
 // support (e.g. SQRT of INT) and mismatched operand types throw poputil::poplibs_error
 // naming the shapes, types and expression.
 //
-// Types: FLOAT and HALF (HALF is computed in float and rounded once, when stored), INT and
-// UNSIGNED_INT for the integer-capable operations (arithmetic, bitwise and shifts), BOOL for
+// Types: FLOAT and HALF (HALF is computed in float and rounded once, when stored), INT,
+// UNSIGNED_INT, SHORT and UNSIGNED_SHORT for the integer-capable operations (arithmetic, bitwise
+// and shifts; 16-bit results wrap as 16-bit arithmetic), BOOL for
 // comparisons and logic; popops/ExprOp.hpp lists which operation takes which. Integer results
 // are defined where C leaves them open: x / 0 = 0, x % 0 = x, shifts by 32 or more give 0 (−1
 // for a negative SHIFT_RIGHT_SIGN_EXTEND), SHIFT_RIGHT is logical also for INT.

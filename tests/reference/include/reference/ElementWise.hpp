@@ -131,6 +131,12 @@ inline std::int64_t elementWiseInteger(const std::string &op, std::int64_t a, st
     return isSigned ? static_cast<std::int64_t>(static_cast<std::int32_t>(bits))
                     : static_cast<std::int64_t>(bits);
   };
+  if (op == "ADD") // wraps modulo 2^32
+    return back(ua + ub);
+  if (op == "SUBTRACT")
+    return back(ua - ub);
+  if (op == "MULTIPLY")
+    return back(ua * ub);
   if (op == "BITWISE_AND")
     return back(ua & ub);
   if (op == "BITWISE_OR")
@@ -181,6 +187,18 @@ inline std::int64_t elementWiseInteger(const std::string &op, std::int64_t a, st
                           : back(static_cast<std::uint32_t>(r));
   }
   throw std::invalid_argument("reference::elementWiseInteger: no integer op " + op);
+}
+
+/// One integer op on SHORT (`isSigned`) or UNSIGNED_SHORT operands: the 32-bit op on the
+/// values, except that SHIFT_RIGHT shifts the 16-bit pattern (zero-filling from bit 15); the
+/// result wraps to 16 bits as 16-bit arithmetic does.
+inline std::int64_t elementWiseShortInteger(const std::string &op, std::int64_t a, std::int64_t b,
+                                            bool isSigned) {
+  const std::int64_t x = op == "SHIFT_RIGHT" ? (a & 0xffff) : a;
+  const std::int64_t r = elementWiseInteger(op, x, b, true);
+  const std::uint16_t bits = static_cast<std::uint16_t>(static_cast<std::uint64_t>(r) & 0xffffu);
+  return isSigned ? static_cast<std::int64_t>(static_cast<std::int16_t>(bits))
+                  : static_cast<std::int64_t>(bits);
 }
 
 /// The element function applied to every element (shapes already equal).
