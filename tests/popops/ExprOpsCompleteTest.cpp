@@ -263,6 +263,50 @@ TEST(ExprOpsComplete, VarianceConversionsMatchReferenceAndUndoEachOther) {
   }
 }
 
+TEST(ExprOpsComplete, VarianceConversionsWithDstTypeConvertOnce) {
+  ewtest::Fixture f(16);
+  Tensor v = f.var(FLOAT, {40}, "v");
+  Tensor inv = popops::varianceToInvStdDev(f.graph, v, 1e-3f, f.prog); // HALF by default
+  EXPECT_EQ(inv.elementType(), HALF);
+  Tensor back = popops::invStdDevToVariance(f.graph, inv, 1e-3f, f.prog); // FLOAT by default
+  EXPECT_EQ(back.elementType(), FLOAT);
+  f.read("inv", inv);
+  f.read("back", back);
+  Engine engine(f.graph, f.prog);
+  engine.load(f.dev);
+  const auto vv = ewtest::randomFloats(40, 0.05f, 4, 9);
+  ewtest::write(engine, "v", vv);
+  engine.run();
+  const auto gi = ewtest::fromHalf(ewtest::read<std::uint16_t>(engine, "inv", 40));
+  const auto gb = ewtest::read<float>(engine, "back", 40);
+  for (std::size_t i = 0; i < vv.size(); ++i) {
+    const double want =
+        reference::elementWiseBinary("VARIANCE_TO_INV_STD_DEV", vv[i], double(1e-3f));
+    expectClose(HALF, gi[i], reference::roundTo(HALF, want), "varianceToInvStdDev");
+    // back is computed in half (src is HALF), then converted to FLOAT.
+    const double wb =
+        reference::roundTo(HALF, reference::elementWiseBinary("INV_STD_DEV_TO_VARIANCE", gi[i],
+                                                              reference::roundTo(HALF, 1e-3)));
+    expectClose(HALF, gb[i], wb, "invStdDevToVariance");
+  }
+  try {
+    popops::varianceToInvStdDev(f.graph, v, 1e-3f, f.prog, INT);
+    FAIL() << "expected poplibs_error";
+  } catch (const poputil::poplibs_error &e) {
+    EXPECT_NE(std::string(e.what()).find("dstType int must be half"), std::string::npos)
+        << e.what();
+  }
+  Tensor eps2 = f.var(FLOAT, {2}, "eps2");
+  try {
+    popops::invStdDevToVariance(f.graph, v, eps2, f.prog, FLOAT);
+    FAIL() << "expected poplibs_error";
+  } catch (const poputil::poplibs_error &e) {
+    EXPECT_NE(std::string(e.what()).find("epsilon"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("must be one element of float"), std::string::npos)
+        << e.what();
+  }
+}
+
 struct IntCase {
   pe::BinaryOpType op;
   bool isSigned;

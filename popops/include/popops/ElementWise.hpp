@@ -296,6 +296,28 @@ POPOPS_BINARY_OP(logicalOr, LOGICAL_OR)
 /// varianceToInvStdDev(variance, epsilon) = 1 / √(variance + epsilon): each undoes the other.
 POPOPS_BINARY_OP(invStdDevToVariance, INV_STD_DEV_TO_VARIANCE)
 POPOPS_BINARY_OP(varianceToInvStdDev, VARIANCE_TO_INV_STD_DEV)
+/// The variance conversions with a result type of their own (PopLibs' older overloads, still
+/// declared): 1 / √(src + epsilon) as `dstType`, which must be HALF or src's type. `epsilon` is
+/// one element of src's type (or a host float). Calls with four arguments and a tensor epsilon
+/// are ambiguous with the overloads above, as in PopLibs: pass `dstType` (or options) too.
+poplar::Tensor varianceToInvStdDev(poplar::Graph &graph, const poplar::Tensor &src,
+                                   const poplar::Tensor &epsilon, poplar::program::Sequence &prog,
+                                   const poplar::Type dstType = poplar::HALF,
+                                   const poplar::DebugContext &debugContext = {});
+poplar::Tensor varianceToInvStdDev(poplar::Graph &graph, const poplar::Tensor &src,
+                                   const float epsilon, poplar::program::Sequence &prog,
+                                   const poplar::Type dstType = poplar::HALF,
+                                   const poplar::DebugContext &debugContext = {});
+/// 1 / src² − epsilon as `dstType`, which must be FLOAT or src's type.
+poplar::Tensor invStdDevToVariance(poplar::Graph &graph, const poplar::Tensor &src,
+                                   const poplar::Tensor &epsilon, poplar::program::Sequence &prog,
+                                   const poplar::Type dstType = poplar::FLOAT,
+                                   const poplar::DebugContext &debugContext = {});
+poplar::Tensor invStdDevToVariance(poplar::Graph &graph, const poplar::Tensor &src,
+                                   const float epsilon, poplar::program::Sequence &prog,
+                                   const poplar::Type dstType = poplar::FLOAT,
+                                   const poplar::DebugContext &debugContext = {});
+
 // Comparisons give BOOL results: their InPlace forms need a BOOL A.
 POPOPS_BINARY_OP(eq, EQUAL)
 POPOPS_BINARY_OP(neq, NOT_EQUAL)
