@@ -631,6 +631,26 @@ TEST(ExprOpsComplete, UnsupportedTypesAreNamedWithTheOp) {
   }
 }
 
+TEST(ExprOpsComplete, CheckTypesAcceptsMatchingConstantsOnly) {
+  EXPECT_NO_THROW(popops::checkTypes(INT, 3));
+  EXPECT_NO_THROW(popops::checkTypes(HALF, 0.5f));
+  EXPECT_NO_THROW(popops::checkTypes(FLOAT, 0.5));
+  EXPECT_NO_THROW(popops::checkTypes(UNSIGNED_INT, 3u));
+  try {
+    popops::checkTypes(INT, 0.5f);
+    FAIL() << "expected std::runtime_error";
+  } catch (const std::runtime_error &e) {
+    EXPECT_NE(std::string(e.what()).find("not int"), std::string::npos) << e.what();
+  }
+  try {
+    popops::checkTypes(FLOAT, 3u);
+    FAIL() << "expected std::runtime_error";
+  } catch (const std::runtime_error &e) {
+    EXPECT_NE(std::string(e.what()).find("unsigned int"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("float"), std::string::npos) << e.what();
+  }
+}
+
 TEST(ExprOpsComplete, ComparisonInPlaceOnFloatIsRejected) {
   ewtest::Fixture f(2);
   Tensor a = f.var(FLOAT, {4}, "a");

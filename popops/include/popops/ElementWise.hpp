@@ -22,6 +22,8 @@
 #pragma once
 
 #include <ostream>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -145,6 +147,30 @@ void mapWithOutput(poplar::Graph &graph, const std::vector<expr::Any> &exprs,
 void outputGeneratedCodelet(const poplar::Target &target, const expr::Expr &expr,
                             const std::vector<poplar::Tensor> &ts,
                             const poplar::OptionFlags &options, std::ostream &os);
+
+/// Checks that a host constant of C++ type `constType` can stand for an element of
+/// `elementType`, as the constant-operand functions below require in PopLibs: the same device type
+/// (`equivalent_device_type`), or float/double for FLOAT and HALF. Throws std::runtime_error
+/// naming both types otherwise. (Tessera's constant-operand functions convert the constant to
+/// the tensor's type instead of calling this.)
+template <typename constType> inline void checkTypes(poplar::Type elementType, constType) {
+  if (elementType != poplar::equivalent_device_type<constType>::value)
+    throw std::runtime_error("popops::checkTypes: a host constant of type " +
+                             poplar::equivalent_device_type<constType>::value.toString() +
+                             " does not match the tensor's element type " + elementType.toString());
+}
+template <> inline void checkTypes<float>(poplar::Type elementType, float) {
+  if (elementType != poplar::FLOAT && elementType != poplar::HALF)
+    throw std::runtime_error("popops::checkTypes: a host float constant needs a FLOAT or HALF "
+                             "tensor, not " +
+                             elementType.toString());
+}
+template <> inline void checkTypes<double>(poplar::Type elementType, double) {
+  if (elementType != poplar::FLOAT && elementType != poplar::HALF)
+    throw std::runtime_error("popops::checkTypes: a host double constant needs a FLOAT or HALF "
+                             "tensor, not " +
+                             elementType.toString());
+}
 
 // ---- named operations ---------------------------------------------------------------------
 // Each NAME has NAME(graph, A, prog, …) returning a new tensor, NAMEInPlace(graph, A, prog, …)
