@@ -557,6 +557,49 @@ TEST(ExprOpsComplete, MultiExpressionMapInPlaceReadsEveryInputBeforeWriting) {
   }
 }
 
+TEST(ExprOpsComplete, MultiExpressionMapWithOutputRunsInOneComputeSet) {
+  ewtest::Fixture f(16);
+  Tensor a = f.var(INT, {50}, "a");
+  Tensor b = f.var(INT, {50}, "b");
+  Tensor bits = f.graph.clone(a, "bits");
+  Tensor flags = f.graph.addVariable(BOOL, {50}, "flags");
+  poputil::mapTensorLinearly(f.graph, flags);
+  const unsigned before = f.graph.addComputeSet("probe-before").getId();
+  popops::mapWithOutput(f.graph,
+                        {pe::Any(pe::BitwiseXor(pe::_1, pe::_2)), pe::Any(pe::Gt(pe::_1, pe::_2))},
+                        {a, b}, {bits, flags}, f.prog);
+  const unsigned after = f.graph.addComputeSet("probe-after").getId();
+  EXPECT_EQ(after - before - 1, 1u) << "the expressions should share one compute set";
+  f.read("bits", bits);
+  f.read("flags", flags);
+  Engine engine(f.graph, f.prog);
+  engine.load(f.dev);
+  const auto av = ewtest::randomInts(50, -1000, 1000, 3),
+             bv = ewtest::randomInts(50, -1000, 1000, 4);
+  ewtest::write(engine, "a", av);
+  ewtest::write(engine, "b", bv);
+  engine.run();
+  const auto gx = ewtest::read<int>(engine, "bits", 50);
+  const auto gf = ewtest::readBool(engine, "flags", 50);
+  for (std::size_t i = 0; i < av.size(); ++i) {
+    EXPECT_EQ(gx[i], av[i] ^ bv[i]);
+    EXPECT_EQ(gf[i] != 0, av[i] > bv[i]);
+  }
+}
+
+TEST(ExprOpsComplete, MultiExpressionMapInPlaceNeedsATensorPerExpression) {
+  ewtest::Fixture f(4);
+  Tensor a = f.var(FLOAT, {8}, "a");
+  try {
+    popops::mapInPlace(f.graph, {pe::Any(pe::_1), pe::Any(pe::Neg(pe::_1))}, {a}, f.prog);
+    FAIL() << "expected poplibs_error";
+  } catch (const poputil::poplibs_error &e) {
+    EXPECT_NE(std::string(e.what()).find("2 expressions write tensors _1 to _2 but only 1"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(ExprOpsComplete, MultiExpressionMapWithOutputNeedsOneOutputPerExpression) {
   ewtest::Fixture f(4);
   Tensor a = f.var(FLOAT, {8}, "a");
