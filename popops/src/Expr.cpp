@@ -1,6 +1,7 @@
 // GCC 12 reports a false -Wrestrict inside std::string operator+ at -O3 (GCC bug 105329).
 #pragma GCC diagnostic ignored "-Wrestrict"
 
+#include <popops/ElementWise.hpp>
 #include <popops/Expr.hpp>
 
 #include <cmath>
@@ -196,3 +197,15 @@ std::string TernaryOp::name(const std::vector<poplar::Tensor> &ts) const {
 }
 
 } // namespace popops::expr
+
+namespace poputil {
+template <> poplar::ProfileValue toProfileValue(const popops::expr::UnaryOpType &op) {
+  return poplar::ProfileValue(popops::expr::toString(op));
+}
+template <> poplar::ProfileValue toProfileValue(const popops::expr::BinaryOpType &op) {
+  return poplar::ProfileValue(popops::expr::toString(op));
+}
+template <> poplar::ProfileValue toProfileValue(const popops::expr::TernaryOpType &op) {
+  return poplar::ProfileValue(popops::expr::toString(op));
+}
+} // namespace poputil

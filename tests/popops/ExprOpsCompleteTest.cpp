@@ -452,6 +452,13 @@ TEST(ExprOpsComplete, OperatorsBuildTheBitwiseAndShiftNodes) {
   EXPECT_FALSE(deepEquals(Shl(_1, _2), Shr(_1, _2)));
 }
 
+TEST(ExprOpsComplete, OpTypesAppearInDebugRecordsByName) {
+  EXPECT_EQ(poputil::toProfileValue(pe::UnaryOpType::GELU_ERF).asString(), "GELU_ERF");
+  EXPECT_EQ(poputil::toProfileValue(pe::BinaryOpType::SHIFT_RIGHT_SIGN_EXTEND).asString(),
+            "SHIFT_RIGHT_SIGN_EXTEND");
+  EXPECT_EQ(poputil::toProfileValue(pe::TernaryOpType::CLAMP).asString(), "CLAMP");
+}
+
 TEST(ExprOpsComplete, NamedFunctionsTakeScalarConstantsOnEitherSide) {
   ewtest::Fixture f(4);
   Tensor a = f.var(INT, {6}, "a");

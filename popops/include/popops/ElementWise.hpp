@@ -33,6 +33,14 @@
 #include <poplar/Program.hpp>
 #include <poplar/Tensor.hpp>
 #include <popops/Expr.hpp>
+#include <poputil/DebugInfo.hpp>
+
+namespace poputil {
+/// Operation types in debug records: their names ("ADD", "SQRT", …).
+template <> poplar::ProfileValue toProfileValue(const popops::expr::UnaryOpType &op);
+template <> poplar::ProfileValue toProfileValue(const popops::expr::BinaryOpType &op);
+template <> poplar::ProfileValue toProfileValue(const popops::expr::TernaryOpType &op);
+} // namespace poputil
 
 namespace popops {
 
