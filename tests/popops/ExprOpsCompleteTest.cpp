@@ -217,6 +217,30 @@ TEST(ExprOpsComplete, ShortIntegersWrapAsSixteenBitArithmetic) {
   }
 }
 
+TEST(ExprOpsComplete, ClampAndSelectTakeShortIntegers) {
+  const std::vector<double> x = {-32768, -5, 0, 5, 300, 32767};
+  const std::vector<double> c = {1, 0, 1, 0, 1, 0};
+  for (Type t : {SHORT, UNSIGNED_SHORT}) {
+    std::vector<double> in = x;
+    if (t == UNSIGNED_SHORT)
+      for (auto &v : in)
+        v = v < 0 ? -v : v;
+    const double lo = t == SHORT ? -100 : 3, hi = 200;
+    const Result r =
+        runMap(pe::Clamp(pe::_1, pe::Const(lo), pe::Const(hi)), {{t, in}}, Layout::Linear16);
+    const Result s =
+        runMap(pe::Select(pe::_1, pe::Neg(pe::_1), pe::_2), {{t, in}, {BOOL, c}}, Layout::OneTile);
+    ASSERT_EQ(r.type, t);
+    ASSERT_EQ(s.type, t);
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      EXPECT_EQ(r.values[i], std::min(std::max(in[i], lo), hi)) << t.toString() << " " << in[i];
+      const double neg = double(
+          reference::elementWiseShortInteger("SUBTRACT", 0, std::int64_t(in[i]), t == SHORT));
+      EXPECT_EQ(s.values[i], c[i] != 0 ? in[i] : neg) << t.toString() << " " << in[i];
+    }
+  }
+}
+
 TEST(ExprOpsComplete, IntegerUnaryBitOpsMatchReference) {
   const std::vector<double> s = {0, 1, -1, -2147483648.0, 2147483647, 0x00f0, -256, 12345};
   const std::vector<double> u = {0, 1, 4294967295.0, 0x80000000u, 0x7fffffff, 0x00f0, 256, 12345};
