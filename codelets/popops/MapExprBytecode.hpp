@@ -3,8 +3,10 @@
 //
 // A program works on "slots": [0, numRegs) are chunk-sized local registers (32-bit lanes),
 // [numRegs, numRegs + numInputs) are the vertex's inputs and numRegs + numInputs is its output.
-// Registers hold FLOAT and HALF values as float, INT as int32, UNSIGNED_INT as uint32 and BOOL
-// as a uint32 0/1; only loads and stores see 16- and 8-bit element types.
+// Registers hold FLOAT and HALF values as float, INT as int32, UNSIGNED_INT as uint32, SHORT and
+// UNSIGNED_SHORT sign- and zero-extended to 32 bits (every op with such a result is followed by a
+// Wrap op, so 16-bit arithmetic wraps as 16-bit) and BOOL as a uint32 0/1; only loads and stores
+// see 16- and 8-bit element types.
 //
 // Layout of the `code` vertex field (one 32-bit word each):
 //   header: kMagic, chunk, numRegs, numInputs, numPrologue, numBody
@@ -138,7 +140,12 @@ using KernelFn = void (*)(void *out, const void *a, const void *b, const void *c
   X(ShrI, U, U)                                                                                    \
   X(ShrSEI, I, I)                                                                                  \
   X(RemI, I, I)                                                                                    \
-  X(RemU, U, U)
+  X(RemU, U, U)                                                                                    \
+  X(LoadShort, H, I)                                                                               \
+  X(LoadUnsignedShort, H, U)                                                                       \
+  X(StoreShort, U, H)                                                                              \
+  X(WrapShort, I, I)                                                                               \
+  X(WrapUnsignedShort, U, U)
 
 /// Opcodes; ops that are the same bit operation for several kinds (copy, add, sub, mul, neg,
 /// square, eq, ne of int32 and uint32 and bool) use one opcode.
@@ -165,7 +172,16 @@ inline constexpr std::size_t kRegisterBytes = 64 * 1024;
 inline constexpr float kGeluAlpha = 0.7978845608f; // √(2/π)
 inline constexpr float kGeluBeta = 0.044715f;
 
-enum class InputField : std::uint32_t { In4 = 0, In2 = 1, In1 = 2 };
+/// Where an input's pieces are and how an element becomes a register value: In4 as it is, In2
+/// half → float, In1 bool bytes → 0/1, In2Short / In2UnsignedShort 16-bit integers (from the in2
+/// list) sign- or zero-extended.
+enum class InputField : std::uint32_t {
+  In4 = 0,
+  In2 = 1,
+  In1 = 2,
+  In2Short = 3,
+  In2UnsignedShort = 4
+};
 enum class InputReading : std::uint32_t { PerElement = 0, Scalar = 1, Periodic = 2 };
 enum class PrologueKind : std::uint32_t { Const = 0, ScalarInput = 1 };
 

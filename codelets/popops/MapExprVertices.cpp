@@ -35,6 +35,16 @@ std::uint32_t scalarInputBits(const void *p, InputField field) {
   }
   case InputField::In1:
     return *static_cast<const std::uint8_t *>(p) != 0 ? 1u : 0u;
+  case InputField::In2Short: {
+    std::int16_t h;
+    std::memcpy(&h, p, 2);
+    return static_cast<std::uint32_t>(static_cast<std::int32_t>(h));
+  }
+  case InputField::In2UnsignedShort: {
+    std::uint16_t h;
+    std::memcpy(&h, p, 2);
+    return h;
+  }
   }
   return 0;
 }
@@ -69,7 +79,7 @@ void runExpr(const std::uint32_t *w, const std::uint32_t *consts, InputData inpu
     const std::uint32_t *desc = inputs + k * kInputWords;
     const auto field = static_cast<InputField>(desc[0]);
     base[k] = input(field, desc[1]);
-    elementBytes[k] = field == InputField::In4 ? 4 : field == InputField::In2 ? 2 : 1;
+    elementBytes[k] = field == InputField::In4 ? 4 : field == InputField::In1 ? 1 : 2;
     width[k] = elementBytes[k];
     const auto reading = static_cast<InputReading>(desc[2]);
     if (reading == InputReading::Scalar)
@@ -149,9 +159,9 @@ public:
         [&](InputField field, std::uint32_t index) -> const unsigned char * {
           return field == InputField::In4
                      ? reinterpret_cast<const unsigned char *>(in4[index].data())
-                 : field == InputField::In2
-                     ? reinterpret_cast<const unsigned char *>(in2[index].data())
-                     : in1[index].data();
+                 : field == InputField::In1
+                     ? in1[index].data()
+                     : reinterpret_cast<const unsigned char *>(in2[index].data());
         },
         out.data(), out.size());
     return true;
@@ -190,9 +200,9 @@ public:
           [&](InputField field, std::uint32_t index) -> const unsigned char * {
             return field == InputField::In4
                        ? reinterpret_cast<const unsigned char *>(in4[r * n4 + index].data())
-                   : field == InputField::In2
-                       ? reinterpret_cast<const unsigned char *>(in2[r * n2 + index].data())
-                       : in1[r * n1 + index].data();
+                   : field == InputField::In1
+                       ? in1[r * n1 + index].data()
+                       : reinterpret_cast<const unsigned char *>(in2[r * n2 + index].data());
           },
           out[r].data(), out[r].size());
     return true;
@@ -232,6 +242,9 @@ void registerMapExprVertices() {
   registerMapExpr<int>("popops::MapExpr<int>", "popops::MapExpr2D<int>");
   registerMapExpr<unsigned>("popops::MapExpr<unsigned int>", "popops::MapExpr2D<unsigned int>");
   registerMapExpr<bool>("popops::MapExpr<bool>", "popops::MapExpr2D<bool>");
+  registerMapExpr<short>("popops::MapExpr<short>", "popops::MapExpr2D<short>");
+  registerMapExpr<unsigned short>("popops::MapExpr<unsigned short>",
+                                  "popops::MapExpr2D<unsigned short>");
 }
 
 } // namespace tessera::codelets::popops

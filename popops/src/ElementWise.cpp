@@ -504,4 +504,78 @@ void mapWithOutput(poplar::Graph &graph, const expr::Expr &expr,
   mapImpl(graph, expr, ts, out, Mode::WithOutput, prog, debugContext, options);
 }
 
+namespace {
+
+/// The variance conversions with a result type: computed in src's type, converted once.
+poplar::Tensor convertVariance(poplar::Graph &graph, const poplar::Tensor &src,
+                               const poplar::Tensor &epsilon, poplar::program::Sequence &prog,
+                               const poplar::Type &dstType, const poplar::DebugContext &dc,
+                               expr::BinaryOpType op, const poplar::Type &widerType,
+                               const std::string &context) {
+  if (!src.valid() || !epsilon.valid())
+    throw poputil::poplibs_error(context + ": src and epsilon must be valid tensors");
+  if (dstType != widerType && dstType != src.elementType())
+    throw poputil::poplibs_error(context + ": dstType " + dstType.toString() + " must be " +
+                                 widerType.toString() + " or the type of src " +
+                                 poputil::describe(src) + " (" + src.elementType().toString() +
+                                 ")");
+  if (epsilon.numElements() != 1 || epsilon.elementType() != src.elementType())
+    throw poputil::poplibs_error(context + ": epsilon " + poputil::describe(epsilon) +
+                                 " must be one element of " + src.elementType().toString() +
+                                 ", the type of src");
+  const expr::BinaryOp e(op, expr::_1, expr::_2);
+  if (dstType == src.elementType())
+    return mapImpl(graph, e, {src, epsilon}, std::nullopt, Mode::New, prog, dc, {}, nullptr,
+                   context);
+  return mapImpl(graph, expr::Cast(e, dstType), {src, epsilon}, std::nullopt, Mode::New, prog, dc,
+                 {}, nullptr, context);
+}
+
+poplar::Tensor epsilonConstant(poplar::Graph &graph, const poplar::Tensor &src, float epsilon,
+                               const poplar::DebugContext &dc) {
+  poplar::Tensor t = graph.addConstant(src.elementType(), {}, epsilon, {dc, "epsilon"});
+  graph.setTileMapping(t, 0);
+  return t;
+}
+
+} // namespace
+
+poplar::Tensor varianceToInvStdDev(poplar::Graph &graph, const poplar::Tensor &src,
+                                   const poplar::Tensor &epsilon, poplar::program::Sequence &prog,
+                                   const poplar::Type dstType,
+                                   const poplar::DebugContext &debugContext) {
+  return convertVariance(graph, src, epsilon, prog, dstType, debugContext,
+                         expr::BinaryOpType::VARIANCE_TO_INV_STD_DEV, poplar::HALF,
+                         "popops::varianceToInvStdDev");
+}
+
+poplar::Tensor varianceToInvStdDev(poplar::Graph &graph, const poplar::Tensor &src,
+                                   const float epsilon, poplar::program::Sequence &prog,
+                                   const poplar::Type dstType,
+                                   const poplar::DebugContext &debugContext) {
+  if (!src.valid())
+    throw poputil::poplibs_error("popops::varianceToInvStdDev: src must be a valid tensor");
+  return varianceToInvStdDev(graph, src, epsilonConstant(graph, src, epsilon, debugContext), prog,
+                             dstType, debugContext);
+}
+
+poplar::Tensor invStdDevToVariance(poplar::Graph &graph, const poplar::Tensor &src,
+                                   const poplar::Tensor &epsilon, poplar::program::Sequence &prog,
+                                   const poplar::Type dstType,
+                                   const poplar::DebugContext &debugContext) {
+  return convertVariance(graph, src, epsilon, prog, dstType, debugContext,
+                         expr::BinaryOpType::INV_STD_DEV_TO_VARIANCE, poplar::FLOAT,
+                         "popops::invStdDevToVariance");
+}
+
+poplar::Tensor invStdDevToVariance(poplar::Graph &graph, const poplar::Tensor &src,
+                                   const float epsilon, poplar::program::Sequence &prog,
+                                   const poplar::Type dstType,
+                                   const poplar::DebugContext &debugContext) {
+  if (!src.valid())
+    throw poputil::poplibs_error("popops::invStdDevToVariance: src must be a valid tensor");
+  return invStdDevToVariance(graph, src, epsilonConstant(graph, src, epsilon, debugContext), prog,
+                             dstType, debugContext);
+}
+
 } // namespace popops

@@ -1,6 +1,7 @@
 // GCC 12 reports a false -Wrestrict inside std::string operator+ at -O3 (GCC bug 105329).
 #pragma GCC diagnostic ignored "-Wrestrict"
 
+#include <popops/ElementWise.hpp>
 #include <popops/Expr.hpp>
 
 #include <cmath>
@@ -155,6 +156,8 @@ void Expr::print(std::ostream &os) const { os << name(); }
 
 std::ostream &operator<<(std::ostream &os, const Expr &e) { return os << e.name(); }
 
+bool deepEquals(const Expr &a, const Expr &b) { return a.deepEquals(b); }
+
 bool Expr::deepEquals(const Expr &other) const { return name() == other.name(); }
 
 std::string Const::printValue() const {
@@ -194,3 +197,15 @@ std::string TernaryOp::name(const std::vector<poplar::Tensor> &ts) const {
 }
 
 } // namespace popops::expr
+
+namespace poputil {
+template <> poplar::ProfileValue toProfileValue(const popops::expr::UnaryOpType &op) {
+  return poplar::ProfileValue(popops::expr::toString(op));
+}
+template <> poplar::ProfileValue toProfileValue(const popops::expr::BinaryOpType &op) {
+  return poplar::ProfileValue(popops::expr::toString(op));
+}
+template <> poplar::ProfileValue toProfileValue(const popops::expr::TernaryOpType &op) {
+  return poplar::ProfileValue(popops::expr::toString(op));
+}
+} // namespace poputil

@@ -33,6 +33,10 @@ std::string computeType(const poplar::Type &t) {
     return "int";
   if (t == poplar::UNSIGNED_INT)
     return "unsigned";
+  if (t == poplar::SHORT)
+    return "short";
+  if (t == poplar::UNSIGNED_SHORT)
+    return "unsigned short";
   return "bool";
 }
 /// The C++ element type of a field holding `t`.
@@ -274,10 +278,12 @@ private:
       return statement("unsigned(" + y + ") >= 32u ? 0 : " + computeType(t) + "(unsigned(" + x +
                            ") << " + y + ")",
                        t);
-    case BinaryOpType::SHIFT_RIGHT:
-      return statement("unsigned(" + y + ") >= 32u ? 0 : " + computeType(t) + "(unsigned(" + x +
-                           ") >> " + y + ")",
-                       t);
+    case BinaryOpType::SHIFT_RIGHT: {
+      const std::string bits =
+          t == poplar::SHORT ? "unsigned((unsigned short)" + x + ")" : "unsigned(" + x + ")";
+      return statement(
+          "unsigned(" + y + ") >= 32u ? 0 : " + computeType(t) + "(" + bits + " >> " + y + ")", t);
+    }
     case BinaryOpType::SHIFT_RIGHT_SIGN_EXTEND:
       return statement("unsigned(" + y + ") >= 32u ? (" + x + " < 0 ? -1 : 0) : " + x + " >> " + y,
                        t);

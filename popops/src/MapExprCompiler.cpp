@@ -32,16 +32,19 @@ enum class Kind { F, I, U, B };
 Kind kindOf(Type t) {
   if (t == poplar::FLOAT || t == poplar::HALF)
     return Kind::F;
-  if (t == poplar::INT)
+  if (t == poplar::INT || t == poplar::SHORT)
     return Kind::I;
-  if (t == poplar::UNSIGNED_INT)
+  if (t == poplar::UNSIGNED_INT || t == poplar::UNSIGNED_SHORT)
     return Kind::U;
   return Kind::B;
 }
 
+/// SHORT and UNSIGNED_SHORT: held extended to 32 bits, wrapped after every op.
+bool isShort(Type t) { return t == poplar::SHORT || t == poplar::UNSIGNED_SHORT; }
+
 bool supportedType(Type t) {
   return t == poplar::FLOAT || t == poplar::HALF || t == poplar::INT || t == poplar::UNSIGNED_INT ||
-         t == poplar::BOOL;
+         t == poplar::BOOL || isShort(t);
 }
 
 /// A DAG node. Leaves live in an input slot (32-bit inputs) or in a register filled once per
@@ -154,10 +157,15 @@ Value Lowering::lowerConst(const expr::Const &c, std::optional<Type> hint) {
     break;
   }
   case Kind::I:
-    bits = static_cast<std::uint32_t>(static_cast<std::int32_t>(v));
+    bits = type == poplar::SHORT ? static_cast<std::uint32_t>(static_cast<std::int32_t>(
+                                       static_cast<std::int16_t>(static_cast<std::int64_t>(v))))
+                                 : static_cast<std::uint32_t>(static_cast<std::int32_t>(v));
     break;
   case Kind::U:
-    bits = static_cast<std::uint32_t>(v);
+    bits =
+        type == poplar::UNSIGNED_SHORT
+            ? static_cast<std::uint32_t>(static_cast<std::uint16_t>(static_cast<std::int64_t>(v)))
+            : static_cast<std::uint32_t>(v);
     break;
   case Kind::B:
     bits = v != 0 ? 1u : 0u;
@@ -184,7 +192,7 @@ Value Lowering::lowerPlaceholder(const expr::PlaceHolder &p) {
   const Type type = t.elementType();
   if (!supportedType(type))
     fail("tensor " + names_.at(index - 1) + " has unsupported element type " + type.toString() +
-         " (FLOAT, HALF, INT, UNSIGNED_INT and BOOL are supported)");
+         " (FLOAT, HALF, INT, UNSIGNED_INT, SHORT, UNSIGNED_SHORT and BOOL are supported)");
   if (inputNode_.empty())
     inputNode_.assign(ts_.size(), -1);
   if (inputNode_[index - 1] >= 0)
@@ -192,8 +200,12 @@ Value Lowering::lowerPlaceholder(const expr::PlaceHolder &p) {
   MapInputUse use;
   use.tensorIndex = index - 1;
   use.isScalar = t.numElements() == 1;
-  use.field = type == poplar::HALF ? 1u : (type == poplar::BOOL ? 2u : 0u);
+  use.field = type == poplar::HALF || isShort(type) ? 1u : (type == poplar::BOOL ? 2u : 0u);
   use.fieldIndex = fieldCount_[use.field]++;
+  use.conversion = type == poplar::SHORT ? static_cast<unsigned>(mx::InputField::In2Short)
+                   : type == poplar::UNSIGNED_SHORT
+                       ? static_cast<unsigned>(mx::InputField::In2UnsignedShort)
+                       : use.field;
   const unsigned input = static_cast<unsigned>(inputs_.size());
   inputs_.push_back(use);
   int node;
@@ -205,7 +217,11 @@ Value Lowering::lowerPlaceholder(const expr::PlaceHolder &p) {
     Node n{Node::Is::InputSlot};
     n.input = input;
     node = addNode(n);
-    if (use.field == 1)
+    if (type == poplar::SHORT)
+      node = addOp(mx::Op::LoadShort, node);
+    else if (type == poplar::UNSIGNED_SHORT)
+      node = addOp(mx::Op::LoadUnsignedShort, node);
+    else if (use.field == 1)
       node = addOp(mx::Op::LoadHalf, node);
     else if (use.field == 2)
       node = addOp(mx::Op::LoadBool, node);
@@ -372,15 +388,16 @@ Value Lowering::lowerUnary(const expr::UnaryOp &u) {
                   a.node),
             poplar::BOOL};
   case UnaryOpType::BITWISE_NOT:
-  case UnaryOpType::POPCOUNT:
-  case UnaryOpType::COUNT_LEADING_ZEROS:
     if (k != Kind::I && k != Kind::U)
       return bad();
-    return {addOp(op == UnaryOpType::BITWISE_NOT ? mx::Op::BitNotI
-                  : op == UnaryOpType::POPCOUNT  ? mx::Op::PopcountI
-                                                 : mx::Op::ClzI,
-                  a.node),
-            a.type};
+    return {addOp(mx::Op::BitNotI, a.node), a.type};
+  case UnaryOpType::POPCOUNT:
+  case UnaryOpType::COUNT_LEADING_ZEROS: {
+    // Bit counts of the 32-bit pattern: INT and UNSIGNED_INT only.
+    if ((k != Kind::I && k != Kind::U) || isShort(a.type))
+      return bad();
+    return {addOp(op == UnaryOpType::POPCOUNT ? mx::Op::PopcountI : mx::Op::ClzI, a.node), a.type};
+  }
   }
   return bad();
 }
@@ -455,6 +472,8 @@ Value Lowering::lowerBinary(const expr::BinaryOp &b) {
   case BinaryOpType::SHIFT_LEFT:
     return pick(none, mx::Op::ShlI, mx::Op::ShlI, none, t);
   case BinaryOpType::SHIFT_RIGHT:
+    if (t == poplar::SHORT) // logical on the 16-bit pattern: zero-extend it first
+      return {addOp(mx::Op::ShrI, addOp(mx::Op::WrapUnsignedShort, v[0].node), v[1].node), t};
     return pick(none, mx::Op::ShrI, mx::Op::ShrI, none, t);
   case BinaryOpType::SHIFT_RIGHT_SIGN_EXTEND:
     return pick(none, mx::Op::ShrSEI, none, none, t);
@@ -509,28 +528,38 @@ Value Lowering::lower(const expr::Expr &e, std::optional<Type> hint) {
     return lowerConst(*c, hint);
   if (auto p = e.getAs<expr::PlaceHolder>())
     return lowerPlaceholder(*p);
+  Value v{-1, poplar::FLOAT};
   if (auto c = e.getAs<expr::Cast>())
-    return lowerCast(*c);
-  if (auto u = e.getAs<expr::UnaryOp>())
-    return lowerUnary(*u);
-  if (auto b = e.getAs<expr::BinaryOp>())
-    return lowerBinary(*b);
-  if (auto t = e.getAs<expr::TernaryOp>())
-    return lowerTernary(*t);
-  fail("unknown expression node '" + e.name(ts_) + "'");
+    v = lowerCast(*c);
+  else if (auto u = e.getAs<expr::UnaryOp>())
+    v = lowerUnary(*u);
+  else if (auto b = e.getAs<expr::BinaryOp>())
+    v = lowerBinary(*b);
+  else if (auto t = e.getAs<expr::TernaryOp>())
+    v = lowerTernary(*t);
+  else
+    fail("unknown expression node '" + e.name(ts_) + "'");
+  // A 16-bit integer result wraps as 16-bit arithmetic would (and stays extended to 32 bits).
+  if (isShort(v.type) && nodes_[v.node].is == Node::Is::Op)
+    v.node = addOp(v.type == poplar::SHORT ? mx::Op::WrapShort : mx::Op::WrapUnsignedShort, v.node);
+  return v;
 }
 
 CompiledMapExpr Lowering::run() {
   Value root = lower(root_, std::nullopt);
   CompiledMapExpr out;
   out.outType = root.type;
-  const bool wideOut = out.outType != poplar::HALF && out.outType != poplar::BOOL;
+  const bool wideOut =
+      out.outType != poplar::HALF && out.outType != poplar::BOOL && !isShort(out.outType);
   // The final store: straight into the output for 32-bit results computed by an op.
   int last = root.node;
   const bool rootIsOp = nodes_[last].is == Node::Is::Op && nodes_[last].op != mx::Op::LoadHalf &&
                         nodes_[last].op != mx::Op::LoadBool;
   if (!wideOut)
-    last = addOp(out.outType == poplar::HALF ? mx::Op::StoreHalf : mx::Op::StoreBool, last);
+    last = addOp(out.outType == poplar::HALF   ? mx::Op::StoreHalf
+                 : out.outType == poplar::BOOL ? mx::Op::StoreBool
+                                               : mx::Op::StoreShort,
+                 last);
   else if (!rootIsOp)
     last = addOp(mx::Op::CopyF, last);
 
@@ -610,7 +639,7 @@ CompiledMapExpr Lowering::run() {
           static_cast<std::uint32_t>(prologue.size() / 3),
           static_cast<std::uint32_t>(body.size())};
   for (const auto &in : inputs_) {
-    code.push_back(in.field);
+    code.push_back(in.conversion);
     code.push_back(in.fieldIndex);
     code.push_back(static_cast<std::uint32_t>(in.isScalar ? mx::InputReading::Scalar
                                                           : mx::InputReading::PerElement));

@@ -17,6 +17,8 @@ struct MapInputUse {
   bool isScalar;        ///< One element broadcast to every output element.
   unsigned field;       ///< 0 = in4 (32-bit), 1 = in2 (HALF), 2 = in1 (BOOL).
   unsigned fieldIndex;  ///< Position within that field's list.
+  /// The descriptor's InputField: `field`, or In2Short / In2UnsignedShort for 16-bit integers.
+  unsigned conversion = 0;
 };
 
 struct CompiledMapExpr {

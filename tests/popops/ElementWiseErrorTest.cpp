@@ -82,8 +82,8 @@ TEST(ElementWiseError, WithOutputOfTheWrongType) {
 
 TEST(ElementWiseError, UnsupportedElementType) {
   Fixture f;
-  Tensor s = f.var(SHORT, {4}, "shorts");
-  expectPoplibsError([&] { popops::neg(f.graph, s, f.prog); }, {"shorts", "short"});
+  Tensor s = f.var(UNSIGNED_CHAR, {4}, "bytes");
+  expectPoplibsError([&] { popops::neg(f.graph, s, f.prog); }, {"bytes", "unsigned char"});
 }
 
 TEST(ElementWiseError, UnknownOptionAndBadValue) {

@@ -403,6 +403,29 @@ void toBool(void *out, const void *a, const void *, const void *, std::size_t n)
   });
 }
 
+void loadShort(void *out, const void *a, const void *, const void *, std::size_t n) {
+  const std::int16_t *pa = static_cast<const std::int16_t *>(a);
+  std::int32_t *po = static_cast<std::int32_t *>(out);
+  for (std::size_t i = 0; i < n; ++i)
+    po[i] = pa[i];
+}
+void loadUnsignedShort(void *out, const void *a, const void *, const void *, std::size_t n) {
+  const std::uint16_t *pa = static_cast<const std::uint16_t *>(a);
+  std::uint32_t *po = static_cast<std::uint32_t *>(out);
+  for (std::size_t i = 0; i < n; ++i)
+    po[i] = pa[i];
+}
+void storeShort(void *out, const void *a, const void *, const void *, std::size_t n) {
+  const std::uint32_t *pa = static_cast<const std::uint32_t *>(a);
+  std::uint16_t *po = static_cast<std::uint16_t *>(out);
+  for (std::size_t i = 0; i < n; ++i)
+    po[i] = static_cast<std::uint16_t>(pa[i]);
+}
+std::int32_t wrapShort(std::int32_t x) {
+  return static_cast<std::int16_t>(static_cast<std::uint16_t>(static_cast<std::uint32_t>(x)));
+}
+std::uint32_t wrapUnsignedShort(std::uint32_t x) { return x & 0xffffu; }
+
 // ---- the table ----------------------------------------------------------------------------
 
 using F = float;
@@ -516,6 +539,11 @@ const KernelFn *Table() {
       scalarBinary<I, scalar::shrSignExtend>,        // ShrSEI
       scalarBinary<I, scalar::remI>,                 // RemI
       scalarBinary<U, scalar::remU>,                 // RemU
+      loadShort,                                     // LoadShort
+      loadUnsignedShort,                             // LoadUnsignedShort
+      storeShort,                                    // StoreShort
+      scalarUnary<I, I, wrapShort>,                  // WrapShort
+      scalarUnary<U, U, wrapUnsignedShort>,          // WrapUnsignedShort
   };
   static_assert(sizeof(table) / sizeof(table[0]) == kNumOps, "one kernel per opcode");
   return table;

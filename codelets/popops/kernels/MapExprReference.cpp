@@ -173,6 +173,11 @@ REF2(ShrR, U, scalar::shr(x, y))
 REF2(ShrSER, I, scalar::shrSignExtend(x, y))
 REF2(RemIR, I, scalar::remI(x, y))
 REF2(RemUR, U, scalar::remU(x, y))
+REF1(LoadShortR, std::uint16_t, I(std::int16_t(x)))
+REF1(LoadUnsignedShortR, std::uint16_t, U(x))
+REF1(StoreShortR, U, std::uint16_t(x & 0xffffu))
+REF1(WrapShortR, I, I(std::int16_t(U(x) & 0xffffu)))
+REF1(WrapUnsignedShortR, U, U(x % 65536u))
 
 } // namespace
 
@@ -283,6 +288,11 @@ const KernelFn *referenceTable() {
       binaryRef<I, I, ShrSER>(),
       binaryRef<I, I, RemIR>(),
       binaryRef<U, U, RemUR>(),
+      unaryRef<std::uint16_t, I, LoadShortR>(),
+      unaryRef<std::uint16_t, U, LoadUnsignedShortR>(),
+      unaryRef<U, std::uint16_t, StoreShortR>(),
+      unaryRef<I, I, WrapShortR>(),
+      unaryRef<U, U, WrapUnsignedShortR>(),
   };
   static_assert(sizeof(table) / sizeof(table[0]) == kNumOps, "one reference per opcode");
   return table;

@@ -9,8 +9,12 @@
 // support (e.g. SQRT of INT) and mismatched operand types throw poputil::poplibs_error
 // naming the shapes, types and expression.
 //
-// Types: FLOAT and HALF (HALF is computed in float and rounded once, when stored), INT and
-// UNSIGNED_INT for the integer-capable operations, BOOL for comparisons and logic.
+// Types: FLOAT and HALF (HALF is computed in float and rounded once, when stored), INT,
+// UNSIGNED_INT, SHORT and UNSIGNED_SHORT for the integer-capable operations (arithmetic, bitwise
+// and shifts; 16-bit results wrap as 16-bit arithmetic), BOOL for
+// comparisons and logic; popops/ExprOp.hpp lists which operation takes which. Integer results
+// are defined where C leaves them open: x / 0 = 0, x % 0 = x, shifts by 32 or more give 0 (−1
+// for a negative SHIFT_RIGHT_SIGN_EXTEND), SHIFT_RIGHT is logical also for INT.
 //
 // Options (all accepted for PopLibs compatibility, none changes the result):
 // "enableGenerateCodelet", "forceGenerateCodelet", "enableExpressionOptimizations", each "true" or
@@ -18,6 +22,8 @@
 #pragma once
 
 #include <ostream>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -27,6 +33,14 @@
 #include <poplar/Program.hpp>
 #include <poplar/Tensor.hpp>
 #include <popops/Expr.hpp>
+#include <poputil/DebugInfo.hpp>
+
+namespace poputil {
+/// Operation types in debug records: their names ("ADD", "SQRT", …).
+template <> poplar::ProfileValue toProfileValue(const popops::expr::UnaryOpType &op);
+template <> poplar::ProfileValue toProfileValue(const popops::expr::BinaryOpType &op);
+template <> poplar::ProfileValue toProfileValue(const popops::expr::TernaryOpType &op);
+} // namespace poputil
 
 namespace popops {
 
@@ -141,6 +155,30 @@ void mapWithOutput(poplar::Graph &graph, const std::vector<expr::Any> &exprs,
 void outputGeneratedCodelet(const poplar::Target &target, const expr::Expr &expr,
                             const std::vector<poplar::Tensor> &ts,
                             const poplar::OptionFlags &options, std::ostream &os);
+
+/// Checks that a host constant of C++ type `constType` can stand for an element of
+/// `elementType`, as the constant-operand functions below require in PopLibs: the same device type
+/// (`equivalent_device_type`), or float/double for FLOAT and HALF. Throws std::runtime_error
+/// naming both types otherwise. (Tessera's constant-operand functions convert the constant to
+/// the tensor's type instead of calling this.)
+template <typename constType> inline void checkTypes(poplar::Type elementType, constType) {
+  if (elementType != poplar::equivalent_device_type<constType>::value)
+    throw std::runtime_error("popops::checkTypes: a host constant of type " +
+                             poplar::equivalent_device_type<constType>::value.toString() +
+                             " does not match the tensor's element type " + elementType.toString());
+}
+template <> inline void checkTypes<float>(poplar::Type elementType, float) {
+  if (elementType != poplar::FLOAT && elementType != poplar::HALF)
+    throw std::runtime_error("popops::checkTypes: a host float constant needs a FLOAT or HALF "
+                             "tensor, not " +
+                             elementType.toString());
+}
+template <> inline void checkTypes<double>(poplar::Type elementType, double) {
+  if (elementType != poplar::FLOAT && elementType != poplar::HALF)
+    throw std::runtime_error("popops::checkTypes: a host double constant needs a FLOAT or HALF "
+                             "tensor, not " +
+                             elementType.toString());
+}
 
 // ---- named operations ---------------------------------------------------------------------
 // Each NAME has NAME(graph, A, prog, …) returning a new tensor, NAMEInPlace(graph, A, prog, …)
@@ -292,6 +330,28 @@ POPOPS_BINARY_OP(logicalOr, LOGICAL_OR)
 /// varianceToInvStdDev(variance, epsilon) = 1 / √(variance + epsilon): each undoes the other.
 POPOPS_BINARY_OP(invStdDevToVariance, INV_STD_DEV_TO_VARIANCE)
 POPOPS_BINARY_OP(varianceToInvStdDev, VARIANCE_TO_INV_STD_DEV)
+/// The variance conversions with a result type of their own (PopLibs' older overloads, still
+/// declared): 1 / √(src + epsilon) as `dstType`, which must be HALF or src's type. `epsilon` is
+/// one element of src's type (or a host float). Calls with four arguments and a tensor epsilon
+/// are ambiguous with the overloads above, as in PopLibs: pass `dstType` (or options) too.
+poplar::Tensor varianceToInvStdDev(poplar::Graph &graph, const poplar::Tensor &src,
+                                   const poplar::Tensor &epsilon, poplar::program::Sequence &prog,
+                                   const poplar::Type dstType = poplar::HALF,
+                                   const poplar::DebugContext &debugContext = {});
+poplar::Tensor varianceToInvStdDev(poplar::Graph &graph, const poplar::Tensor &src,
+                                   const float epsilon, poplar::program::Sequence &prog,
+                                   const poplar::Type dstType = poplar::HALF,
+                                   const poplar::DebugContext &debugContext = {});
+/// 1 / src² − epsilon as `dstType`, which must be FLOAT or src's type.
+poplar::Tensor invStdDevToVariance(poplar::Graph &graph, const poplar::Tensor &src,
+                                   const poplar::Tensor &epsilon, poplar::program::Sequence &prog,
+                                   const poplar::Type dstType = poplar::FLOAT,
+                                   const poplar::DebugContext &debugContext = {});
+poplar::Tensor invStdDevToVariance(poplar::Graph &graph, const poplar::Tensor &src,
+                                   const float epsilon, poplar::program::Sequence &prog,
+                                   const poplar::Type dstType = poplar::FLOAT,
+                                   const poplar::DebugContext &debugContext = {});
+
 // Comparisons give BOOL results: their InPlace forms need a BOOL A.
 POPOPS_BINARY_OP(eq, EQUAL)
 POPOPS_BINARY_OP(neq, NOT_EQUAL)

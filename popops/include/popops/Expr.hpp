@@ -78,6 +78,9 @@ public:
   }
 };
 
+/// `0.5_half`: a HALF constant.
+inline ConstHalf operator"" _half(long double x) { return ConstHalf(static_cast<float>(x)); }
+
 /// Converts its operand to `type` (float → integer truncates; to HALF rounds to nearest).
 class Cast : public Expr {
 public:
@@ -183,6 +186,8 @@ private:
 
 /// Writes e.name() to `os`.
 std::ostream &operator<<(std::ostream &os, const Expr &e);
+/// a.deepEquals(b): the same tree with the same constants and types.
+bool deepEquals(const Expr &a, const Expr &b);
 
 // ---- named nodes, as PopLibs spells them ------------------------------------------------
 

@@ -12,8 +12,9 @@ namespace expr {
 /// CLAMP(a, b, c) = min(max(a, b), c) (FLOAT, HALF, INT, UNSIGNED_INT).
 enum class TernaryOpType { CLAMP, SELECT };
 
-/// Two-operand operations; both operands have one type. "float" = FLOAT and HALF, "int" = INT
-/// and UNSIGNED_INT; "→ BOOL" marks a BOOL result.
+/// Two-operand operations; both operands have one type. "float" = FLOAT and HALF, "int" = INT,
+/// UNSIGNED_INT, SHORT and UNSIGNED_SHORT (16-bit results wrap as 16-bit arithmetic; SHIFT_RIGHT
+/// of a SHORT shifts its 16-bit pattern); "→ BOOL" marks a BOOL result.
 enum class BinaryOpType {
   ADD,                     ///< float, int
   ATAN2,                   ///< float: atan2(a, b), the angle of the point (b, a)
@@ -38,7 +39,7 @@ enum class BinaryOpType {
   REMAINDER,               ///< float (fmod), int (C %: sign of the dividend; by zero gives a)
   SHIFT_LEFT,              ///< int: a << b; b ≥ 32 gives 0
   SHIFT_RIGHT,             ///< int: logical (zero-filling) a >> b; b ≥ 32 gives 0
-  SHIFT_RIGHT_SIGN_EXTEND, ///< INT: arithmetic a >> b; b ≥ 32 gives 0 or −1
+  SHIFT_RIGHT_SIGN_EXTEND, ///< INT, SHORT: arithmetic a >> b; b ≥ 32 gives 0 or −1
   SUBTRACT,                ///< float, int
   VARIANCE_TO_INV_STD_DEV  ///< float: 1 / √(a + b)
 };
@@ -51,7 +52,7 @@ enum class UnaryOpType {
   CBRT,                ///< float
   CEIL,                ///< float
   COS,                 ///< float
-  COUNT_LEADING_ZEROS, ///< int: leading zero bits of the 32-bit pattern (32 for 0)
+  COUNT_LEADING_ZEROS, ///< INT, UNSIGNED_INT: leading zero bits (32 for 0)
   ERF,                 ///< float
   EXPONENT,            ///< float
   EXPONENT_MINUS_ONE,  ///< float
@@ -67,7 +68,7 @@ enum class UnaryOpType {
   LOGICAL_NOT,         ///< BOOL
   NEGATE,              ///< float, int
   NEARBY_INT,          ///< float: to the nearest integer, halfway cases to even
-  POPCOUNT,            ///< int: the number of set bits
+  POPCOUNT,            ///< INT, UNSIGNED_INT: the number of set bits
   RELU,                ///< float
   SIGNUM,              ///< float, int
   SIN,                 ///< float
