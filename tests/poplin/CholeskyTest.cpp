@@ -204,3 +204,18 @@ TEST(Cholesky, BadOptionsThrowInvalidOption) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(Cholesky, EmptyMatricesGiveEmptyFactors) {
+  LinalgHarness h;
+  auto a = h.graph().addVariable(FLOAT, {0, 0}, "a");
+  auto batch = h.graph().addVariable(FLOAT, {3, 0, 0}, "batch");
+  EXPECT_EQ(poplin::cholesky(h.graph(), a, true, h.prog()).shape(),
+            (std::vector<std::size_t>{0, 0}));
+  EXPECT_EQ(poplin::cholesky(h.graph(), batch, false, h.prog()).shape(),
+            (std::vector<std::size_t>{3, 0, 0}));
+  EXPECT_NO_THROW(h.run());
+}
+
+} // namespace

@@ -272,3 +272,20 @@ TEST(TriangularSolve, BadShapesThrowNamingTheTensor) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(TriangularSolve, EmptyRightHandSideGivesAnEmptySolution) {
+  LinalgHarness h;
+  auto a = h.input("a", FLOAT, {4, 4}, reference::randomValues(16, 1));
+  auto b = h.graph().addVariable(FLOAT, {4, 0}, "b");
+  auto x = poplin::triangularSolve(h.graph(), a, b, true, true, false, h.prog());
+  EXPECT_EQ(x.shape(), (std::vector<std::size_t>{4, 0}));
+  auto e = h.graph().addVariable(FLOAT, {0, 0}, "e");
+  auto f = h.graph().addVariable(FLOAT, {0, 3}, "f");
+  EXPECT_EQ(poplin::triangularSolve(h.graph(), e, f, true, false, true, h.prog()).shape(),
+            (std::vector<std::size_t>{0, 3}));
+  EXPECT_NO_THROW(h.run());
+}
+
+} // namespace
