@@ -56,3 +56,12 @@ TEST(NonLinearityDefUtil, UnknownTokenIsRefusedNamingIt) {
 }
 
 } // namespace
+
+TEST(NonLinearityDefUtil, VertexNamesSpellTheQualifiedEnumerator) {
+  EXPECT_EQ(poputil::templateVertex("NL", poplar::FLOAT, popnn::NonLinearityType::RELU),
+            "NL<float,popnn::NonLinearityType::RELU>");
+  EXPECT_EQ(poputil::templateVertex("NL", popnn::NonLinearityType::GELU_ERF),
+            "NL<popnn::NonLinearityType::GELU_ERF>");
+  EXPECT_THROW(poputil::templateVertex("NL", static_cast<popnn::NonLinearityType>(99)),
+               poputil::poplibs_error);
+}

@@ -1,6 +1,6 @@
 // The PyTorch twin of popnn::lstm, popnn::gru and popnn::rnn: Tessera runs an LSTM (PopLibs'
 // default gate order), a GRU (resetAfter) and a vanilla tanh RNN forward and backward in FLOAT,
-// writes inputs and results to a file, and pytorch/lstm_gru_twin.py rebuilds both as nn.LSTM /
+// writes inputs and results to a file, and torch/lstm_gru_twin.py rebuilds both as nn.LSTM /
 // nn.GRU with the same weights and compares outputs and every gradient (nn.RNN for the vanilla
 // layer). Skipped when /usr/bin/python3 cannot import torch.
 #include <cstdio>
@@ -17,7 +17,7 @@ using namespace popnn_test;
 using poplar::Tensor;
 
 #ifndef POPNN_TWIN_SCRIPT
-#error "POPNN_TWIN_SCRIPT must name tests/popnn/pytorch/lstm_gru_twin.py"
+#error "POPNN_TWIN_SCRIPT must name tests/popnn/torch/lstm_gru_twin.py"
 #endif
 
 namespace {

@@ -13,6 +13,7 @@
 #include <string>
 
 #include <popnn/NonLinearityDef.hpp>
+#include <poputil/VertexTemplates.hpp>
 #include <poputil/exceptions.hpp>
 
 namespace popnn {
@@ -81,3 +82,40 @@ inline std::istream &operator>>(std::istream &in, popnn::NonLinearityType &type)
 }
 
 } // namespace popnn
+
+namespace poputil {
+
+/// Vertex names spell a non-linearity argument as its qualified enumerator,
+/// e.g. templateVertex("NonLinearity", FLOAT, RELU) == "NonLinearity<float,popnn::NonLinearityType::RELU>".
+template <> struct VertexTemplateToString<popnn::NonLinearityType> {
+  static std::string to_string(const popnn::NonLinearityType &type) {
+    switch (type) {
+    case popnn::NonLinearityType::SIGMOID:
+      return "popnn::NonLinearityType::SIGMOID";
+    case popnn::NonLinearityType::HARD_SIGMOID:
+      return "popnn::NonLinearityType::HARD_SIGMOID";
+    case popnn::NonLinearityType::RELU:
+      return "popnn::NonLinearityType::RELU";
+    case popnn::NonLinearityType::TANH:
+      return "popnn::NonLinearityType::TANH";
+    case popnn::NonLinearityType::GELU:
+      return "popnn::NonLinearityType::GELU";
+    case popnn::NonLinearityType::GELU_ERF:
+      return "popnn::NonLinearityType::GELU_ERF";
+    case popnn::NonLinearityType::SWISH:
+      return "popnn::NonLinearityType::SWISH";
+    case popnn::NonLinearityType::SOFTMAX:
+      return "popnn::NonLinearityType::SOFTMAX";
+    case popnn::NonLinearityType::SOFTMAX_STABLE:
+      return "popnn::NonLinearityType::SOFTMAX_STABLE";
+    case popnn::NonLinearityType::SOFTMAX_SCALED:
+      return "popnn::NonLinearityType::SOFTMAX_SCALED";
+    case popnn::NonLinearityType::LOG_SOFTMAX:
+      return "popnn::NonLinearityType::LOG_SOFTMAX";
+    }
+    throw poplibs_error("VertexTemplateToString: NonLinearityType value " +
+                        std::to_string(static_cast<int>(type)) + " is not a non-linearity");
+  }
+};
+
+} // namespace poputil
