@@ -16,22 +16,14 @@
 #include <cstdint>
 #include <limits>
 
+#include "popnn/LogSpace.hpp"
 #include "popnn/PopnnCodelets.hpp"
 
 namespace tessera::codelets::popnn {
 namespace {
 
-constexpr float kLogZero = -std::numeric_limits<float>::infinity();
 constexpr unsigned kNoClass = ~0u;
 
-inline float logAdd(float a, float b) {
-  if (a == kLogZero)
-    return b;
-  if (b == kLogZero)
-    return a;
-  const float hi = std::max(a, b), lo = std::min(a, b);
-  return hi + std::log1p(std::exp(lo - hi));
-}
 
 template <class In, class Out> class CTCBeamSearch : public poplar::Vertex {
 public:

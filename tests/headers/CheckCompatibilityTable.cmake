@@ -33,11 +33,14 @@ foreach(dir IN LISTS INCLUDE_DIRS) # absolute, so the globs below can be taken r
 endforeach()
 set(INCLUDE_DIRS "${dirs}")
 
-file(STRINGS "${TABLE}" rows REGEX "^\\| `[^`]+\\.(hpp|h)` \\| [a-z]+ \\|")
+# Only each row's "| `header` | status |" prefix is taken: the notes may hold ';' or '[', which
+# would split or glue CMake list elements.
+file(READ "${TABLE}" table_text)
+string(REGEX MATCHALL "\n\\| `[^`\n]+\\.(hpp|h)` \\| [a-z]+ \\|" rows "${table_text}")
 set(listed "")
 set(problems "")
 foreach(row IN LISTS rows)
-  string(REGEX MATCH "^\\| `([^`]+)` \\| ([a-z]+) \\|" _ "${row}")
+  string(REGEX MATCH "\\| `([^`]+)` \\| ([a-z]+) \\|" _ "${row}")
   set(header "${CMAKE_MATCH_1}")
   set(status "${CMAKE_MATCH_2}")
   if(NOT status MATCHES "^(complete|partial|absent|extension)$")
