@@ -47,12 +47,11 @@ DistributedRun runDistributed(poplar::Type type, bool unbiased, bool stable, uns
   auto &g = h.graph();
   auto &prog = h.prog();
   auto callback = allReduceCallback(calls);
-  auto [mean, iStdDev] = poplin::distributedNormStatistics(g, acts, eps, prog, unbiased, callback,
-                                                           normSize, stable);
+  auto [mean, iStdDev] =
+      poplin::distributedNormStatistics(g, acts, eps, prog, unbiased, callback, normSize, stable);
   auto whitened = poplin::normWhiten(g, acts, mean, iStdDev, prog);
   auto dx = poplin::distributedNormStatisticsGradients(
-      g, whitened, poplin::normGradients(g, grads, gamma, prog), iStdDev, prog, callback,
-      normSize);
+      g, whitened, poplin::normGradients(g, grads, gamma, prog), iStdDev, prog, callback, normSize);
   h.output("mean", mean);
   h.output("iStdDev", iStdDev);
   h.output("dx", dx);
@@ -113,8 +112,8 @@ TEST(DistributedNorms, GroupsOfTwoReplicasNormaliseTheirOwnHalfOfTheRun) {
 
 TEST(DistributedNorms, NormSizeOfOneReplicaBatchNeverCallsTheCallback) {
   unsigned calls = 0;
-  const auto r = runDistributed(poplar::FLOAT, false, true, 2, B / 2, ReplicaMapping::Linear, 0,
-                                &calls);
+  const auto r =
+      runDistributed(poplar::FLOAT, false, true, 2, B / 2, ReplicaMapping::Linear, 0, &calls);
   EXPECT_EQ(calls, 0u);
   const auto shape = reference::NormShape::batchNorm(B / 2, C, F);
   for (unsigned i = 0; i < 2; ++i) {

@@ -46,8 +46,8 @@ class ReplicatedHarness {
 public:
   ReplicatedHarness(unsigned replicas, unsigned tiles = 16)
       : replicas_(replicas), device_(makeDevice(tiles)) {
-    graph_ = std::make_unique<poplar::Graph>(device_.getTarget(),
-                                             poplar::replication_factor(replicas));
+    graph_ =
+        std::make_unique<poplar::Graph>(device_.getTarget(), poplar::replication_factor(replicas));
     poplin::addCodelets(*graph_);
     popops::addCodelets(*graph_);
   }

@@ -49,8 +49,8 @@ BnRun runBn(poplar::Type type, bool unbiased, bool stable, unsigned replicas = 2
   const auto cb = allReduceCallback();
   auto [mean, iStdDev] =
       popnn::bn::distributedBatchNormStatistics(g, acts, eps, prog, unbiased, cb, B, stable);
-  auto dxFromActs = popnn::bn::distributedBatchNormGradients(g, acts, grads, mean, iStdDev, gamma,
-                                                             prog, cb, B);
+  auto dxFromActs =
+      popnn::bn::distributedBatchNormGradients(g, acts, grads, mean, iStdDev, gamma, prog, cb, B);
   auto whitened = popnn::bn::batchNormWhiten(g, acts, mean, iStdDev, prog);
   auto dxFromWhitened =
       popnn::bn::distributedBatchNormGradients(g, whitened, grads, iStdDev, gamma, prog, cb, B);
@@ -151,8 +151,9 @@ TEST(DistributedBatchNorm, BadArgumentsThrowNamingTheCulprit) {
   g.setTileMapping(otherShape, 0);
   const auto cb = allReduceCallback();
   using namespace popnn::bn;
-  EXPECT_NE(poplibsErrorOf([&] { distributedBatchNormStatistics(g, acts, eps, prog, false, cb, 3); })
-                .find("normBatchSize 3"),
+  EXPECT_NE(poplibsErrorOf([&] {
+              distributedBatchNormStatistics(g, acts, eps, prog, false, cb, 3);
+            }).find("normBatchSize 3"),
             std::string::npos);
   EXPECT_NE(poplibsErrorOf([&] {
               distributedBatchNormGradients(g, acts, acts, stat, stat, stat, prog, cb, 5);
