@@ -127,16 +127,14 @@ bool reducesAcrossReplicas(const std::string &fn, std::size_t replicaBatch, unsi
 }
 
 /// Runs the callback on `partials` and checks it returned one tensor of the same shape for each.
-std::vector<poplar::Tensor> reduceAcrossReplicas(const std::string &fn,
-                                                 const DistributedNormReduceCallback &callback,
-                                                 poplar::Graph &graph,
-                                                 const std::vector<poplar::Tensor> &partials,
-                                                 poplar::program::Sequence &prog,
-                                                 unsigned groupSize, const std::string &name) {
+std::vector<poplar::Tensor>
+reduceAcrossReplicas(const std::string &fn, const DistributedNormReduceCallback &callback,
+                     poplar::Graph &graph, const std::vector<poplar::Tensor> &partials,
+                     poplar::program::Sequence &prog, unsigned groupSize, const std::string &name) {
   std::vector<poplar::Tensor> reduced = callback(graph, partials, prog, groupSize, name, {});
   if (reduced.size() != partials.size())
-    fail(fn, "the reduce callback returned " + std::to_string(reduced.size()) +
-                 " tensors for " + std::to_string(partials.size()) + " inputs");
+    fail(fn, "the reduce callback returned " + std::to_string(reduced.size()) + " tensors for " +
+                 std::to_string(partials.size()) + " inputs");
   for (std::size_t i = 0; i < partials.size(); ++i)
     if (reduced[i].shape() != partials[i].shape())
       fail(fn, "the reduce callback returned tensor " + std::to_string(i) + " of shape " +
@@ -189,11 +187,10 @@ statisticsImpl(const std::string &fn, poplar::Graph &graph, const poplar::Tensor
       poplar::Tensor power =
           popops::map(graph, pe::_1 * pe::Const(inv), {squares}, prog, name + "/power", options);
       power = acrossReplicas({power}, "power")[0];
-      var = popops::map(graph, pe::_1 * pe::Const(varScale), {power}, prog, name + "/var",
-                        options);
+      var = popops::map(graph, pe::_1 * pe::Const(varScale), {power}, prog, name + "/var", options);
     } else {
-      var = popops::map(graph, pe::_1 * pe::Const(inv * varScale), {squares}, prog,
-                        name + "/var", options);
+      var = popops::map(graph, pe::_1 * pe::Const(inv * varScale), {squares}, prog, name + "/var",
+                        options);
     }
   } else {
     poplar::Tensor squares = popops::reduce(graph, acts, partialsType, dims,
@@ -202,8 +199,8 @@ statisticsImpl(const std::string &fn, poplar::Graph &graph, const poplar::Tensor
         popops::map(graph, pe::_1 * pe::Const(inv), {squares}, prog, name + "/power", options);
     auto reduced = acrossReplicas({mean, power}, "meanAndPower");
     mean = reduced[0];
-    var = popops::map(graph, (pe::_1 - pe::_2 * pe::_2) * pe::Const(varScale),
-                      {reduced[1], mean}, prog, name + "/var", options);
+    var = popops::map(graph, (pe::_1 - pe::_2 * pe::_2) * pe::Const(varScale), {reduced[1], mean},
+                      prog, name + "/var", options);
   }
   poplar::Tensor iStdDev = popops::map(graph, pe::Rsqrt(pe::_1 + pe::Const(eps)), {var}, prog,
                                        name + "/iStdDev", options);
@@ -213,15 +210,11 @@ statisticsImpl(const std::string &fn, poplar::Graph &graph, const poplar::Tensor
 
 /// The gradient of normStatisticsGradients; the two per-channel means it needs are summed across
 /// the replica group by the callback when the norm spans more than this replica's batch.
-poplar::Tensor statisticsGradientsImpl(const std::string &fn, poplar::Graph &graph,
-                                       const poplar::Tensor &actsWhitened,
-                                       const poplar::Tensor &gradsIn,
-                                       const poplar::Tensor &invStdDev,
-                                       poplar::program::Sequence &prog,
-                                       const poplar::Type &partialsType,
-                                       const DistributedNormReduceCallback &callback,
-                                       unsigned normSize, const std::string &name,
-                                       const poplar::OptionFlags &options) {
+poplar::Tensor statisticsGradientsImpl(
+    const std::string &fn, poplar::Graph &graph, const poplar::Tensor &actsWhitened,
+    const poplar::Tensor &gradsIn, const poplar::Tensor &invStdDev, poplar::program::Sequence &prog,
+    const poplar::Type &partialsType, const DistributedNormReduceCallback &callback,
+    unsigned normSize, const std::string &name, const poplar::OptionFlags &options) {
   checkActs(fn, "actsWhitened", actsWhitened);
   checkActs(fn, "gradsIn", gradsIn);
   checkSameShape(fn, "gradsIn", gradsIn, actsWhitened);
@@ -272,8 +265,7 @@ normStatistics(poplar::Graph &graph, const poplar::Tensor &acts, float eps,
                const poplar::Type &partialsType, const poplar::DebugContext &debugContext,
                const poplar::OptionFlags &options) {
   return statisticsImpl("normStatistics", graph, acts, eps, prog, unbiasedVarEstimate, stableAlgo,
-                        partialsType, nullptr, 0, nameOf(debugContext, "normStatistics"),
-                        options);
+                        partialsType, nullptr, 0, nameOf(debugContext, "normStatistics"), options);
 }
 
 std::pair<poplar::Tensor, poplar::Tensor>
@@ -283,8 +275,8 @@ distributedNormStatistics(poplar::Graph &replicatedGraph, const poplar::Tensor &
                           bool stableAlgo, const poplar::Type &partialsType,
                           const poplar::DebugContext &debugContext) {
   return statisticsImpl("distributedNormStatistics", replicatedGraph, actsUngrouped, eps, prog,
-                        unbiasedVarEstimate, stableAlgo, partialsType, allReduceCallback,
-                        normSize, nameOf(debugContext, "distributedNormStatistics"), {});
+                        unbiasedVarEstimate, stableAlgo, partialsType, allReduceCallback, normSize,
+                        nameOf(debugContext, "distributedNormStatistics"), {});
 }
 
 poplar::Tensor normWhiten(poplar::Graph &graph, const poplar::Tensor &acts,
@@ -356,17 +348,16 @@ poplar::Tensor normStatisticsGradients(poplar::Graph &graph, const poplar::Tenso
                                        const poplar::Type &partialsType,
                                        const poplar::DebugContext &debugContext,
                                        const poplar::OptionFlags &options) {
-  return statisticsGradientsImpl("normStatisticsGradients", graph, actsWhitened, gradsIn,
-                                 invStdDev, prog, partialsType, nullptr, 0,
+  return statisticsGradientsImpl("normStatisticsGradients", graph, actsWhitened, gradsIn, invStdDev,
+                                 prog, partialsType, nullptr, 0,
                                  nameOf(debugContext, "normStatisticsGradients"), options);
 }
 
 poplar::Tensor distributedNormStatisticsGradients(
     poplar::Graph &replicatedGraph, const poplar::Tensor &actsWhitened,
-    const poplar::Tensor &gradsIn, const poplar::Tensor &invStdDev,
-    poplar::program::Sequence &prog, DistributedNormReduceCallback reduceCallback,
-    unsigned normSize, const poplar::Type &partialsType,
-    const poplar::DebugContext &debugContext) {
+    const poplar::Tensor &gradsIn, const poplar::Tensor &invStdDev, poplar::program::Sequence &prog,
+    DistributedNormReduceCallback reduceCallback, unsigned normSize,
+    const poplar::Type &partialsType, const poplar::DebugContext &debugContext) {
   return statisticsGradientsImpl("distributedNormStatisticsGradients", replicatedGraph,
                                  actsWhitened, gradsIn, invStdDev, prog, partialsType,
                                  reduceCallback, normSize,

@@ -159,9 +159,9 @@ void checkNormBatchSize(const std::string &fn, const poplar::Tensor &acts, const
     detail::fail(fn, name, acts, "must have shape [B][C][field...]");
   const std::size_t b = acts.dim(0);
   if (callback && b > 0 && normBatchSize > b && normBatchSize % b != 0)
-    throw poputil::poplibs_error(detail::cat(
-        fn, ": normBatchSize ", normBatchSize, " must be a whole multiple of the replica batch ",
-        b, " (dimension 0 of ", name, ")"));
+    throw poputil::poplibs_error(detail::cat(fn, ": normBatchSize ", normBatchSize,
+                                             " must be a whole multiple of the replica batch ", b,
+                                             " (dimension 0 of ", name, ")"));
 }
 
 } // namespace
@@ -199,8 +199,8 @@ poplar::Tensor distributedBatchNormGradients(
   const poplar::DebugContext dc{debugContext, "distributedBatchNormGradients"};
   const poplar::Tensor g = poplin::normGradients(replicatedGraph, gradsIn, gamma, prog, dc);
   return poplin::distributedNormStatisticsGradients(replicatedGraph, actsWhitened, g, invStdDev,
-                                                    prog, std::move(reduceCallback),
-                                                    normBatchSize, partialsType, dc);
+                                                    prog, std::move(reduceCallback), normBatchSize,
+                                                    partialsType, dc);
 }
 
 poplar::Tensor distributedBatchNormGradients(

@@ -75,8 +75,7 @@ std::pair<poplar::Tensor, poplar::Tensor>
 distributedNormStatistics(poplar::Graph &replicatedGraph, const poplar::Tensor &actsUngrouped,
                           float eps, poplar::program::Sequence &prog, bool unbiasedVarEstimate,
                           DistributedNormReduceCallback allReduceCallback, unsigned normSize,
-                          bool stableAlgo = false,
-                          const poplar::Type &partialsType = poplar::FLOAT,
+                          bool stableAlgo = false, const poplar::Type &partialsType = poplar::FLOAT,
                           const poplar::DebugContext &debugContext = {});
 
 /// (acts − mean[c]) · iStdDev[c].
@@ -122,9 +121,9 @@ poplar::Tensor normStatisticsGradients(poplar::Graph &graph, const poplar::Tenso
 /// summed across the replica group by `reduceCallback` before the gradient is formed.
 poplar::Tensor distributedNormStatisticsGradients(
     poplar::Graph &replicatedGraph, const poplar::Tensor &actsWhitened,
-    const poplar::Tensor &gradsIn, const poplar::Tensor &invStdDev,
-    poplar::program::Sequence &prog, DistributedNormReduceCallback reduceCallback,
-    unsigned normSize, const poplar::Type &partialsType = poplar::FLOAT,
+    const poplar::Tensor &gradsIn, const poplar::Tensor &invStdDev, poplar::program::Sequence &prog,
+    DistributedNormReduceCallback reduceCallback, unsigned normSize,
+    const poplar::Type &partialsType = poplar::FLOAT,
     const poplar::DebugContext &debugContext = {});
 
 } // namespace poplin
