@@ -1,6 +1,7 @@
 // popnn::bn: batch normalisation through the shared NormCore with per-channel statistics.
 #include <popnn/BatchNorm.hpp>
 
+#include <poplin/Norms.hpp>
 #include <popops/ElementWise.hpp>
 #include <poputil/TileMapping.hpp>
 
@@ -146,6 +147,76 @@ void batchNormParamUpdate(poplar::Graph &graph, const poplar::Tensor &gammaDelta
           const poplar::DebugContext &debugContext, const poplar::OptionFlags &) {
   detail::normParamUpdate(graph, "popnn::bn::batchNormParamUpdate", gammaDelta, betaDelta, scale, gamma, beta,
                           prog, {debugContext, "batchNormParamUpdate"});
+}
+
+namespace {
+
+/// The distributed forms' own check of normBatchSize, so the message names the bn argument.
+void checkNormBatchSize(const std::string &fn, const poplar::Tensor &acts, const char *name,
+                        unsigned normBatchSize,
+                        const poplin::DistributedNormReduceCallback &callback) {
+  if (acts.rank() < 2)
+    detail::fail(fn, name, acts, "must have shape [B][C][field...]");
+  const std::size_t b = acts.dim(0);
+  if (callback && b > 0 && normBatchSize > b && normBatchSize % b != 0)
+    throw poputil::poplibs_error(detail::cat(fn, ": normBatchSize ", normBatchSize,
+                                             " must be a whole multiple of the replica batch ", b,
+                                             " (dimension 0 of ", name, ")"));
+}
+
+} // namespace
+
+std::pair<poplar::Tensor, poplar::Tensor> distributedBatchNormStatistics(
+    poplar::Graph &replicatedGraph, const poplar::Tensor acts, float eps,
+    poplar::program::Sequence &prog, bool unbiasedVarEstimate,
+    poplin::DistributedNormReduceCallback reduceCallback, unsigned normBatchSize, bool stableAlgo,
+    const poplar::Type &partialsType, const poplar::DebugContext &debugContext,
+    const poplar::OptionFlags &) {
+  const auto l = layout("distributedBatchNormStatistics");
+  l.check(acts, "acts");
+  checkNormBatchSize(l.fn, acts, "acts", normBatchSize, reduceCallback);
+  return poplin::distributedNormStatistics(
+      replicatedGraph, acts, eps, prog, unbiasedVarEstimate, std::move(reduceCallback),
+      normBatchSize, stableAlgo, partialsType, {debugContext, "distributedBatchNormStatistics"});
+}
+
+poplar::Tensor distributedBatchNormGradients(
+    poplar::Graph &replicatedGraph, const poplar::Tensor &actsWhitened,
+    const poplar::Tensor &gradsIn, const poplar::Tensor &invStdDev, const poplar::Tensor &gamma,
+    poplar::program::Sequence &prog, poplin::DistributedNormReduceCallback reduceCallback,
+    unsigned normBatchSize, const poplar::Type &partialsType,
+    const poplar::DebugContext &debugContext, const poplar::OptionFlags &) {
+  const auto l = layout("distributedBatchNormGradients");
+  l.check(actsWhitened, "actsWhitened");
+  l.check(gradsIn, "gradsIn");
+  if (gradsIn.shape() != actsWhitened.shape())
+    detail::fail(l.fn, "gradsIn", gradsIn,
+                 detail::cat("must have the shape of actsWhitened ",
+                             detail::shapeString(actsWhitened.shape())));
+  detail::requireShape(l.fn, "invStdDev", invStdDev, {actsWhitened.dim(1)});
+  detail::requireShape(l.fn, "gamma", gamma, {actsWhitened.dim(1)});
+  checkNormBatchSize(l.fn, actsWhitened, "actsWhitened", normBatchSize, reduceCallback);
+  const poplar::DebugContext dc{debugContext, "distributedBatchNormGradients"};
+  const poplar::Tensor g = poplin::normGradients(replicatedGraph, gradsIn, gamma, prog, dc);
+  return poplin::distributedNormStatisticsGradients(replicatedGraph, actsWhitened, g, invStdDev,
+                                                    prog, std::move(reduceCallback), normBatchSize,
+                                                    partialsType, dc);
+}
+
+poplar::Tensor distributedBatchNormGradients(
+    poplar::Graph &replicatedGraph, const poplar::Tensor &acts, const poplar::Tensor &gradsIn,
+    const poplar::Tensor &mean, const poplar::Tensor &invStdDev, const poplar::Tensor &gamma,
+    poplar::program::Sequence &prog, poplin::DistributedNormReduceCallback reduceCallback,
+    unsigned normBatchSize, const poplar::Type &partialsType,
+    const poplar::DebugContext &debugContext, const poplar::OptionFlags &options) {
+  const auto l = layout("distributedBatchNormGradients");
+  l.check(acts, "acts");
+  checkNormBatchSize(l.fn, acts, "acts", normBatchSize, reduceCallback);
+  const poplar::Tensor w =
+      batchNormWhiten(replicatedGraph, acts, mean, invStdDev, prog, debugContext);
+  return distributedBatchNormGradients(replicatedGraph, w, gradsIn, invStdDev, gamma, prog,
+                                       std::move(reduceCallback), normBatchSize, partialsType,
+                                       debugContext, options);
 }
 
 } // namespace popnn::bn

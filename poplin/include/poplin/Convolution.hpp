@@ -183,6 +183,21 @@ PlanCosts reportPlanEstimatedCosts(const poplar::Graph &graph, const ConvParams 
 /// Checks convolution options: throws poplar::invalid_option for an unknown name or bad value.
 void convolutionValidateOptions(const poplar::OptionFlags &options);
 
+/// The weights of a fully-connected layer, held as the weights of a 1-d convolution, arranged
+/// for its backward pass: `activations` are the forward weights [G][IC][OC][kernel] (IC, OC
+/// params' input and output channels per group) and the result is [G][OC][IC][kernel] with
+/// result[g][o][i][k] = activations[g][i][o][k], usable as the weights of convolution(params).
+/// Each (group, kernel position) matrix is transposed by vertices on the tile holding its start.
+/// params must have one field dimension and inputType equal to activations' element type;
+/// `options` are validated as convolution options; `cache` is unused. Errors:
+/// poputil::poplibs_error naming params or activations.
+poplar::Tensor fullyConnectedWeightTranspose(poplar::Graph &graph, poplar::Tensor activations,
+                                             const ConvParams &params,
+                                             poplar::program::Sequence &prog,
+                                             const poplar::DebugContext &debugContext,
+                                             const poplar::OptionFlags &options,
+                                             PlanningCache *cache = nullptr);
+
 /// Prints the plan the forward convolution `params` would use.
 void reportPlanInfo(std::ostream &out, const poplar::Graph &graph, const ConvParams &params,
                     const poplar::OptionFlags &options = {}, PlanningCache *cache = nullptr);

@@ -9,8 +9,10 @@
 // `options` are passed to the element-wise operations (popops::map).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <poplar/DebugContext.hpp>
 #include <poplar/Graph.hpp>
@@ -53,6 +55,29 @@ normStatistics(poplar::Graph &graph, const poplar::Tensor &actsUngrouped, float 
                const poplar::DebugContext &debugContext = {},
                const poplar::OptionFlags &options = {});
 
+/// Sums per-replica partial results across a group of `groupSize` adjacent replicas (a
+/// reduce-add, e.g. built on gcl::allReduceCrossReplica) so that statistics over a batch split
+/// between replicas equal those of the whole batch. Receives tensors of one replica's graph and
+/// returns their sums, one per input in the same order and of the same shape, every replica in
+/// the group getting the same values.
+using DistributedNormReduceCallback = std::function<std::vector<poplar::Tensor>(
+    poplar::Graph &replicatedGraph, const std::vector<poplar::Tensor> &inputsToReduce,
+    poplar::program::Sequence &prog, unsigned groupSize, const poplar::DebugContext &debugContext,
+    const poplar::OptionFlags &options)>;
+
+/// normStatistics over `normSize` batch elements of which each replica holds
+/// actsUngrouped.dim(0): every replica scales its per-channel sums by 1 / (normSize · field) and
+/// `allReduceCallback` sums them over the normSize / dim(0) replicas (the mean and the mean square
+/// together; with `stableAlgo` the mean first, then the centred mean square). The callback is
+/// only called when normSize exceeds the replica batch (else these are local statistics);
+/// normSize must then be a whole multiple of it (poputil::poplibs_error naming normSize).
+std::pair<poplar::Tensor, poplar::Tensor>
+distributedNormStatistics(poplar::Graph &replicatedGraph, const poplar::Tensor &actsUngrouped,
+                          float eps, poplar::program::Sequence &prog, bool unbiasedVarEstimate,
+                          DistributedNormReduceCallback allReduceCallback, unsigned normSize,
+                          bool stableAlgo = false, const poplar::Type &partialsType = poplar::FLOAT,
+                          const poplar::DebugContext &debugContext = {});
+
 /// (acts − mean[c]) · iStdDev[c].
 poplar::Tensor normWhiten(poplar::Graph &graph, const poplar::Tensor &acts,
                           const poplar::Tensor &mean, const poplar::Tensor &iStdDev,
@@ -90,5 +115,15 @@ poplar::Tensor normStatisticsGradients(poplar::Graph &graph, const poplar::Tenso
                                        const poplar::Type &partialsType = poplar::FLOAT,
                                        const poplar::DebugContext &debugContext = {},
                                        const poplar::OptionFlags &options = {});
+
+/// normStatisticsGradients over `normSize` batch elements spread over replicas as for
+/// distributedNormStatistics: the per-channel means of gradsIn and gradsIn · actsWhitened are
+/// summed across the replica group by `reduceCallback` before the gradient is formed.
+poplar::Tensor distributedNormStatisticsGradients(
+    poplar::Graph &replicatedGraph, const poplar::Tensor &actsWhitened,
+    const poplar::Tensor &gradsIn, const poplar::Tensor &invStdDev, poplar::program::Sequence &prog,
+    DistributedNormReduceCallback reduceCallback, unsigned normSize,
+    const poplar::Type &partialsType = poplar::FLOAT,
+    const poplar::DebugContext &debugContext = {});
 
 } // namespace poplin

@@ -24,6 +24,7 @@
 #include <poplar/OptionFlags.hpp>
 #include <poplar/Program.hpp>
 #include <poplar/Tensor.hpp>
+#include <poplin/Norms.hpp>
 
 namespace popnn {
 namespace bn {
@@ -35,6 +36,18 @@ batchNormStatistics(poplar::Graph &graph, const poplar::Tensor acts, float eps,
                     bool stableAlgo = false, const poplar::Type &partialsType = poplar::FLOAT,
                     const poplar::DebugContext &debugContext = {},
                     const poplar::OptionFlags &options = {});
+
+/// batchNormStatistics over `normBatchSize` batch elements spread evenly over replicas, each
+/// holding acts.dim(0) of them: `reduceCallback` sums the per-replica partial statistics over
+/// the normBatchSize / acts.dim(0) replicas of a group (see poplin::distributedNormStatistics).
+/// Mean and invStdDev come back in acts' type. normBatchSize must be a whole multiple of
+/// acts.dim(0) when it exceeds it (poputil::poplibs_error naming normBatchSize).
+std::pair<poplar::Tensor, poplar::Tensor> distributedBatchNormStatistics(
+    poplar::Graph &replicatedGraph, const poplar::Tensor acts, float eps,
+    poplar::program::Sequence &prog, bool unbiasedVarEstimate,
+    poplin::DistributedNormReduceCallback reduceCallback, unsigned normBatchSize,
+    bool stableAlgo = false, const poplar::Type &partialsType = poplar::FLOAT,
+    const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {});
 
 /// (acts - mean) * invStdDev, in acts' type.
 poplar::Tensor batchNormWhiten(poplar::Graph &graph, const poplar::Tensor &acts,
@@ -85,6 +98,24 @@ poplar::Tensor batchNormGradients(poplar::Graph &graph, const poplar::Tensor &ac
                                   const poplar::Type &partialsType = poplar::FLOAT,
                                   const poplar::DebugContext &debugContext = {},
                                   const poplar::OptionFlags &options = {});
+
+/// batchNormGradients for a batch of `normBatchSize` elements spread over replicas as for
+/// distributedBatchNormStatistics: the per-channel means the gradient needs are summed across
+/// the replica group by `reduceCallback`, so each replica gets its slice of the whole batch's
+/// input gradient.
+poplar::Tensor distributedBatchNormGradients(
+    poplar::Graph &replicatedGraph, const poplar::Tensor &actsWhitened,
+    const poplar::Tensor &gradsIn, const poplar::Tensor &invStdDev, const poplar::Tensor &gamma,
+    poplar::program::Sequence &prog, poplin::DistributedNormReduceCallback reduceCallback,
+    unsigned normBatchSize, const poplar::Type &partialsType = poplar::FLOAT,
+    const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {});
+/// As above from the un-whitened acts and their (whole-batch) mean and invStdDev.
+poplar::Tensor distributedBatchNormGradients(
+    poplar::Graph &replicatedGraph, const poplar::Tensor &acts, const poplar::Tensor &gradsIn,
+    const poplar::Tensor &mean, const poplar::Tensor &invStdDev, const poplar::Tensor &gamma,
+    poplar::program::Sequence &prog, poplin::DistributedNormReduceCallback reduceCallback,
+    unsigned normBatchSize, const poplar::Type &partialsType = poplar::FLOAT,
+    const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {});
 
 /// gamma += scale * gammaDelta; beta += scale * betaDelta (scale is negative for descent).
 void batchNormParamUpdate(poplar::Graph &graph, const poplar::Tensor &gammaDelta,

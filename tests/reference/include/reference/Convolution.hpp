@@ -136,4 +136,20 @@ inline std::vector<double> referenceWeightGrad(const ConvParams &p, const std::v
   return dW;
 }
 
+/// poplin::fullyConnectedWeightTranspose: forward fully-connected weights held as 1-d
+/// convolution weights w[g][i][o][k] ([groups][inChans][outChans][kernel]) rearranged for the
+/// backward pass, out[g][o][i][k] = w[g][i][o][k].
+inline std::vector<double> fullyConnectedWeightTranspose(std::size_t groups, std::size_t inChans,
+                                                         std::size_t outChans, std::size_t kernel,
+                                                         const std::vector<double> &w) {
+  std::vector<double> out(w.size());
+  for (std::size_t g = 0; g < groups; ++g)
+    for (std::size_t i = 0; i < inChans; ++i)
+      for (std::size_t o = 0; o < outChans; ++o)
+        for (std::size_t k = 0; k < kernel; ++k)
+          out[((g * outChans + o) * inChans + i) * kernel + k] =
+              w[((g * inChans + i) * outChans + o) * kernel + k];
+  return out;
+}
+
 } // namespace reference
