@@ -19,6 +19,7 @@
 #include <poplar/IPUModel.hpp>
 #include <popnn/codelets.hpp>
 #include <reference/Common.hpp>
+#include <reference/DeviceValues.hpp>
 #include <poputil/TileMapping.hpp>
 
 namespace popnn_test {
@@ -89,7 +90,7 @@ public:
     poplar::Engine engine(graph_, prog_, options);
     engine.load(device_);
     for (auto &in : inputs_) {
-      auto bytes = toBytes(in.type, in.values);
+      auto bytes = reference::toDeviceBytes(in.type, in.values);
       engine.writeTensor(in.name, bytes.data(), bytes.data() + bytes.size());
     }
     for (unsigned i = 0; i < times; ++i)
@@ -98,12 +99,12 @@ public:
     for (auto &out : outputs_) {
       std::vector<unsigned char> bytes(out.values.size() * typeBytes(out.type));
       engine.readTensor(out.name, bytes.data(), bytes.data() + bytes.size());
-      result[out.name] = fromBytes(out.type, bytes, out.values.size());
+      result[out.name] = reference::fromDeviceBytes(out.type, bytes, out.values.size());
     }
     return result;
   }
 
-  static std::size_t typeBytes(const poplar::Type &t) { return t == poplar::HALF ? 2 : 4; }
+  static std::size_t typeBytes(const poplar::Type &t) { return reference::deviceBytes(t); }
 
 private:
   struct Buffer {
@@ -111,54 +112,6 @@ private:
     poplar::Type type;
     std::vector<double> values;
   };
-
-  static std::vector<unsigned char> toBytes(const poplar::Type &type,
-                                            const std::vector<double> &v) {
-    std::vector<unsigned char> bytes(v.size() * typeBytes(type));
-    for (std::size_t i = 0; i < v.size(); ++i) {
-      unsigned char *p = bytes.data() + i * typeBytes(type);
-      if (type == poplar::FLOAT) {
-        const float f = static_cast<float>(v[i]);
-        std::memcpy(p, &f, 4);
-      } else if (type == poplar::HALF) {
-        const poplar::half h(static_cast<float>(v[i]));
-        std::memcpy(p, &h, 2);
-      } else if (type == poplar::INT) {
-        const std::int32_t x = static_cast<std::int32_t>(v[i]);
-        std::memcpy(p, &x, 4);
-      } else {
-        const std::uint32_t x = static_cast<std::uint32_t>(static_cast<std::int64_t>(v[i]));
-        std::memcpy(p, &x, 4);
-      }
-    }
-    return bytes;
-  }
-
-  static std::vector<double> fromBytes(const poplar::Type &type,
-                                       const std::vector<unsigned char> &bytes, std::size_t n) {
-    std::vector<double> v(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      const unsigned char *p = bytes.data() + i * typeBytes(type);
-      if (type == poplar::FLOAT) {
-        float f;
-        std::memcpy(&f, p, 4);
-        v[i] = f;
-      } else if (type == poplar::HALF) {
-        poplar::half h;
-        std::memcpy(&h, p, 2);
-        v[i] = static_cast<float>(h);
-      } else if (type == poplar::INT) {
-        std::int32_t x;
-        std::memcpy(&x, p, 4);
-        v[i] = x;
-      } else {
-        std::uint32_t x;
-        std::memcpy(&x, p, 4);
-        v[i] = x;
-      }
-    }
-    return v;
-  }
 
   Layout layout_;
   poplar::Device device_;

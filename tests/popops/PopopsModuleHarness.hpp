@@ -14,6 +14,7 @@
 #include <poplar/Half.hpp>
 #include <poplar/IPUModel.hpp>
 #include <popops/codelets.hpp>
+#include <reference/DeviceValues.hpp>
 #include <poputil/TileMapping.hpp>
 
 namespace popops_test {
@@ -70,7 +71,7 @@ public:
     poplar::Engine engine(graph_, prog_, options);
     engine.load(device_);
     for (auto &in : inputs_) {
-      auto bytes = toBytes(in.type, in.values);
+      auto bytes = reference::toDeviceBytes(in.type, in.values);
       engine.writeTensor(in.name, bytes.data(), bytes.data() + bytes.size());
     }
     engine.run(0);
@@ -78,19 +79,12 @@ public:
     for (auto &out : outputs_) {
       std::vector<unsigned char> bytes(out.count * typeBytes(out.type));
       engine.readTensor(out.name, bytes.data(), bytes.data() + bytes.size());
-      result[out.name] = fromBytes(out.type, bytes, out.count);
+      result[out.name] = reference::fromDeviceBytes(out.type, bytes, out.count);
     }
     return result;
   }
 
-  static std::size_t typeBytes(const poplar::Type &t) {
-    if (t == poplar::HALF || t == poplar::SHORT || t == poplar::UNSIGNED_SHORT)
-      return 2;
-    if (t == poplar::BOOL || t == poplar::CHAR || t == poplar::UNSIGNED_CHAR ||
-        t == poplar::SIGNED_CHAR)
-      return 1;
-    return 4;
-  }
+  static std::size_t typeBytes(const poplar::Type &t) { return reference::deviceBytes(t); }
 
 private:
   static poplar::Device makeDevice(Layout l) {
@@ -109,73 +103,6 @@ private:
     poplar::Type type;
     std::size_t count;
   };
-
-  static std::vector<unsigned char> toBytes(const poplar::Type &type,
-                                            const std::vector<double> &v) {
-    const std::size_t size = typeBytes(type);
-    std::vector<unsigned char> bytes(v.size() * size);
-    for (std::size_t i = 0; i < v.size(); ++i) {
-      unsigned char *p = bytes.data() + i * size;
-      if (type == poplar::FLOAT) {
-        const float f = static_cast<float>(v[i]);
-        std::memcpy(p, &f, 4);
-      } else if (type == poplar::HALF) {
-        const poplar::half h(static_cast<float>(v[i]));
-        std::memcpy(p, &h, 2);
-      } else if (type == poplar::INT) {
-        const std::int32_t x = static_cast<std::int32_t>(v[i]);
-        std::memcpy(p, &x, 4);
-      } else if (type == poplar::UNSIGNED_INT) {
-        const std::uint32_t x = static_cast<std::uint32_t>(static_cast<std::int64_t>(v[i]));
-        std::memcpy(p, &x, 4);
-      } else if (size == 2) {
-        const std::int16_t x = static_cast<std::int16_t>(static_cast<std::int64_t>(v[i]));
-        std::memcpy(p, &x, 2);
-      } else {
-        *p = static_cast<unsigned char>(static_cast<std::int64_t>(v[i]));
-      }
-    }
-    return bytes;
-  }
-
-  static std::vector<double> fromBytes(const poplar::Type &type,
-                                       const std::vector<unsigned char> &bytes, std::size_t n) {
-    const std::size_t size = typeBytes(type);
-    std::vector<double> v(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      const unsigned char *p = bytes.data() + i * size;
-      if (type == poplar::FLOAT) {
-        float f;
-        std::memcpy(&f, p, 4);
-        v[i] = f;
-      } else if (type == poplar::HALF) {
-        poplar::half h;
-        std::memcpy(&h, p, 2);
-        v[i] = static_cast<float>(h);
-      } else if (type == poplar::INT) {
-        std::int32_t x;
-        std::memcpy(&x, p, 4);
-        v[i] = x;
-      } else if (type == poplar::UNSIGNED_INT) {
-        std::uint32_t x;
-        std::memcpy(&x, p, 4);
-        v[i] = x;
-      } else if (type == poplar::SHORT) {
-        std::int16_t x;
-        std::memcpy(&x, p, 2);
-        v[i] = x;
-      } else if (type == poplar::UNSIGNED_SHORT) {
-        std::uint16_t x;
-        std::memcpy(&x, p, 2);
-        v[i] = x;
-      } else if (type == poplar::SIGNED_CHAR || type == poplar::CHAR) {
-        v[i] = static_cast<signed char>(*p);
-      } else {
-        v[i] = *p;
-      }
-    }
-    return v;
-  }
 
   Layout layout_;
   poplar::Device device_;

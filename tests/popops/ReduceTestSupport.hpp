@@ -15,6 +15,7 @@
 #include <poplar/IPUModel.hpp>
 #include <popops/Reduce.hpp>
 #include <popops/codelets.hpp>
+#include <reference/DeviceValues.hpp>
 #include <reference/Reduce.hpp>
 #include <poputil/TileMapping.hpp>
 
@@ -26,49 +27,15 @@ inline poplar::Device device(unsigned tiles) {
   return m.createDevice();
 }
 
-/// Host values <-> device bytes of `type`.
+/// Host values <-> device bytes of `type` (reference/DeviceValues.hpp).
 inline std::vector<unsigned char> toDevice(const poplar::Type &type, const std::vector<double> &v) {
-  std::vector<unsigned char> bytes;
-  auto put = [&](const auto &x) {
-    const auto *p = reinterpret_cast<const unsigned char *>(&x);
-    bytes.insert(bytes.end(), p, p + sizeof(x));
-  };
-  for (double x : v) {
-    if (type == poplar::FLOAT)
-      put(static_cast<float>(x));
-    else if (type == poplar::HALF)
-      put(poplar::half(static_cast<float>(x)));
-    else if (type == poplar::INT)
-      put(static_cast<int>(x));
-    else
-      put(static_cast<bool>(x != 0.0));
-  }
-  return bytes;
+  return ::reference::toDeviceBytes(type, v);
 }
-
 inline std::vector<double> fromDevice(const poplar::Type &type,
                                       const std::vector<unsigned char> &bytes, std::size_t n) {
-  std::vector<double> out(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    if (type == poplar::FLOAT)
-      out[i] = reinterpret_cast<const float *>(bytes.data())[i];
-    else if (type == poplar::HALF)
-      out[i] = static_cast<float>(reinterpret_cast<const poplar::half *>(bytes.data())[i]);
-    else if (type == poplar::INT)
-      out[i] = reinterpret_cast<const int *>(bytes.data())[i];
-    else
-      out[i] = reinterpret_cast<const bool *>(bytes.data())[i] ? 1.0 : 0.0;
-  }
-  return out;
+  return ::reference::fromDeviceBytes(type, bytes, n);
 }
-
-inline std::size_t typeBytes(const poplar::Type &t) {
-  if (t == poplar::FLOAT || t == poplar::INT)
-    return 4;
-  if (t == poplar::HALF)
-    return 2;
-  return sizeof(bool);
-}
+inline std::size_t typeBytes(const poplar::Type &t) { return ::reference::deviceBytes(t); }
 
 /// Values suited to `op` and `type`: exactly representable in `type`, products that stay
 /// near 1, booleans for logical ops.
