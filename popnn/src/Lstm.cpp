@@ -106,6 +106,37 @@ Tensor LstmState::getAsTensor() const {
   return poplar::concat({output.expand({0}), cellState.expand({0})}, 0);
 }
 
+std::vector<std::pair<poplin::MatMulParams, poplar::OptionFlags>>
+getMatMulPrePlanParameters(LstmParams params, poplar::OptionFlags opts) {
+  const std::string fn = "lstm::getMatMulPrePlanParameters";
+  const Dims d = check(fn, params);
+  const RnnOptions parsed = parseRnnOptions(fn, opts);
+  const auto mmOpts = matMulOptions(parsed);
+  const auto type = params.rnn.dataType;
+  const std::size_t rows = d.steps * d.batch, gates = kUnits * d.out;
+  std::vector<std::pair<poplin::MatMulParams, poplar::OptionFlags>> result;
+  auto add = [&](const poplar::Type &outType, std::vector<std::size_t> a,
+                 std::vector<std::size_t> b) {
+    result.push_back({poplin::MatMulParams{type, outType, std::move(a), std::move(b)}, mmOpts});
+  };
+  // lstmFwd: the whole sequence times the input weights, then one step times the recurrent ones.
+  if (params.doInputWeightCalc)
+    add(type, {rows, d.in}, {d.in, gates});
+  add(type, {d.batch, d.out}, {d.out, gates});
+  if (parsed.inferenceOnly)
+    return result;
+  // lstmBwd: one step's gate gradients times the recurrent weights transposed, then the input
+  // gradients of the whole sequence.
+  add(type, {d.batch, gates}, {gates, d.out});
+  if (params.calcInputGradients)
+    add(type, {rows, gates}, {gates, d.in});
+  // lstmWU: inputs and previous outputs transposed times the gate gradients.
+  const auto accType = weightAccumulatorType(parsed, type);
+  add(accType, {d.in, rows}, {rows, gates});
+  add(accType, {d.out, rows}, {rows, gates});
+  return result;
+}
+
 uint64_t getBasicLstmCellFwdFlops(const LstmParams &p) {
   const uint64_t t = p.rnn.timeSteps, b = p.rnn.batchSize, i = p.rnn.layerSizes.at(0),
                  o = p.rnn.layerSizes.at(1);

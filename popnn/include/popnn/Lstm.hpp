@@ -81,6 +81,13 @@ struct LstmState {
   poplar::Tensor getAsTensor() const;
 };
 
+/// The matrix multiplications lstmFwd, lstmBwd and lstmWU plan for `params` and `opts` (the
+/// same option table), each with the matMul options it is planned with, so a caller can plan
+/// them ahead (poplin::preplanMatMuls) into the PlanningCache later passed to those functions.
+/// With inferenceOnly only the forward multiplies are listed.
+std::vector<std::pair<poplin::MatMulParams, poplar::OptionFlags>>
+getMatMulPrePlanParameters(LstmParams params, poplar::OptionFlags opts);
+
 /// Floating-point operations of the forward pass over the whole sequence (multiply-adds count 2).
 uint64_t getBasicLstmCellFwdFlops(const LstmParams &params);
 /// Floating-point operations of the backward pass (input and state gradients).
