@@ -102,6 +102,13 @@ LstmParams::LstmParams(poplar::Type dataType, std::size_t batchSize, std::size_t
       timeSteps(timeSteps), layerSizes(layerSizes), activation(activation),
       recurrentActivation(recurrentActivation) {}
 
+LstmParams::LstmParams(poplar::Type dataType, std::size_t batchSize, std::size_t maxTimeSteps,
+                       const Tensor &timeSteps, std::vector<std::size_t> layerSizes,
+                       NonLinearityType activation, NonLinearityType recurrentActivation)
+    : rnn(dataType, batchSize, maxTimeSteps, timeSteps, layerSizes), dataType(dataType),
+      batchSize(batchSize), timeSteps(maxTimeSteps), layerSizes(layerSizes),
+      activation(activation), recurrentActivation(recurrentActivation) {}
+
 Tensor LstmState::getAsTensor() const {
   return poplar::concat({output.expand({0}), cellState.expand({0})}, 0);
 }
@@ -228,9 +235,12 @@ LstmWeights createWeights(poplar::Graph &graph, const LstmParams &params,
   return {in, out, createWeightsBiases(graph, params, debugContext, options, cache)};
 }
 
-Tensor lstmFwd(poplar::Graph &graph, const LstmParams &params, Sequence &prog,
+namespace {
+
+/// The forward loop; `finalCell` (if not null) receives the cell state after the last step run.
+Tensor forward(poplar::Graph &graph, const LstmParams &params, Sequence &prog,
                const LstmState &stateInit, const LstmWeights &weights, const Tensor &in,
-               Tensor *intermediates, const poplar::DebugContext &debugContext,
+               Tensor *intermediates, Tensor *finalCell, const poplar::DebugContext &debugContext,
                const poplar::OptionFlags &options, poplin::matmul::PlanningCache *cache) {
   const std::string fn = "lstm::lstmFwd";
   const Dims d = check(fn, params);
@@ -268,6 +278,14 @@ Tensor lstmFwd(poplar::Graph &graph, const LstmParams &params, Sequence &prog,
     inter = newMapped(graph, type, {d.steps, NUM_INTER, d.batch, d.out}, name + "/inter");
   else if (params.outputFullSequence)
     outSeq = newMapped(graph, type, {d.steps, d.batch, d.out}, name + "/outputs");
+  const StepLimits limits =
+      prepareStepLimits(graph, fn, params.rnn.varTimeSteps, d.batch, prog, name);
+  if (limits.valid()) { // skipped steps leave zeros
+    if (inter.valid())
+      popops::zero(graph, inter, prog, {dc, "zeroIntermediates"});
+    if (outSeq.valid())
+      popops::zero(graph, outSeq, prog, {dc, "zeroOutputs"});
+  }
   Tensor index = newStepIndex(graph, 0, prog, name + "/step");
 
   Sequence body;
@@ -282,6 +300,11 @@ Tensor lstmFwd(poplar::Graph &graph, const LstmParams &params, Sequence &prog,
   for (const Tensor &gate : {f, i, o})
     nonLinearityInPlace(graph, params.recurrentActivation, gate, body, {dc, "gate"});
   nonLinearityInPlace(graph, params.activation, g, body, {dc, "candidate"});
+  if (limits.valid()) { // a sequence past its end: every gate zero
+    Tensor mask = stepMask(graph, limits, index, d.batch, type, body, name);
+    popops::mapInPlace(graph, pe::_1 * pe::_2, {gates, mask.reshape({d.batch, 1, 1})}, body,
+                       {dc, "maskGates"});
+  }
   popops::mapWithOutput(graph, pe::_1 * pe::_2 + pe::_3 * pe::_4, {f, c, i, g}, c, body,
                         {dc, "cellState"});
   Tensor cellAct = nonLinearity(graph, params.activation, c, body, {dc, "cellActivation"});
@@ -293,9 +316,13 @@ Tensor lstmFwd(poplar::Graph &graph, const LstmParams &params, Sequence &prog,
                index, body, name + "/saveIntermediates");
   else if (params.outputFullSequence)
     updateStep(graph, outSeq, h, index, body, name + "/saveOutput");
-  advanceStepIndex(graph, index, true, body);
-  prog.add(Repeat(static_cast<unsigned>(d.steps), body, {dc, "loop"}));
+  Sequence loop;
+  addLimitedStep(graph, limits, index, body, loop, name);
+  advanceStepIndex(graph, index, true, loop);
+  prog.add(Repeat(static_cast<unsigned>(d.steps), loop, {dc, "loop"}));
 
+  if (finalCell)
+    *finalCell = c;
   if (!intermediates)
     return params.outputFullSequence ? outSeq : h;
   *intermediates = inter;
@@ -304,18 +331,28 @@ Tensor lstmFwd(poplar::Graph &graph, const LstmParams &params, Sequence &prog,
   return h;
 }
 
+} // namespace
+
+Tensor lstmFwd(poplar::Graph &graph, const LstmParams &params, Sequence &prog,
+               const LstmState &stateInit, const LstmWeights &weights, const Tensor &in,
+               Tensor *intermediates, const poplar::DebugContext &debugContext,
+               const poplar::OptionFlags &options, poplin::matmul::PlanningCache *cache) {
+  return forward(graph, params, prog, stateInit, weights, in, intermediates, nullptr,
+                 debugContext, options, cache);
+}
+
 std::pair<Tensor, Tensor> lstmFwd(poplar::Graph &graph, const LstmParams &params,
                                   const LstmState &stateInit, const Tensor &in,
                                   const LstmWeights &weights, Tensor *intermediates,
                                   Sequence &fwdProg, const poplar::DebugContext &debugContext,
                                   const poplar::OptionFlags &options,
                                   poplin::matmul::PlanningCache *cache) {
-  Tensor inter;
-  Tensor out =
-      lstmFwd(graph, params, fwdProg, stateInit, weights, in, &inter, debugContext, options, cache);
+  Tensor inter, finalCell;
+  Tensor out = forward(graph, params, fwdProg, stateInit, weights, in, &inter, &finalCell,
+                       debugContext, options, cache);
   if (intermediates)
     *intermediates = inter;
-  return {out, inter[params.rnn.timeSteps - 1][CELL]};
+  return {out, finalCell};
 }
 
 namespace {
@@ -360,6 +397,10 @@ std::pair<LstmState, Tensor> backward(poplar::Graph &graph, const LstmParams &pa
     popops::zero(graph, dc_, prog, {dc, "zeroCellStateGrad"});
   Tensor gateGrads =
       newMapped(graph, type, {d.steps, d.batch, kUnits * d.out}, name + "/gateGrads");
+  const StepLimits limits =
+      prepareStepLimits(graph, fn, params.rnn.varTimeSteps, d.batch, prog, name);
+  if (limits.valid()) // skipped steps have no gate gradients
+    popops::zero(graph, gateGrads, prog, {dc, "zeroGateGrads"});
   Tensor index = newStepIndex(graph, static_cast<unsigned>(d.steps - 1), prog, name + "/step");
 
   Sequence body;
@@ -394,14 +435,21 @@ std::pair<LstmState, Tensor> backward(poplar::Graph &graph, const LstmParams &pa
   body.add(Copy(
       nonLinearityInputGradient(graph, params.recurrentActivation, o, dO, body, {dc, "output"}),
       unit(BASIC_LSTM_CELL_OUTPUT_GATE)));
+  if (limits.valid()) { // masked gates pass no gradient back
+    Tensor mask = stepMask(graph, limits, index, d.batch, type, body, name);
+    popops::mapInPlace(graph, pe::_1 * pe::_2, {step, mask.reshape({d.batch, 1, 1})}, body,
+                       {dc, "maskGateGrads"});
+  }
   Tensor stepFlat = step.reshape({d.batch, kUnits * d.out});
   // State gradients for the previous step.
   popops::mapInPlace(graph, pe::_1 * pe::_2, {dc_, f}, body, {dc, "prevCellStateGrad"});
   poplin::matMulWithOutput(graph, stepFlat, recurrentT, dh, body, {dc, "prevOutputGrad"}, mmOpts,
                            cache);
   updateStep(graph, gateGrads, stepFlat, index, body, name + "/saveGateGrads");
-  advanceStepIndex(graph, index, false, body);
-  prog.add(Repeat(static_cast<unsigned>(d.steps), body, {dc, "loop"}));
+  Sequence loop;
+  addLimitedStep(graph, limits, index, body, loop, name);
+  advanceStepIndex(graph, index, false, loop);
+  prog.add(Repeat(static_cast<unsigned>(d.steps), loop, {dc, "loop"}));
 
   if (inputGrad && params.calcInputGradients)
     *inputGrad = poplin::matMul(graph, gateGrads.reshape({d.steps * d.batch, kUnits * d.out}),

@@ -17,6 +17,11 @@ RnnParams::RnnParams(poplar::Type dataType, std::size_t batchSize, std::size_t t
     : dataType(dataType), batchSize(batchSize), maxTimeSteps(timeSteps), timeSteps(timeSteps),
       layerSizes(std::move(layerSizes)) {}
 
+RnnParams::RnnParams(poplar::Type dataType, std::size_t batchSize, std::size_t maxTimeSteps,
+                     const Tensor &varTimeSteps, std::vector<std::size_t> layerSizes)
+    : dataType(dataType), batchSize(batchSize), maxTimeSteps(maxTimeSteps),
+      timeSteps(maxTimeSteps), varTimeSteps(varTimeSteps), layerSizes(std::move(layerSizes)) {}
+
 std::size_t RnnParams::getMaxShards(const poplar::Graph &) const { return 1; }
 
 namespace {
@@ -51,8 +56,10 @@ std::size_t RnnParams::getOutputBytesPerTile(const poplar::Graph &graph) const {
   return bytesPerTile(graph, dataType, batchSize * layerSize(*this, true, "getOutputBytesPerTile"));
 }
 
-bool RnnParams::variableTimeSteps() const { return false; }
-bool RnnParams::batchVariableTimeSteps() const { return false; }
+bool RnnParams::variableTimeSteps() const { return varTimeSteps.valid(); }
+bool RnnParams::batchVariableTimeSteps() const {
+  return varTimeSteps.valid() && varTimeSteps.numElements() > 1;
+}
 
 Tensor createInitialState(poplar::Graph &graph, const RnnParams &params, bool isOutput,
                           unsigned multiple, unsigned numShards,

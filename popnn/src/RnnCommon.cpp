@@ -2,6 +2,7 @@
 
 #include <popops/DynamicSlice.hpp>
 #include <popops/ElementWise.hpp>
+#include <popops/Reduce.hpp>
 #include <poputil/OptionParsing.hpp>
 #include <poputil/TileMapping.hpp>
 #include <poputil/exceptions.hpp>
@@ -133,6 +134,53 @@ void requireLayer(const std::string &fn, const poplar::Type &type, std::size_t b
     throw poputil::poplibs_error(detail::cat(
         fn, ": params.batchSize, timeSteps and layerSizes must be non-zero (batch ", batch,
         ", steps ", steps, ", sizes {", layerSizes[0], ", ", layerSizes[1], "})"));
+}
+
+StepLimits prepareStepLimits(poplar::Graph &graph, const std::string &fn,
+                             const Tensor &varTimeSteps, std::size_t batch,
+                             poplar::program::Sequence &prog, const std::string &name) {
+  if (!varTimeSteps.valid())
+    return {};
+  const auto type = varTimeSteps.elementType();
+  if (type != poplar::INT && type != poplar::UNSIGNED_INT)
+    detail::fail(fn, "params.rnn.varTimeSteps", varTimeSteps,
+                 "must have element type INT or UNSIGNED_INT");
+  if (varTimeSteps.rank() != 1 ||
+      (varTimeSteps.numElements() != batch && varTimeSteps.numElements() != 1))
+    detail::fail(fn, "params.rnn.varTimeSteps", varTimeSteps,
+                 detail::cat("must have shape {", batch, "} (the batch size) or {1}"));
+  namespace pe = popops::expr;
+  StepLimits limits;
+  limits.lengths = popops::map(graph, pe::Cast(pe::_1, poplar::INT), {varTimeSteps}, prog,
+                               name + "/stepLimits");
+  limits.limit = popops::reduce(graph, limits.lengths, poplar::INT, {0}, popops::Operation::MAX,
+                                prog, name + "/stepLimit")
+                     .reshape({1});
+  return limits;
+}
+
+Tensor stepMask(poplar::Graph &graph, const StepLimits &limits, const Tensor &index,
+                std::size_t batch, const poplar::Type &type, poplar::program::Sequence &body,
+                const std::string &name) {
+  namespace pe = popops::expr;
+  Tensor lengths = limits.lengths.numElements() == batch
+                       ? limits.lengths
+                       : limits.lengths.broadcast(static_cast<unsigned>(batch), 0);
+  return popops::map(graph, pe::Cast(pe::Lt(pe::Cast(pe::_2, poplar::INT), pe::_1), type),
+                     {lengths, index}, body, name + "/stepMask");
+}
+
+void addLimitedStep(poplar::Graph &graph, const StepLimits &limits, const Tensor &index,
+                    const poplar::program::Sequence &step, poplar::program::Sequence &loop,
+                    const std::string &name) {
+  if (!limits.valid()) {
+    loop.add(step);
+    return;
+  }
+  namespace pe = popops::expr;
+  Tensor run = popops::map(graph, pe::Lt(pe::Cast(pe::_1, poplar::INT), pe::_2),
+                           {index, limits.limit}, loop, name + "/stepRuns");
+  loop.add(poplar::program::If(run.reshape({}), step, poplar::program::Sequence{}));
 }
 
 } // namespace popnn::rnn_detail

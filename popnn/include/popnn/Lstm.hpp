@@ -69,6 +69,13 @@ struct LstmParams {
              std::vector<std::size_t> layerSizes,
              NonLinearityType activation = NonLinearityType::TANH,
              NonLinearityType recurrentActivation = NonLinearityType::SIGMOID);
+
+  /// With run-time step counts `timeSteps` ({batchSize} or {1}, INT or UNSIGNED_INT) of at most
+  /// `maxTimeSteps` (see rnn::RnnParams::varTimeSteps for what happens past a sequence's end).
+  LstmParams(poplar::Type dataType, std::size_t batchSize, std::size_t maxTimeSteps,
+             const poplar::Tensor &timeSteps, std::vector<std::size_t> layerSizes,
+             NonLinearityType activation = NonLinearityType::TANH,
+             NonLinearityType recurrentActivation = NonLinearityType::SIGMOID);
 };
 
 /// The state of an LSTM cell (output h and cell state c, each [batch][outputSize]), or its

@@ -26,11 +26,25 @@ struct RnnParams {
   std::size_t maxTimeSteps;
   /// Deprecated spelling of maxTimeSteps (kept equal to it).
   std::size_t timeSteps;
+  /// Run-time step counts (INT or UNSIGNED_INT): {batchSize} — one per sequence — or {1} —
+  /// one for the whole batch. A null tensor: every sequence has maxTimeSteps steps. With
+  /// lengths, the LSTM and GRU run while the step index is below the largest length (never past
+  /// maxTimeSteps): at a step past a sequence's own length every gate of that batch entry is
+  /// zero, so its output and state become zero there (as PopLibs masks the gates), and the
+  /// steps past the largest length are skipped: their outputs and intermediates are zero and
+  /// the state returned is the one after the last step run. Gradients follow the same
+  /// function (a masked step passes no gradient back).
+  poplar::Tensor varTimeSteps;
   /// {inputSize, outputSize}.
   std::vector<std::size_t> layerSizes;
 
   RnnParams(poplar::Type dataType, std::size_t batchSize, std::size_t timeSteps,
             std::vector<std::size_t> layerSizes);
+
+  /// As above with run-time step counts `varTimeSteps` (see the member) of at most
+  /// `maxTimeSteps` steps.
+  RnnParams(poplar::Type dataType, std::size_t batchSize, std::size_t maxTimeSteps,
+            const poplar::Tensor &varTimeSteps, std::vector<std::size_t> layerSizes);
 
   /// Shards a layer can be split into along time (Tessera does not shard: always 1).
   std::size_t getMaxShards(const poplar::Graph &graph) const;
@@ -38,9 +52,10 @@ struct RnnParams {
   std::size_t getInputBytesPerTile(const poplar::Graph &graph) const;
   /// Bytes of one step's output per tile when a step is spread over every tile.
   std::size_t getOutputBytesPerTile(const poplar::Graph &graph) const;
-  /// Whether the step count is a run-time tensor (never, in this version).
+  /// Whether the step count is a run-time tensor (varTimeSteps is set).
   bool variableTimeSteps() const;
-  /// Whether each batch entry has its own run-time step count (never, in this version).
+  /// Whether each batch entry has its own run-time step count (varTimeSteps holds more than
+  /// one element).
   bool batchVariableTimeSteps() const;
 };
 
