@@ -300,22 +300,33 @@ Tensor forward(poplar::Graph &graph, const LstmParams &params, Sequence &prog,
   for (const Tensor &gate : {f, i, o})
     nonLinearityInPlace(graph, params.recurrentActivation, gate, body, {dc, "gate"});
   nonLinearityInPlace(graph, params.activation, g, body, {dc, "candidate"});
+  Tensor mask;
   if (limits.valid()) { // a sequence past its end: every gate zero
-    Tensor mask = stepMask(graph, limits, index, d.batch, type, body, name);
-    popops::mapInPlace(graph, pe::_1 * pe::_2, {gates, mask.reshape({d.batch, 1, 1})}, body,
+    mask = stepMask(graph, limits, index, d.batch, type, body, name).reshape({d.batch, 1});
+    popops::mapInPlace(graph, pe::_1 * pe::_2, {gates, mask.expand({1})}, body,
                        {dc, "maskGates"});
   }
-  popops::mapWithOutput(graph, pe::_1 * pe::_2 + pe::_3 * pe::_4, {f, c, i, g}, c, body,
+  // With run-time lengths the step's values go to new tensors and the state keeps its old
+  // value where the mask is 0; otherwise the state is updated in place.
+  Tensor cNew = limits.valid() ? newMapped(graph, type, {d.batch, d.out}, name + "/newCell") : c;
+  Tensor hNew = limits.valid() ? newMapped(graph, type, {d.batch, d.out}, name + "/newOutput") : h;
+  popops::mapWithOutput(graph, pe::_1 * pe::_2 + pe::_3 * pe::_4, {f, c, i, g}, cNew, body,
                         {dc, "cellState"});
-  Tensor cellAct = nonLinearity(graph, params.activation, c, body, {dc, "cellActivation"});
-  popops::mapWithOutput(graph, pe::_1 * pe::_2, {o, cellAct}, h, body, {dc, "output"});
+  Tensor cellAct = nonLinearity(graph, params.activation, cNew, body, {dc, "cellActivation"});
+  popops::mapWithOutput(graph, pe::_1 * pe::_2, {o, cellAct}, hNew, body, {dc, "output"});
   if (intermediates)
     updateStep(graph, inter,
                poplar::concat({f.expand({0}), i.expand({0}), g.expand({0}), o.expand({0}),
-                               c.expand({0}), cellAct.expand({0}), h.expand({0})}),
+                               cNew.expand({0}), cellAct.expand({0}), hNew.expand({0})}),
                index, body, name + "/saveIntermediates");
   else if (params.outputFullSequence)
-    updateStep(graph, outSeq, h, index, body, name + "/saveOutput");
+    updateStep(graph, outSeq, hNew, index, body, name + "/saveOutput");
+  if (limits.valid()) {
+    // state = mask ? new : state
+    const auto hold = pe::_3 * pe::_2 + (pe::Const(1.0f) - pe::_3) * pe::_1;
+    popops::mapInPlace(graph, hold, {c, cNew, mask}, body, {dc, "holdCell"});
+    popops::mapInPlace(graph, hold, {h, hNew, mask}, body, {dc, "holdOutput"});
+  }
   Sequence loop;
   addLimitedStep(graph, limits, index, body, loop, name);
   advanceStepIndex(graph, index, true, loop);
@@ -404,6 +415,11 @@ std::pair<LstmState, Tensor> backward(poplar::Graph &graph, const LstmParams &pa
   Tensor index = newStepIndex(graph, static_cast<unsigned>(d.steps - 1), prog, name + "/step");
 
   Sequence body;
+  Tensor dhHeld, dcHeld; // the state gradients a step past a sequence's end passes on
+  if (limits.valid()) {
+    dhHeld = copyToNew(graph, dh, body, name + "/heldOutputGrad");
+    dcHeld = copyToNew(graph, dc_, body, name + "/heldCellStateGrad");
+  }
   Tensor inter = sliceStep(graph, fwdInter, index, body, name + "/stepIntermediates");
   Tensor cPrev = sliceStep(graph, prevCells, index, body, name + "/stepPrevCell");
   if (params.outputFullSequence) {
@@ -435,9 +451,10 @@ std::pair<LstmState, Tensor> backward(poplar::Graph &graph, const LstmParams &pa
   body.add(Copy(
       nonLinearityInputGradient(graph, params.recurrentActivation, o, dO, body, {dc, "output"}),
       unit(BASIC_LSTM_CELL_OUTPUT_GATE)));
+  Tensor mask;
   if (limits.valid()) { // masked gates pass no gradient back
-    Tensor mask = stepMask(graph, limits, index, d.batch, type, body, name);
-    popops::mapInPlace(graph, pe::_1 * pe::_2, {step, mask.reshape({d.batch, 1, 1})}, body,
+    mask = stepMask(graph, limits, index, d.batch, type, body, name).reshape({d.batch, 1});
+    popops::mapInPlace(graph, pe::_1 * pe::_2, {step, mask.expand({1})}, body,
                        {dc, "maskGateGrads"});
   }
   Tensor stepFlat = step.reshape({d.batch, kUnits * d.out});
@@ -445,6 +462,12 @@ std::pair<LstmState, Tensor> backward(poplar::Graph &graph, const LstmParams &pa
   popops::mapInPlace(graph, pe::_1 * pe::_2, {dc_, f}, body, {dc, "prevCellStateGrad"});
   poplin::matMulWithOutput(graph, stepFlat, recurrentT, dh, body, {dc, "prevOutputGrad"}, mmOpts,
                            cache);
+  if (limits.valid()) {
+    // gradient = mask ? this step's : the held one
+    const auto hold = pe::_3 * pe::_1 + (pe::Const(1.0f) - pe::_3) * pe::_2;
+    popops::mapInPlace(graph, hold, {dh, dhHeld, mask}, body, {dc, "holdOutputGrad"});
+    popops::mapInPlace(graph, hold, {dc_, dcHeld, mask}, body, {dc, "holdCellStateGrad"});
+  }
   updateStep(graph, gateGrads, stepFlat, index, body, name + "/saveGateGrads");
   Sequence loop;
   addLimitedStep(graph, limits, index, body, loop, name);

@@ -146,32 +146,39 @@ TEST(LstmVarTimeSteps, OutputsPastASequencesEndAreZero) {
       }
 }
 
-TEST(LstmVarTimeSteps, LastOutputOnlyReturnsTheStateAfterTheLastStepRun) {
+TEST(LstmVarTimeSteps, LastOutputOnlyReturnsEachSequencesOwnLastOutput) {
   const Problem p(kShape, poplar::FLOAT, 6);
-  const std::vector<std::size_t> lengths{3, 1, 3};
+  const std::vector<std::size_t> lengths{3, 1, 5};
   const auto r = runLayer(poplar::FLOAT, Layout::SINGLE_TILE, p, lengths, poplar::INT, false);
   const auto fw = reference::lstmForward(kShape, p.x, p.h0, p.c0, p.Wi, p.Wo, p.b, lengths);
   expectClose(r.at("out"), fw.finalOutput, 2e-5, 1e-4, "last output");
-  std::vector<double> dOut(kShape.T * kShape.B * kShape.H, 0.0);
-  // The last output is h after step max(lengths) - 1 = 2.
-  std::copy_n(p.dOut.begin(), kShape.B * kShape.H, dOut.begin() + 2 * kShape.B * kShape.H);
-  const auto want =
-      reference::lstmBackward(kShape, p.x, p.h0, p.c0, p.Wi, p.Wo, p.b, dOut, p.dcLast, lengths);
+  // Entry n's last output is its output at step lengths[n] - 1.
+  for (std::size_t n = 0; n < kShape.B; ++n)
+    for (std::size_t j = 0; j < kShape.H; ++j)
+      EXPECT_NEAR(r.at("out")[n * kShape.H + j],
+                  fw.output[((lengths[n] - 1) * kShape.B + n) * kShape.H + j], 2e-5);
+  const std::vector<double> dhLast(p.dOut.begin(), p.dOut.begin() + kShape.B * kShape.H);
+  const std::vector<double> noOutputGrad(kShape.T * kShape.B * kShape.H, 0.0);
+  const auto want = reference::lstmBackward(kShape, p.x, p.h0, p.c0, p.Wi, p.Wo, p.b,
+                                            noOutputGrad, p.dcLast, lengths, dhLast);
   expectClose(r.at("dx"), want.dx, 2e-5, 1e-4, "input gradient");
+  expectClose(r.at("dh0"), want.dh0, 2e-5, 1e-4, "initial output gradient");
+  expectClose(r.at("dc0"), want.dc0, 2e-5, 1e-4, "initial cell state gradient");
   expectClose(r.at("dWo"), want.dWo, 2e-5, 1e-4, "recurrent weights gradient");
 }
 
 TEST(LstmVarTimeSteps, ReferenceGradientsWithLengthsMatchCentralFiniteDifferences) {
   const reference::LstmShape s{4, 3, 2, 3};
   const Problem p(s, poplar::FLOAT, 7);
-  const std::vector<std::size_t> lengths{3, 1, 0};
-  const auto g =
-      reference::lstmBackward(s, p.x, p.h0, p.c0, p.Wi, p.Wo, p.b, p.dOut, p.dcLast, lengths);
+  const std::vector<std::size_t> lengths{3, 1, 0}; // and steps past every end
+  const std::vector<double> dhLast(p.dOut.begin(), p.dOut.begin() + s.B * s.H);
+  const auto g = reference::lstmBackward(s, p.x, p.h0, p.c0, p.Wi, p.Wo, p.b, p.dOut, p.dcLast,
+                                         lengths, dhLast);
   auto loss = [&](const std::vector<double> &x, const std::vector<double> &h0,
                   const std::vector<double> &c0, const std::vector<double> &Wi,
                   const std::vector<double> &Wo, const std::vector<double> &b) {
     const auto f = reference::lstmForward(s, x, h0, c0, Wi, Wo, b, lengths);
-    return dot(f.output, p.dOut) + dot(f.finalCell, p.dcLast);
+    return dot(f.output, p.dOut) + dot(f.finalCell, p.dcLast) + dot(f.finalOutput, dhLast);
   };
   const double tol = 1e-6;
   expectClose(finiteDifference([&](auto &v) { return loss(v, p.h0, p.c0, p.Wi, p.Wo, p.b); }, p.x),

@@ -27,13 +27,13 @@ struct RnnParams {
   /// Deprecated spelling of maxTimeSteps (kept equal to it).
   std::size_t timeSteps;
   /// Run-time step counts (INT or UNSIGNED_INT): {batchSize} — one per sequence — or {1} —
-  /// one for the whole batch. A null tensor: every sequence has maxTimeSteps steps. With
-  /// lengths, the LSTM and GRU run while the step index is below the largest length (never past
-  /// maxTimeSteps): at a step past a sequence's own length every gate of that batch entry is
-  /// zero, so its output and state become zero there (as PopLibs masks the gates), and the
-  /// steps past the largest length are skipped: their outputs and intermediates are zero and
-  /// the state returned is the one after the last step run. Gradients follow the same
-  /// function (a masked step passes no gradient back).
+  /// one for the whole batch. A null tensor: every sequence has maxTimeSteps steps. As in
+  /// PopLibs, at a step past a sequence's own length every gate of that batch entry is zero,
+  /// so the output recorded for the step (and its intermediates) is zero, while the recurrent
+  /// state stops updating: the state returned (and the last output when outputFullSequence is
+  /// false) is the one after the sequence's last step (the initial state for length 0). Steps
+  /// past the largest length are skipped. Gradients are those of this function: such a step
+  /// passes the state gradients through unchanged and gives its gates none.
   poplar::Tensor varTimeSteps;
   /// {inputSize, outputSize}.
   std::vector<std::size_t> layerSizes;

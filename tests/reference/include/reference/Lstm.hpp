@@ -7,9 +7,9 @@
 // Step t:  f = σ(x_t Wi[0] + h_{t-1} Wo[0] + b[0]),  i = σ(… [1]),  g = tanh(… [2]),
 //          o = σ(… [3]);  c_t = f c_{t-1} + i g;  h_t = o tanh(c_t).
 // Run-time lengths (optional `lengths`, one per batch entry; empty: every entry runs T steps),
-// as PopLibs' varTimeSteps: steps t >= max(lengths) are skipped (outputs, cell and gates stay
-// zero there and the state is held); at a step t < max(lengths) with t >= lengths[n] every gate
-// of entry n is multiplied by 0, so c_t = h_t = 0 for it.
+// as PopLibs' varTimeSteps: at a step t >= lengths[n] every gate of entry n is multiplied by 0,
+// so the step's recorded c_t and h_t are 0, and the state carried on (and returned at the end)
+// stays the one after the entry's last step lengths[n] - 1 (the initial state if 0).
 #pragma once
 
 #include <cmath>
@@ -75,10 +75,11 @@ inline LstmForward lstmForward(const LstmShape &s, const std::vector<double> &x,
         r.output[(t * B + n) * H + j] = a[3] * std::tanh(cNew);
       }
     }
-    for (std::size_t e = 0; e < B * H; ++e) {
-      h[e] = r.output[t * B * H + e];
-      c[e] = r.cell[t * B * H + e];
-    }
+    for (std::size_t e = 0; e < B * H; ++e)
+      if (lstmStepMask(lengths, t, e / H) != 0) { // past its end an entry holds its state
+        h[e] = r.output[t * B * H + e];
+        c[e] = r.cell[t * B * H + e];
+      }
   }
   r.finalOutput = h;
   r.finalCell = c;
@@ -95,15 +96,16 @@ struct LstmGradients {
 };
 
 /// Gradients of L = Σ dOut·h (every step; zero rows for steps whose output is not used) +
-/// dcLast·(the final cell state) with respect to every input. With `lengths`, dOut rows of
-/// skipped steps are ignored (those outputs are constant zeros) and a masked step passes no
-/// gradient to its gates or to the previous state.
+/// dcLast·(the final cell state) + dhLast·(the final output state; optional) with respect to
+/// every input. With `lengths`, dOut at a step past an entry's end is ignored (that output is a
+/// constant zero); the state gradients pass such a step unchanged and its gates get none.
 inline LstmGradients lstmBackward(const LstmShape &s, const std::vector<double> &x,
                                   const std::vector<double> &h0, const std::vector<double> &c0,
                                   const std::vector<double> &Wi, const std::vector<double> &Wo,
                                   const std::vector<double> &b, const std::vector<double> &dOut,
                                   const std::vector<double> &dcLast,
-                                  const std::vector<std::size_t> &lengths = {}) {
+                                  const std::vector<std::size_t> &lengths = {},
+                                  const std::vector<double> &dhLast = {}) {
   const std::size_t T = s.T, B = s.B, I = s.I, H = s.H;
   const LstmForward fw = lstmForward(s, x, h0, c0, Wi, Wo, b, lengths);
   LstmGradients g{std::vector<double>(T * B * I), std::vector<double>(B * H),
@@ -112,7 +114,10 @@ inline LstmGradients lstmBackward(const LstmShape &s, const std::vector<double> 
   std::vector<double> dh(B * H, 0.0), dc = dcLast, pre(4 * B * H);
   if (dc.empty())
     dc.assign(B * H, 0.0);
+  if (!dhLast.empty())
+    dh = dhLast;
   for (std::size_t t = lstmStepsRun(T, lengths); t-- > 0;) {
+    const std::vector<double> dhHeld = dh, dcHeld = dc;
     const double *hPrev = t == 0 ? h0.data() : &fw.output[(t - 1) * B * H];
     const double *cPrev = t == 0 ? c0.data() : &fw.cell[(t - 1) * B * H];
     for (std::size_t n = 0; n < B; ++n)
@@ -147,6 +152,11 @@ inline LstmGradients lstmBackward(const LstmShape &s, const std::vector<double> 
             dhPrev[n * H + k] += Wo[(u * H + k) * H + j] * d;
           }
         }
+    for (std::size_t e = 0; e < B * H; ++e)
+      if (lstmStepMask(lengths, t, e / H) == 0) { // the held state passes its gradient on
+        dhPrev[e] = dhHeld[e];
+        dc[e] = dcHeld[e];
+      }
     dh = dhPrev;
   }
   g.dh0 = dh;
