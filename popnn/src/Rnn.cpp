@@ -1,6 +1,9 @@
 // popnn::rnn: RnnParams and the sequence/state tensor factories shared by every recurrent layer.
 #include <popnn/Rnn.hpp>
 
+#include <algorithm>
+
+#include <popops/ElementWise.hpp>
 #include <poputil/OptionParsing.hpp>
 #include <poputil/TileMapping.hpp>
 #include <poputil/exceptions.hpp>
@@ -22,7 +25,10 @@ RnnParams::RnnParams(poplar::Type dataType, std::size_t batchSize, std::size_t m
     : dataType(dataType), batchSize(batchSize), maxTimeSteps(maxTimeSteps),
       timeSteps(maxTimeSteps), varTimeSteps(varTimeSteps), layerSizes(std::move(layerSizes)) {}
 
-std::size_t RnnParams::getMaxShards(const poplar::Graph &) const { return 1; }
+std::size_t RnnParams::getMaxShards(const poplar::Graph &graph) const {
+  const std::size_t tiles = graph.getTarget().getNumTiles();
+  return std::max<std::size_t>(1, std::min(maxTimeSteps, tiles));
+}
 
 namespace {
 
@@ -40,10 +46,14 @@ std::size_t layerSize(const RnnParams &params, bool output, const char *fn) {
   return params.layerSizes[output ? 1 : 0];
 }
 
-void requireOneShard(unsigned numShards, const char *fn) {
-  if (numShards != 1)
-    throw poputil::poplibs_error(
-        popnn::detail::cat(fn, ": numShards must be 1 (Tessera does not shard), not ", numShards));
+/// Shards split the time steps into consecutive chunks run one after the other; every tensor
+/// keeps the unsharded layout, so any count from 1 to maxTimeSteps gives the same results.
+void requireShards(const RnnParams &params, unsigned numShards, const char *fn) {
+  if (numShards == 0 || numShards > std::max<std::size_t>(1, params.maxTimeSteps))
+    throw poputil::poplibs_error(popnn::detail::cat(fn, ": numShards must be in [1, ",
+                                                    params.maxTimeSteps,
+                                                    "] (at least one step per shard), not ",
+                                                    numShards));
 }
 
 } // namespace
@@ -64,7 +74,7 @@ bool RnnParams::batchVariableTimeSteps() const {
 Tensor createInitialState(poplar::Graph &graph, const RnnParams &params, bool isOutput,
                           unsigned multiple, unsigned numShards,
                           const poplar::DebugContext &debugContext) {
-  requireOneShard(numShards, "createInitialState");
+  requireShards(params, numShards, "createInitialState");
   const std::size_t size = layerSize(params, isOutput, "createInitialState");
   Tensor t = graph.addVariable(params.dataType, {multiple, params.batchSize, size},
                                {debugContext, "initialState"});
@@ -75,7 +85,7 @@ Tensor createInitialState(poplar::Graph &graph, const RnnParams &params, bool is
 
 Tensor createRecurrentTensor(poplar::Graph &graph, const RnnParams &params, unsigned size,
                              unsigned numShards, const poplar::DebugContext &debugContext) {
-  requireOneShard(numShards, "createRecurrentTensor");
+  requireShards(params, numShards, "createRecurrentTensor");
   Tensor t = graph.addVariable(params.dataType, {params.timeSteps, params.batchSize, size},
                                {debugContext, "recurrent"});
   // Each step spread over every tile, so a dynamic slice of one step is balanced.
@@ -98,7 +108,7 @@ Tensor createOutputTensor(poplar::Graph &graph, const RnnParams &params, unsigne
 
 Tensor createOutputTensor(poplar::Graph &graph, const RnnParams &params, unsigned multiple,
                           unsigned numShards, const poplar::DebugContext &debugContext) {
-  requireOneShard(numShards, "createOutputTensor");
+  requireShards(params, numShards, "createOutputTensor");
   const std::size_t size = layerSize(params, true, "createOutputTensor");
   Tensor t =
       graph.addVariable(params.dataType, {multiple * params.timeSteps, params.batchSize, size},
@@ -111,7 +121,7 @@ Tensor createOutputTensor(poplar::Graph &graph, const RnnParams &params, unsigne
 Tensor shiftRnnTensor(poplar::Graph &graph, const RnnParams &params, const Tensor &tBase,
                       const Tensor &tSingle, poplar::program::Sequence &prog, unsigned numShards,
                       const poplar::DebugContext &debugContext) {
-  requireOneShard(numShards, "shiftRnnTensor");
+  requireShards(params, numShards, "shiftRnnTensor");
   const std::size_t steps = params.timeSteps;
   if (tBase.rank() < 1 || tBase.dim(0) == 0 || tBase.dim(0) % steps != 0)
     popnn::detail::fail("shiftRnnTensor", "tBase", tBase,
@@ -155,35 +165,58 @@ std::vector<Tensor> Rnn(poplar::Graph &graph, const RnnParams &params, bool reve
                         const LoopBodyType &loopFn, unsigned numShards,
                         poplar::OptionFlags &options, const poplar::DebugContext &debugContext) {
   using namespace popnn::rnn_detail;
-  requireOneShard(numShards, "Rnn");
+  namespace pe = popops::expr;
   bool codeReuse = false;
   poputil::OptionSpec("Rnn", {{"codeReuse", poputil::OptionHandler::createWithBool(codeReuse)}})
       .parse(options);
   const std::size_t steps = params.timeSteps;
   if (steps == 0)
     throw poputil::poplibs_error("Rnn: params.timeSteps must be non-zero");
+  requireShards(params, numShards, "Rnn");
   const poplar::DebugContext dc(debugContext, "Rnn");
   const std::string name = dc.getPathName();
+  const StepLimits limits =
+      prepareStepLimits(graph, "Rnn", params.varTimeSteps, params.batchSize, prog, name);
 
   std::vector<Tensor> state;
   for (std::size_t i = 0; i < initState.size(); ++i)
     state.push_back(initState[i].valid()
                         ? copyToNew(graph, initState[i], prog, name + "/state" + std::to_string(i))
                         : Tensor());
-  TimeStepState time;
-  time.begin = graph.addConstant(poplar::UNSIGNED_INT, {1}, 0u, name + "/begin");
-  graph.setTileMapping(time.begin, 0);
-  time.counter =
+  // `step` is the absolute step index the slices use; the body sees the shard's first step
+  // (time.begin) and the index within the shard (time.counter; absolute with one shard).
+  Tensor step =
       newStepIndex(graph, reverse ? static_cast<unsigned>(steps - 1) : 0u, prog, name + "/step");
+  TimeStepState time;
+  time.begin = graph.addVariable(poplar::UNSIGNED_INT, {1}, name + "/begin");
+  graph.setTileMapping(time.begin, 0);
 
   poplar::program::Sequence body;
+  if (numShards == 1) {
+    time.counter = step;
+  } else {
+    time.counter = popops::map(graph, pe::_1 - pe::_2, {step, time.begin}, body,
+                               name + "/counter");
+  }
+  RnnBatchwiseFlags flags;
+  if (limits.valid()) {
+    time.variableSeqFlag =
+        popops::map(graph, pe::Gte(pe::Cast(pe::_1, poplar::INT), pe::_2), {step, limits.shortest},
+                    body, name + "/variableSeqFlag")
+            .reshape({});
+    if (params.batchVariableTimeSteps()) {
+      flags.mask = stepMask(graph, limits, step, params.batchSize, params.dataType, body, name);
+      flags.inverse = popops::map(graph, pe::Const(1.0f) - pe::_1, {flags.mask}, body,
+                                  name + "/inverseMask");
+    }
+  }
   RnnSlice slice;
   for (std::size_t i = 0; i < inputs.size(); ++i)
     slice.inputs.push_back(inputs[i].valid() ? sliceStep(graph, perStep(inputs[i], steps, "inputs"),
-                                                         time.counter, body, name + "/input")
+                                                         step, body, name + "/input")
                                              : Tensor());
   if (interimIn)
-    slice.interimIn = sliceStep(graph, perStep(*interimIn, steps, "interimIn"), time.counter, body,
+    slice.interimIn = sliceStep(graph, perStep(*interimIn, steps, "interimIn"), step, body,
                                 name + "/interimIn");
   if (interimOut)
     slice.interimOut =
@@ -195,21 +228,20 @@ std::vector<Tensor> Rnn(poplar::Graph &graph, const RnnParams &params, bool reve
         newMapped(graph, seq.elementType(), seq[0].shape(), name + "/output" + std::to_string(i)));
   }
   std::vector<Tensor> createdSlices(created.size());
-  RnnBatchwiseFlags flags;
   body.add(loopFn(graph, time, flags, state, slice, createdSlices, &prog, {dc, "cell"}));
 
   if (interimOut)
-    updateStep(graph, perStep(*interimOut, steps, "interimOut"), slice.interimOut, time.counter,
-               body, name + "/saveInterimOut");
+    updateStep(graph, perStep(*interimOut, steps, "interimOut"), slice.interimOut, step, body,
+               name + "/saveInterimOut");
   for (std::size_t i = 0; i < outputs.size(); ++i)
-    updateStep(graph, perStep(outputs[i], steps, "outputs"), slice.outputs[i], time.counter, body,
+    updateStep(graph, perStep(outputs[i], steps, "outputs"), slice.outputs[i], step, body,
                name + "/saveOutput");
   for (std::size_t i = 0; i < created.size(); ++i) {
     if (!createdSlices[i].valid())
       throw poputil::poplibs_error(
           popnn::detail::cat("Rnn: the loop body did not create tensor ", i, " of 'created'"));
     const Tensor seq = perStep(created[i], steps, "created");
-    updateStep(graph, seq, createdSlices[i].reshape(seq[0].shape()), time.counter, body,
+    updateStep(graph, seq, createdSlices[i].reshape(seq[0].shape()), step, body,
                name + "/saveCreated");
   }
   if (stateSequence.output.valid()) {
@@ -218,11 +250,24 @@ std::vector<Tensor> Rnn(poplar::Graph &graph, const RnnParams &params, bool reve
                                                       stateSequence.stateIndex, " names no state (",
                                                       state.size(), " states)"));
     const Tensor seq = perStep(stateSequence.output, steps, "stateSequence.output");
-    updateStep(graph, seq, state[stateSequence.stateIndex].reshape(seq[0].shape()), time.counter,
-               body, name + "/saveState");
+    updateStep(graph, seq, state[stateSequence.stateIndex].reshape(seq[0].shape()), step, body,
+               name + "/saveState");
   }
-  advanceStepIndex(graph, time.counter, !reverse, body);
-  prog.add(poplar::program::Repeat(static_cast<unsigned>(steps), body, {dc, "loop"}));
+  poplar::program::Sequence loop;
+  addLimitedStep(graph, limits, step, body, loop, name);
+  advanceStepIndex(graph, step, !reverse, loop);
+  // Shards: consecutive chunks of steps (the last ones first if reverse), each one Repeat of the
+  // same loop, so the step sequence is the unsharded one.
+  for (unsigned k = 0; k < numShards; ++k) {
+    const unsigned shard = reverse ? numShards - 1 - k : k;
+    const auto first = static_cast<unsigned>(steps * shard / numShards);
+    const auto last = static_cast<unsigned>(steps * (shard + 1) / numShards);
+    Tensor begin = graph.addConstant(poplar::UNSIGNED_INT, {1}, first,
+                                     name + "/shardBegin" + std::to_string(shard));
+    graph.setTileMapping(begin, 0);
+    prog.add(poplar::program::Copy(begin, time.begin));
+    prog.add(poplar::program::Repeat(last - first, loop, {dc, "loop"}));
+  }
   return state;
 }
 

@@ -156,6 +156,9 @@ StepLimits prepareStepLimits(poplar::Graph &graph, const std::string &fn,
   limits.limit = popops::reduce(graph, limits.lengths, poplar::INT, {0}, popops::Operation::MAX,
                                 prog, name + "/stepLimit")
                      .reshape({1});
+  limits.shortest = popops::reduce(graph, limits.lengths, poplar::INT, {0}, popops::Operation::MIN,
+                                   prog, name + "/shortestStepLimit")
+                        .reshape({1});
   return limits;
 }
 

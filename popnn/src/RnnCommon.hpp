@@ -75,10 +75,11 @@ void requireLayer(const std::string &fn, const poplar::Type &type, std::size_t b
                   std::size_t steps, const std::vector<std::size_t> &layerSizes);
 
 /// Run-time sequence lengths prepared once before a loop: `lengths` INT {batch} or {1} and
-/// `limit` INT {1}, the largest of them (steps at or past it are skipped).
+/// `limit` INT {1}, the largest of them (steps at or past it are skipped), and the smallest.
 struct StepLimits {
   poplar::Tensor lengths;
   poplar::Tensor limit;
+  poplar::Tensor shortest; ///< INT {1}: the smallest length
   bool valid() const { return lengths.valid(); }
 };
 

@@ -46,7 +46,8 @@ struct RnnParams {
   RnnParams(poplar::Type dataType, std::size_t batchSize, std::size_t maxTimeSteps,
             const poplar::Tensor &varTimeSteps, std::vector<std::size_t> layerSizes);
 
-  /// Shards a layer can be split into along time (Tessera does not shard: always 1).
+  /// The most shards a layer can be split into along time: one step per shard at least, at
+  /// most one shard per tile.
   std::size_t getMaxShards(const poplar::Graph &graph) const;
   /// Bytes of one step's input per tile when a step is spread over every tile.
   std::size_t getInputBytesPerTile(const poplar::Graph &graph) const;
@@ -60,7 +61,8 @@ struct RnnParams {
 };
 
 /// A state tensor {multiple, batchSize, size} (size = the output size if isOutput, else the
-/// input size), spread over the tiles. numShards must be 1.
+/// input size), spread over the tiles. numShards (1 … maxTimeSteps) does not change the layout
+/// in Tessera: shards are run one after the other over the same tensors.
 poplar::Tensor createInitialState(poplar::Graph &graph, const RnnParams &params, bool isOutput,
                                   unsigned multiple, unsigned numShards,
                                   const poplar::DebugContext &debugContext = {});
@@ -101,8 +103,9 @@ struct RnnSlice {
   std::vector<poplar::Tensor> outputs; ///< written by the body; stored into each output
 };
 
-/// Per batch entry flags for steps within a run-time step limit (never set in this version:
-/// every step of every sequence runs).
+/// Per batch entry flags for steps within a run-time step limit, {batchSize} of the data type:
+/// mask[b] = 1 if the step is below varTimeSteps[b], else 0; inverse = 1 − mask. Set only when
+/// each batch entry has its own length (RnnParams::batchVariableTimeSteps()).
 struct RnnBatchwiseFlags {
   poplar::Tensor mask;
   poplar::Tensor inverse;
@@ -110,8 +113,10 @@ struct RnnBatchwiseFlags {
   bool valid() const { return mask.valid(); }
 };
 
-/// The loop position handed to the body: `begin` is the first step of the shard (always 0
-/// here) and `counter` the current step index (UNSIGNED_INT [1], counting down if reverse).
+/// The loop position handed to the body: `begin` is the first step of the current shard and
+/// `counter` the step index within the shard (both UNSIGNED_INT [1]; with one shard begin is 0
+/// and counter the step itself; counter counts down if reverse). With run-time lengths,
+/// `variableSeqFlag` (BOOL scalar) says whether some sequence has already ended at this step.
 struct TimeStepState {
   poplar::Tensor begin;
   poplar::Tensor counter;
@@ -140,9 +145,12 @@ struct StateSequence {
 /// (sequences [timeSteps][…], or [timeSteps * k][…] for k tensors per step) at the step, and the
 /// state `stateSequence.stateIndex` into stateSequence.output if that is valid. The per-step
 /// output buffers persist between steps. Returns the state tensors after the last step.
-/// Option `codeReuse` (true, false) is accepted; numShards must be 1. Throws
-/// poputil::poplibs_error naming a sequence whose outermost dimension is not a multiple of
-/// timeSteps.
+/// With params.varTimeSteps only the steps below the largest length run (the others store
+/// nothing) and the body receives the batchwise flags and variableSeqFlag; what a step past a
+/// sequence's end does is up to the body. numShards (1 … maxTimeSteps) splits the steps into
+/// that many consecutive chunks run one after the other: the results are those of one shard.
+/// Option `codeReuse` (true, false) is accepted. Throws poputil::poplibs_error naming a
+/// sequence whose outermost dimension is not a multiple of timeSteps, or a bad numShards.
 std::vector<poplar::Tensor>
 Rnn(poplar::Graph &graph, const RnnParams &params, bool reverse,
     const std::vector<poplar::Tensor> &initState, const StateSequence &stateSequence,

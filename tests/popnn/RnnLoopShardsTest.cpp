@@ -1,0 +1,172 @@
+// rnn::Rnn (the custom-cell loop) with numShards > 1 and with run-time lengths
+// (RnnParams::varTimeSteps): sharded loops give the unsharded results and hand the body each
+// shard's first step and the step within the shard; with lengths the body receives per-entry
+// masks and the loop stops after the longest sequence.
+#include <popnn/Rnn.hpp>
+#include <popops/Cast.hpp>
+#include <popops/ElementWise.hpp>
+#include <popops/Zero.hpp>
+#include <poputil/TileMapping.hpp>
+#include <poputil/exceptions.hpp>
+
+#include "PopnnTestHarness.hpp"
+
+using namespace popnn_test;
+using poplar::Tensor;
+namespace rnn = popnn::rnn;
+namespace pe = popops::expr;
+
+namespace {
+
+constexpr std::size_t kSteps = 7, kBatch = 3, kSize = 4;
+
+struct LoopRun {
+  std::map<std::string, std::vector<double>> results;
+};
+
+/// A cell s = s * 0.5 + x_t (masked per entry when flags are given) whose outputs are the
+/// state; the `created` sequence records (begin, counter, variableSeqFlag, mask[b]) per step.
+LoopRun runLoop(unsigned numShards, bool reverse, const std::vector<std::size_t> &lengths,
+                unsigned threads = 1) {
+  Harness h(Layout::MULTI_TILE);
+  auto &g = h.graph();
+  Tensor len;
+  if (!lengths.empty())
+    len = h.input(poplar::INT, {lengths.size()},
+                  std::vector<double>(lengths.begin(), lengths.end()), "lengths");
+  rnn::RnnParams params = lengths.empty()
+                              ? rnn::RnnParams(poplar::FLOAT, kBatch, kSteps, {kSize, kSize})
+                              : rnn::RnnParams(poplar::FLOAT, kBatch, kSteps, len, {kSize, kSize});
+  std::vector<double> xv(kSteps * kBatch * kSize);
+  for (std::size_t i = 0; i < xv.size(); ++i)
+    xv[i] = static_cast<double>(i % 11) - 5.0;
+  Tensor x = rnn::createInputTensor(g, params, numShards, "x");
+  h.input(x, xv, "x");
+  Tensor s0 = rnn::createInitialState(g, params, true, 1, numShards, "s0").squeeze({0});
+  popops::zero(g, s0, h.prog(), "zeroState");
+  Tensor outputs = rnn::createOutputTensor(g, params, numShards, "outputs");
+  Tensor record = g.addVariable(poplar::FLOAT, {kSteps, 3 + kBatch}, "record");
+  poputil::mapTensorLinearly(g, record);
+  popops::zero(g, outputs, h.prog(), "zeroOutputs");
+  popops::zero(g, record, h.prog(), "zeroRecord");
+  rnn::LoopBodyType cell = [](poplar::Graph &graph, const rnn::TimeStepState &time,
+                              const rnn::RnnBatchwiseFlags &flags, std::vector<Tensor> &state,
+                              const rnn::RnnSlice &slice, std::vector<Tensor> &created,
+                              poplar::program::Sequence *, const poplar::DebugNameAndId &dnai) {
+    poplar::program::Sequence prog;
+    Tensor s = state[0];
+    Tensor x = slice.inputs[0];
+    if (flags.valid())
+      popops::mapInPlace(graph, pe::_1 * pe::Const(0.5f) + pe::_2 * pe::_3,
+                         {s, x, flags.mask.expand({1})}, prog, {dnai, "masked"});
+    else
+      popops::mapInPlace(graph, pe::_1 * pe::Const(0.5f) + pe::_2, {s, x}, prog, {dnai, "step"});
+    prog.add(poplar::program::Copy(s, slice.outputs[0]));
+    std::vector<Tensor> parts{popops::cast(graph, time.begin, poplar::FLOAT, prog),
+                              popops::cast(graph, time.counter, poplar::FLOAT, prog)};
+    if (time.variableSeqFlag.valid())
+      parts.push_back(
+          popops::cast(graph, time.variableSeqFlag.reshape({1}), poplar::FLOAT, prog));
+    else
+      parts.push_back(popops::map(graph, pe::Const(-1.0f) + pe::_1 * pe::Const(0.0f),
+                                  {parts[0]}, prog));
+    if (flags.valid())
+      parts.push_back(flags.mask);
+    else
+      parts.push_back(popops::map(graph, pe::Const(-1.0f) + pe::_1 * pe::Const(0.0f),
+                                  {parts[0].broadcast(kBatch, 0)}, prog));
+    created[0] = poplar::concat(parts);
+    return prog;
+  };
+  poplar::OptionFlags options;
+  auto final = rnn::Rnn(g, params, reverse, {s0.expand({0})}, {}, {x}, nullptr, nullptr,
+                        {outputs}, {record}, h.prog(), cell, numShards, options, "loop");
+  h.output("outputs", outputs);
+  h.output("record", record);
+  h.output("final", final[0]);
+  poplar::OptionFlags run;
+  run.set("target.hostThreads", std::to_string(threads));
+  return {h.run(1, run)};
+}
+
+} // namespace
+
+TEST(RnnShards, ShardedLoopsGiveTheUnshardedResultsForwardAndReverse) {
+  for (const bool reverse : {false, true}) {
+    const auto one = runLoop(1, reverse, {}).results;
+    for (unsigned shards : {2u, 3u, 7u}) {
+      const auto many = runLoop(shards, reverse, {}).results;
+      EXPECT_EQ(many.at("outputs"), one.at("outputs")) << shards << " shards";
+      EXPECT_EQ(many.at("final"), one.at("final")) << shards << " shards";
+      // begin + counter is the absolute step; begin is the shard's first step.
+      const auto &rec = many.at("record");
+      for (std::size_t t = 0; t < kSteps; ++t) {
+        const double begin = rec[t * (3 + kBatch)], counter = rec[t * (3 + kBatch) + 1];
+        EXPECT_EQ(begin + counter, static_cast<double>(t)) << shards << " shards, step " << t;
+        // Shard i holds steps [⌊i·T/n⌋, ⌊(i+1)·T/n⌋).
+        std::size_t shard = 0;
+        while (kSteps * (shard + 1) / shards <= t)
+          ++shard;
+        EXPECT_EQ(begin, static_cast<double>(kSteps * shard / shards)) << "step " << t;
+      }
+    }
+  }
+  // The state after the loop: the forward one ends at the last step, the reverse one at step 0.
+  const auto fwd = runLoop(1, false, {}).results;
+  const std::vector<double> lastRow(fwd.at("outputs").end() - kBatch * kSize,
+                                    fwd.at("outputs").end());
+  EXPECT_EQ(fwd.at("final"), lastRow);
+}
+
+TEST(RnnShards, RunTimeLengthsGiveEntryMasksAndStopAfterTheLongestSequence) {
+  const std::vector<std::size_t> lengths{2, 5, 0};
+  for (const bool reverse : {false, true})
+    for (unsigned shards : {1u, 3u}) {
+      const auto r = runLoop(shards, reverse, lengths).results;
+      const auto &rec = r.at("record");
+      for (std::size_t t = 0; t < kSteps; ++t) {
+        const double *row = &rec[t * (3 + kBatch)];
+        if (t >= 5) { // past the longest sequence: not run, nothing recorded
+          for (std::size_t k = 0; k < 3 + kBatch; ++k)
+            EXPECT_EQ(row[k], 0.0) << "step " << t;
+          continue;
+        }
+        EXPECT_EQ(row[0] + row[1], static_cast<double>(t));
+        EXPECT_EQ(row[2], 1.0) << "step " << t << ": entry 2 has length 0";
+        for (std::size_t b = 0; b < kBatch; ++b)
+          EXPECT_EQ(row[3 + b], t < lengths[b] ? 1.0 : 0.0) << "step " << t << " entry " << b;
+      }
+      // The masked cell: entry b accumulates only its first lengths[b] inputs (forward) or
+      // the inputs below its length in the reverse order.
+      std::vector<double> s(kBatch * kSize, 0.0);
+      for (std::size_t k = 0; k < kSteps; ++k) {
+        const std::size_t t = reverse ? kSteps - 1 - k : k;
+        if (t >= 5)
+          continue;
+        for (std::size_t e = 0; e < kBatch * kSize; ++e) {
+          const double x = static_cast<double>((t * kBatch * kSize + e) % 11) - 5.0;
+          s[e] = s[e] * 0.5 + (t < lengths[e / kSize] ? x : 0.0);
+        }
+      }
+      expectClose(r.at("final"), s, 1e-6, 1e-6, "final state");
+    }
+}
+
+TEST(RnnShards, ResultsAreBitIdenticalForOneAndTwoHostThreads) {
+  const auto one = runLoop(3, true, {4, 1, 6}, 1).results;
+  const auto two = runLoop(3, true, {4, 1, 6}, 2).results;
+  for (const auto &[name, values] : one)
+    EXPECT_EQ(two.at(name), values) << name;
+}
+
+TEST(RnnShards, OneLengthForTheWholeBatchGivesNoMaskButStopsTheLoop) {
+  const auto r = runLoop(1, false, {3}).results;
+  const auto &rec = r.at("record");
+  for (std::size_t t = 0; t < kSteps; ++t) {
+    const double *row = &rec[t * (3 + kBatch)];
+    if (t >= 3)
+      EXPECT_EQ(row[1], 0.0) << "step " << t << " must not run";
+    else
+      EXPECT_EQ(row[3], -1.0) << "no batchwise flags with one length";
+  }
+}
