@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include <popops/DynamicSlice.hpp>
 #include <popops/ElementWise.hpp>
 #include <poputil/OptionParsing.hpp>
 #include <poputil/TileMapping.hpp>
@@ -267,6 +268,102 @@ std::vector<Tensor> Rnn(poplar::Graph &graph, const RnnParams &params, bool reve
     graph.setTileMapping(begin, 0);
     prog.add(poplar::program::Copy(begin, time.begin));
     prog.add(poplar::program::Repeat(last - first, loop, {dc, "loop"}));
+  }
+  return state;
+}
+
+std::vector<Tensor> Rnn(poplar::Graph &graph, const RnnParams &params,
+                        const std::vector<Tensor> &initState, const StateSequence &stateSequence,
+                        const std::vector<Tensor> &inputs, const Tensor &interimIn,
+                        const unsigned numTemps, poplar::program::Sequence &prog,
+                        const LoopBodyType &loopFn, const std::vector<Tensor> &gatherInputs,
+                        const GatherBodyType &gatherFn, unsigned numShards,
+                        unsigned stepsPerGather, poplar::OptionFlags &options,
+                        const poplar::DebugContext &debugContext) {
+  using namespace popnn::rnn_detail;
+  namespace pe = popops::expr;
+  const char *fn = "Rnn (gather form)";
+  const std::size_t steps = params.timeSteps;
+  if (steps == 0)
+    throw poputil::poplibs_error(popnn::detail::cat(fn, ": params.timeSteps must be non-zero"));
+  if (params.varTimeSteps.valid())
+    throw poputil::poplibs_error(
+        popnn::detail::cat(fn, ": params.varTimeSteps (run-time lengths) is not supported"));
+  if (stepsPerGather == 0)
+    throw poputil::poplibs_error(popnn::detail::cat(fn, ": stepsPerGather must be at least 1"));
+  if (numTemps == 0)
+    throw poputil::poplibs_error(popnn::detail::cat(fn, ": numTemps must be at least 1"));
+  if (!gatherFn)
+    throw poputil::poplibs_error(popnn::detail::cat(fn, ": gatherFn is empty"));
+  requireShards(params, numShards, fn);
+  const std::size_t out = layerSize(params, true, fn);
+  const unsigned group = static_cast<unsigned>(std::min<std::size_t>(stepsPerGather, steps));
+  const unsigned remainder = static_cast<unsigned>(steps % group);
+  const poplar::DebugContext dc(debugContext, "RnnGather");
+  const std::string name = dc.getPathName();
+
+  // The step loop is the other form's, with a per-step temporary as interimOut; every step's
+  // temporary is then stored at its place in the group buffer and, when the group's first
+  // step has run (offset 0), the gather program consumes the group.
+  Tensor temps = newMapped(graph, params.dataType, {steps * numTemps, params.batchSize, out},
+                           name + "/temps");
+  Tensor buffer =
+      newMapped(graph, params.dataType, {group, numTemps, params.batchSize, out}, name + "/group");
+  Tensor offset = graph.addVariable(poplar::UNSIGNED_INT, {1}, name + "/groupOffset");
+  graph.setTileMapping(offset, 0);
+  auto constant = [&](unsigned v, const std::string &what) {
+    Tensor c = graph.addConstant(poplar::UNSIGNED_INT, {1}, v, name + "/" + what);
+    graph.setTileMapping(c, 0);
+    return c;
+  };
+  prog.add(poplar::program::Copy(constant(group - 1, "firstOffset"), offset));
+
+  // The gather of one full group starting at `step`.
+  Tensor step;
+  const LoopBodyType body = [&](poplar::Graph &g, const TimeStepState &time,
+                                const RnnBatchwiseFlags &flags, std::vector<Tensor> &state,
+                                const RnnSlice &slice, std::vector<Tensor> &created,
+                                poplar::program::Sequence *initProg,
+                                const poplar::DebugNameAndId &dnai) {
+    poplar::program::Sequence seq;
+    seq.add(loopFn(g, time, flags, state, slice, created, initProg, dnai));
+    // The absolute step: begin + counter.
+    step = popops::map(g, pe::_1 + pe::_2, {time.begin, time.counter}, seq, name + "/absStep");
+    popops::dynamicUpdate(g, buffer, slice.interimOut.expand({0}), offset, {0}, {1}, seq,
+                          name + "/storeTemps");
+    poplar::program::Sequence gather;
+    RnnSlice groupSlice;
+    for (const Tensor &t : gatherInputs) {
+      if (!t.valid()) {
+        groupSlice.inputs.push_back(t);
+        continue;
+      }
+      const Tensor part =
+          group == steps ? popnn::rnn_detail::copyToNew(g, t, gather, name + "/gatherInput")
+                         : popops::dynamicSlice(g, t, step, {0}, {group}, gather,
+                                                name + "/gatherInput");
+      groupSlice.inputs.push_back(part.flatten(0, 2));
+    }
+    groupSlice.interimIn = buffer.flatten(0, 2);
+    gather.add(gatherFn(g, groupSlice, group, initProg, {dnai, "gather"}));
+    gather.add(poplar::program::Copy(constant(group, "groupLength"), offset));
+    Tensor atStart = popops::map(g, pe::Equal(pe::_1, pe::Const(0u)), {offset}, seq,
+                                 name + "/groupComplete");
+    seq.add(poplar::program::If(atStart.reshape({}), gather, poplar::program::Sequence{}));
+    popops::mapInPlace(g, pe::_1 - pe::Const(1u), {offset}, seq, name + "/nextOffset");
+    return seq;
+  };
+  Tensor interimInCopy = interimIn;
+  Tensor tempsOut = temps;
+  auto state = Rnn(graph, params, true, initState, stateSequence, inputs,
+                   interimIn.valid() ? &interimInCopy : nullptr, &tempsOut, {}, {}, prog, body,
+                   numShards, options, debugContext);
+  if (remainder != 0) { // the first steps, fewer than a group, written at the group's end
+    RnnSlice last;
+    for (const Tensor &t : gatherInputs)
+      last.inputs.push_back(t.valid() ? t.slice(0, remainder, 0).flatten(0, 2) : t);
+    last.interimIn = buffer.slice(group - remainder, group, 0).flatten(0, 2);
+    prog.add(gatherFn(graph, last, remainder, nullptr, {dc, "lastGather"}));
   }
   return state;
 }

@@ -170,3 +170,140 @@ TEST(RnnShards, OneLengthForTheWholeBatchGivesNoMaskButStopsTheLoop) {
       EXPECT_EQ(row[3], -1.0) << "no batchwise flags with one length";
   }
 }
+
+namespace {
+
+/// The gather form over x (kSteps, kBatch, kSize): cell s = s/2 + x_t with temporaries
+/// (s, 2s); each gather of n steps starting at step a does
+/// acc = acc/2 + Σ_k (k+1)(temp0[a+k] − x[a+k]) and sizes = 10·sizes + n.
+std::map<std::string, std::vector<double>> runGather(unsigned stepsPerGather, unsigned numShards,
+                                                     unsigned threads = 1) {
+  Harness h(Layout::MULTI_TILE);
+  auto &g = h.graph();
+  rnn::RnnParams params(poplar::FLOAT, kBatch, kSteps, {kSize, kSize});
+  std::vector<double> xv(kSteps * kBatch * kSize);
+  for (std::size_t i = 0; i < xv.size(); ++i)
+    xv[i] = static_cast<double>((i * 7) % 13) - 6.0;
+  Tensor x = rnn::createInputTensor(g, params, numShards, "x");
+  h.input(x, xv, "x");
+  Tensor s0 = rnn::createInitialState(g, params, true, 1, numShards, "s0");
+  popops::zero(g, s0, h.prog(), "zeroState");
+  Tensor acc = g.addVariable(poplar::FLOAT, {kBatch, kSize}, "acc");
+  Tensor sizes = g.addVariable(poplar::FLOAT, {1}, "sizes");
+  poputil::mapTensorLinearly(g, acc);
+  g.setTileMapping(sizes, 0);
+  popops::zero(g, acc, h.prog(), "zeroAcc");
+  popops::zero(g, sizes, h.prog(), "zeroSizes");
+  rnn::LoopBodyType cell = [](poplar::Graph &graph, const rnn::TimeStepState &,
+                              const rnn::RnnBatchwiseFlags &, std::vector<Tensor> &state,
+                              const rnn::RnnSlice &slice, std::vector<Tensor> &,
+                              poplar::program::Sequence *, const poplar::DebugNameAndId &dnai) {
+    poplar::program::Sequence prog;
+    Tensor s = state[0].squeeze({0});
+    popops::mapInPlace(graph, pe::_1 * pe::Const(0.5f) + pe::_2, {s, slice.inputs[0]}, prog,
+                       {dnai, "step"});
+    prog.add(poplar::program::Copy(s, slice.interimOut[0]));
+    popops::mapWithOutput(graph, pe::_1 * pe::Const(2.0f), {s}, slice.interimOut[1], prog,
+                          {dnai, "double"});
+    return prog;
+  };
+  rnn::GatherBodyType gather = [&](poplar::Graph &graph, const rnn::RnnSlice &slice, unsigned n,
+                                   poplar::program::Sequence *, const poplar::DebugNameAndId &) {
+    poplar::program::Sequence prog;
+    EXPECT_EQ(slice.interimIn.dim(0), n * 2u);
+    EXPECT_EQ(slice.inputs[0].dim(0), n * kBatch);
+    Tensor temps = slice.interimIn.reshapePartial(0, 1, {n, 2});
+    Tensor in = slice.inputs[0].reshapePartial(0, 1, {n, kBatch});
+    popops::mapInPlace(graph, pe::_1 * pe::Const(0.5f), {acc}, prog);
+    for (unsigned k = 0; k < n; ++k)
+      popops::mapInPlace(graph, pe::_1 + pe::Const(float(k + 1)) * (pe::_2 - pe::_3),
+                         {acc, temps[k][0], in[k]}, prog);
+    popops::mapInPlace(graph, pe::_1 * pe::Const(10.0f) + pe::Const(float(n)), {sizes}, prog);
+    return prog;
+  };
+  poplar::OptionFlags options;
+  auto final = rnn::Rnn(g, params, {s0}, {}, {x}, Tensor(), 2, h.prog(), cell, {x}, gather,
+                        numShards, stepsPerGather, options, "gatherLoop");
+  h.output("acc", acc);
+  h.output("sizes", sizes);
+  h.output("final", final[0]);
+  poplar::OptionFlags run;
+  run.set("target.hostThreads", std::to_string(threads));
+  auto r = h.run(1, run);
+  // The host model.
+  std::vector<double> s(kBatch * kSize, 0.0), a(kBatch * kSize, 0.0);
+  std::vector<std::vector<double>> sAfter(kSteps);
+  for (std::size_t t = kSteps; t-- > 0;) {
+    for (std::size_t e = 0; e < s.size(); ++e)
+      s[e] = s[e] * 0.5 + xv[t * s.size() + e];
+    sAfter[t] = s;
+  }
+  const std::size_t group = std::min<std::size_t>(stepsPerGather, kSteps);
+  std::vector<std::pair<std::size_t, std::size_t>> groups; // (first step, steps)
+  for (std::size_t end = kSteps; end >= group; end -= group)
+    groups.push_back({end - group, group});
+  if (kSteps % group)
+    groups.push_back({0, kSteps % group});
+  double sz = 0;
+  for (const auto &[first, n] : groups) {
+    for (auto &v : a)
+      v *= 0.5;
+    for (std::size_t k = 0; k < n; ++k)
+      for (std::size_t e = 0; e < a.size(); ++e)
+        a[e] += double(k + 1) * (sAfter[first + k][e] - xv[(first + k) * a.size() + e]);
+    sz = sz * 10 + double(n);
+  }
+  r["wantAcc"] = a;
+  r["wantSizes"] = {sz};
+  r["wantFinal"] = sAfter[0];
+  return r;
+}
+
+} // namespace
+
+TEST(RnnGather, GroupsOfStepsReachTheGatherCallbackLastGroupFirst) {
+  for (unsigned stepsPerGather : {1u, 3u, 7u, 10u})
+    for (unsigned shards : {1u, 2u}) {
+      SCOPED_TRACE("stepsPerGather " + std::to_string(stepsPerGather) + ", " +
+                   std::to_string(shards) + " shards");
+      const auto r = runGather(stepsPerGather, shards);
+      expectClose(r.at("acc"), r.at("wantAcc"), 1e-5, 1e-5, "gathered sum");
+      EXPECT_EQ(r.at("sizes"), r.at("wantSizes"));
+      expectClose(r.at("final"), r.at("wantFinal"), 1e-6, 1e-6, "final state");
+    }
+}
+
+TEST(RnnGather, ResultsAreBitIdenticalForOneAndTwoHostThreads) {
+  const auto one = runGather(3, 1, 1), two = runGather(3, 1, 2);
+  EXPECT_EQ(one.at("acc"), two.at("acc"));
+  EXPECT_EQ(one.at("final"), two.at("final"));
+}
+
+TEST(RnnGather, BadGatherArgumentsAreRejectedByName) {
+  Harness h(Layout::SINGLE_TILE);
+  auto &g = h.graph();
+  rnn::RnnParams params(poplar::FLOAT, kBatch, kSteps, {kSize, kSize});
+  Tensor s0 = rnn::createInitialState(g, params, true, 1, 1, "s0");
+  rnn::LoopBodyType cell = [](poplar::Graph &, const rnn::TimeStepState &,
+                              const rnn::RnnBatchwiseFlags &, std::vector<Tensor> &,
+                              const rnn::RnnSlice &, std::vector<Tensor> &,
+                              poplar::program::Sequence *, const poplar::DebugNameAndId &) {
+    return poplar::program::Sequence();
+  };
+  rnn::GatherBodyType gather = [](poplar::Graph &, const rnn::RnnSlice &, unsigned,
+                                  poplar::program::Sequence *, const poplar::DebugNameAndId &) {
+    return poplar::program::Sequence();
+  };
+  poplar::OptionFlags options;
+  auto expectNamed = [&](unsigned numTemps, unsigned steps, const std::string &needle) {
+    try {
+      rnn::Rnn(g, params, {s0}, {}, {}, Tensor(), numTemps, h.prog(), cell, {}, gather, 1, steps,
+               options);
+      ADD_FAILURE() << "no exception naming " << needle;
+    } catch (const poputil::poplibs_error &e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  expectNamed(2, 0, "stepsPerGather");
+  expectNamed(0, 2, "numTemps");
+}

@@ -132,6 +132,16 @@ using LoopBodyType = std::function<poplar::program::Sequence(
     std::vector<poplar::Tensor> &, const RnnSlice &slice, std::vector<poplar::Tensor> &,
     poplar::program::Sequence *, const poplar::DebugNameAndId &)>;
 
+/// The gather callback of the gather form of Rnn(): called once while the graph is built (and
+/// once more for a final shorter group), it returns the program that consumes a group of
+/// steps. Arguments: the graph, the group's slices (inputs: each gather input's steps of the
+/// group flattened to [steps * batch][…]; interimIn: the temporaries the loop body wrote for
+/// those steps, [steps * numTemps][batch][outputSize], first step first), the number of steps
+/// in the group, a program run once before the loop (null for the final group), a debug name.
+using GatherBodyType = std::function<poplar::program::Sequence(
+    poplar::Graph &graph, const RnnSlice &slice, unsigned stepsPerGather,
+    poplar::program::Sequence *, const poplar::DebugNameAndId &)>;
+
 /// Stores state tensor `stateIndex` into `output` [timeSteps][…] after every step.
 struct StateSequence {
   poplar::Tensor output;
@@ -159,6 +169,22 @@ Rnn(poplar::Graph &graph, const RnnParams &params, bool reverse,
     const std::vector<poplar::Tensor> &created, poplar::program::Sequence &prog,
     const LoopBodyType &loopFn, unsigned numShards, poplar::OptionFlags &options,
     const poplar::DebugContext &debugContext = {});
+
+/// Runs `loopFn` over every step last step first, as the form above (no outputs), handing the
+/// body a temporary slice.interimOut {numTemps, batchSize, outputSize} to fill at each step;
+/// the temporaries of `stepsPerGather` consecutive steps (≥ 1) are collected and `gatherFn` runs
+/// on each full group as soon as its first step has run: groups are [T − k·g, T − (k−1)·g) for
+/// g = min(stepsPerGather, T), and the T mod g first steps form a final group gathered after the
+/// loop. `interimIn` is sliced per step as in the other form. numShards (1 … maxTimeSteps)
+/// changes no result. Run-time lengths (params.varTimeSteps) are not supported by this form
+/// (poputil::poplibs_error).
+std::vector<poplar::Tensor>
+Rnn(poplar::Graph &graph, const RnnParams &params, const std::vector<poplar::Tensor> &initState,
+    const StateSequence &stateSequence, const std::vector<poplar::Tensor> &inputs,
+    const poplar::Tensor &interimIn, const unsigned numTemps, poplar::program::Sequence &prog,
+    const LoopBodyType &loopFn, const std::vector<poplar::Tensor> &gatherInputs,
+    const GatherBodyType &gatherFn, unsigned numShards, unsigned stepsPerGather,
+    poplar::OptionFlags &options, const poplar::DebugContext &debugContext = {});
 
 } // namespace rnn
 } // namespace popnn
