@@ -107,8 +107,8 @@ GruParams::GruParams(poplar::Type dataType, std::size_t batchSize, std::size_t m
                      const Tensor &timeSteps, std::vector<std::size_t> layerSizes,
                      NonLinearityType activation, NonLinearityType recurrentActivation)
     : rnn(dataType, batchSize, maxTimeSteps, timeSteps, layerSizes), dataType(dataType),
-      batchSize(batchSize), timeSteps(maxTimeSteps), layerSizes(layerSizes),
-      activation(activation), recurrentActivation(recurrentActivation) {}
+      batchSize(batchSize), timeSteps(maxTimeSteps), layerSizes(layerSizes), activation(activation),
+      recurrentActivation(recurrentActivation) {}
 
 GruParams::GruParams(const GruParams &other) = default;
 
@@ -277,8 +277,8 @@ Tensor forwardImpl(const std::string &fn, poplar::Graph &graph, const GruParams 
   }
   if (intermediates)
     updateStep(graph, inter,
-               poplar::concat({r.expand({0}), u.expand({0}), candPre.expand({0}),
-                               hNew.expand({0}), recTerm.expand({0})}),
+               poplar::concat({r.expand({0}), u.expand({0}), candPre.expand({0}), hNew.expand({0}),
+                               recTerm.expand({0})}),
                index, body, name + "/saveIntermediates");
   else if (params.outputFullSequence)
     updateStep(graph, outSeq, hNew, index, body, name + "/saveOutput");
@@ -611,8 +611,8 @@ Tensor auGruFwd(poplar::Graph &graph, const GruParams &params, const Tensor &sta
                 Tensor *intermediates, const Tensor &attScores, Sequence &fwdProg,
                 const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
                 poplin::PlanningCache *planningCache) {
-  return auGruFwd(graph, withLengths(params, realTimeSteps), stateInit, in, weights,
-                  intermediates, attScores, fwdProg, debugContext, options, planningCache);
+  return auGruFwd(graph, withLengths(params, realTimeSteps), stateInit, in, weights, intermediates,
+                  attScores, fwdProg, debugContext, options, planningCache);
 }
 
 Tensor gruBwd(poplar::Graph &graph, const GruParams &params, Sequence &prog,
@@ -621,9 +621,9 @@ Tensor gruBwd(poplar::Graph &graph, const GruParams &params, Sequence &prog,
               const Tensor &fwdOutput, const Tensor &gradLayerNext, Tensor *inputGrad,
               Tensor *bwdIntermediates, const poplar::DebugContext &debugContext,
               const poplar::OptionFlags &options_, poplin::PlanningCache *planningCache) {
-  return gruBwd(graph, withLengths(params, realTimeSteps), prog, fwdOutputInit,
-                fwdIntermediatesSeq, weights, fwdInputSeq, fwdOutput, gradLayerNext, inputGrad,
-                bwdIntermediates, debugContext, options_, planningCache);
+  return gruBwd(graph, withLengths(params, realTimeSteps), prog, fwdOutputInit, fwdIntermediatesSeq,
+                weights, fwdInputSeq, fwdOutput, gradLayerNext, inputGrad, bwdIntermediates,
+                debugContext, options_, planningCache);
 }
 
 Tensor auGruBwd(poplar::Graph &graph, const GruParams &params, Sequence &prog,
@@ -655,8 +655,8 @@ Tensor auGruBwdWithWU(poplar::Graph &graph, const GruParams &params, Sequence &p
                       const GruWeights &weights, const Tensor &input, const Tensor &realTimeSteps,
                       const Tensor &output, const Tensor &outputGrad, Tensor *inputGrad,
                       GruWeights &weightsGrad, const Tensor &attentions, Tensor *attentionsGrad,
-                      const poplar::DebugContext &debugContext,
-                      const poplar::OptionFlags &options_, poplin::PlanningCache *planningCache) {
+                      const poplar::DebugContext &debugContext, const poplar::OptionFlags &options_,
+                      poplin::PlanningCache *planningCache) {
   return auGruBwdWithWU(graph, withLengths(params, realTimeSteps), prog, fwdOutputInit,
                         fwdIntermediates, weights, input, output, outputGrad, inputGrad,
                         weightsGrad, attentions, attentionsGrad, debugContext, options_,

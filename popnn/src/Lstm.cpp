@@ -106,8 +106,8 @@ LstmParams::LstmParams(poplar::Type dataType, std::size_t batchSize, std::size_t
                        const Tensor &timeSteps, std::vector<std::size_t> layerSizes,
                        NonLinearityType activation, NonLinearityType recurrentActivation)
     : rnn(dataType, batchSize, maxTimeSteps, timeSteps, layerSizes), dataType(dataType),
-      batchSize(batchSize), timeSteps(maxTimeSteps), layerSizes(layerSizes),
-      activation(activation), recurrentActivation(recurrentActivation) {}
+      batchSize(batchSize), timeSteps(maxTimeSteps), layerSizes(layerSizes), activation(activation),
+      recurrentActivation(recurrentActivation) {}
 
 Tensor LstmState::getAsTensor() const {
   return poplar::concat({output.expand({0}), cellState.expand({0})}, 0);
@@ -303,8 +303,7 @@ Tensor forward(poplar::Graph &graph, const LstmParams &params, Sequence &prog,
   Tensor mask;
   if (limits.valid()) { // a sequence past its end: every gate zero
     mask = stepMask(graph, limits, index, d.batch, type, body, name).reshape({d.batch, 1});
-    popops::mapInPlace(graph, pe::_1 * pe::_2, {gates, mask.expand({1})}, body,
-                       {dc, "maskGates"});
+    popops::mapInPlace(graph, pe::_1 * pe::_2, {gates, mask.expand({1})}, body, {dc, "maskGates"});
   }
   // With run-time lengths the step's values go to new tensors and the state keeps its old
   // value where the mask is 0; otherwise the state is updated in place.
@@ -348,8 +347,8 @@ Tensor lstmFwd(poplar::Graph &graph, const LstmParams &params, Sequence &prog,
                const LstmState &stateInit, const LstmWeights &weights, const Tensor &in,
                Tensor *intermediates, const poplar::DebugContext &debugContext,
                const poplar::OptionFlags &options, poplin::matmul::PlanningCache *cache) {
-  return forward(graph, params, prog, stateInit, weights, in, intermediates, nullptr,
-                 debugContext, options, cache);
+  return forward(graph, params, prog, stateInit, weights, in, intermediates, nullptr, debugContext,
+                 options, cache);
 }
 
 std::pair<Tensor, Tensor> lstmFwd(poplar::Graph &graph, const LstmParams &params,

@@ -23,8 +23,8 @@ RnnParams::RnnParams(poplar::Type dataType, std::size_t batchSize, std::size_t t
 
 RnnParams::RnnParams(poplar::Type dataType, std::size_t batchSize, std::size_t maxTimeSteps,
                      const Tensor &varTimeSteps, std::vector<std::size_t> layerSizes)
-    : dataType(dataType), batchSize(batchSize), maxTimeSteps(maxTimeSteps),
-      timeSteps(maxTimeSteps), varTimeSteps(varTimeSteps), layerSizes(std::move(layerSizes)) {}
+    : dataType(dataType), batchSize(batchSize), maxTimeSteps(maxTimeSteps), timeSteps(maxTimeSteps),
+      varTimeSteps(varTimeSteps), layerSizes(std::move(layerSizes)) {}
 
 std::size_t RnnParams::getMaxShards(const poplar::Graph &graph) const {
   const std::size_t tiles = graph.getTarget().getNumTiles();
@@ -51,10 +51,9 @@ std::size_t layerSize(const RnnParams &params, bool output, const char *fn) {
 /// keeps the unsharded layout, so any count from 1 to maxTimeSteps gives the same results.
 void requireShards(const RnnParams &params, unsigned numShards, const char *fn) {
   if (numShards == 0 || numShards > std::max<std::size_t>(1, params.maxTimeSteps))
-    throw poputil::poplibs_error(popnn::detail::cat(fn, ": numShards must be in [1, ",
-                                                    params.maxTimeSteps,
-                                                    "] (at least one step per shard), not ",
-                                                    numShards));
+    throw poputil::poplibs_error(
+        popnn::detail::cat(fn, ": numShards must be in [1, ", params.maxTimeSteps,
+                           "] (at least one step per shard), not ", numShards));
 }
 
 } // namespace
@@ -196,19 +195,17 @@ std::vector<Tensor> Rnn(poplar::Graph &graph, const RnnParams &params, bool reve
   if (numShards == 1) {
     time.counter = step;
   } else {
-    time.counter = popops::map(graph, pe::_1 - pe::_2, {step, time.begin}, body,
-                               name + "/counter");
+    time.counter = popops::map(graph, pe::_1 - pe::_2, {step, time.begin}, body, name + "/counter");
   }
   RnnBatchwiseFlags flags;
   if (limits.valid()) {
-    time.variableSeqFlag =
-        popops::map(graph, pe::Gte(pe::Cast(pe::_1, poplar::INT), pe::_2), {step, limits.shortest},
-                    body, name + "/variableSeqFlag")
-            .reshape({});
+    time.variableSeqFlag = popops::map(graph, pe::Gte(pe::Cast(pe::_1, poplar::INT), pe::_2),
+                                       {step, limits.shortest}, body, name + "/variableSeqFlag")
+                               .reshape({});
     if (params.batchVariableTimeSteps()) {
       flags.mask = stepMask(graph, limits, step, params.batchSize, params.dataType, body, name);
-      flags.inverse = popops::map(graph, pe::Const(1.0f) - pe::_1, {flags.mask}, body,
-                                  name + "/inverseMask");
+      flags.inverse =
+          popops::map(graph, pe::Const(1.0f) - pe::_1, {flags.mask}, body, name + "/inverseMask");
     }
   }
   RnnSlice slice;
@@ -217,8 +214,8 @@ std::vector<Tensor> Rnn(poplar::Graph &graph, const RnnParams &params, bool reve
                                                          step, body, name + "/input")
                                              : Tensor());
   if (interimIn)
-    slice.interimIn = sliceStep(graph, perStep(*interimIn, steps, "interimIn"), step, body,
-                                name + "/interimIn");
+    slice.interimIn =
+        sliceStep(graph, perStep(*interimIn, steps, "interimIn"), step, body, name + "/interimIn");
   if (interimOut)
     slice.interimOut =
         newMapped(graph, interimOut->elementType(),
@@ -277,9 +274,8 @@ std::vector<Tensor> Rnn(poplar::Graph &graph, const RnnParams &params,
                         const std::vector<Tensor> &inputs, const Tensor &interimIn,
                         const unsigned numTemps, poplar::program::Sequence &prog,
                         const LoopBodyType &loopFn, const std::vector<Tensor> &gatherInputs,
-                        const GatherBodyType &gatherFn, unsigned numShards,
-                        unsigned stepsPerGather, poplar::OptionFlags &options,
-                        const poplar::DebugContext &debugContext) {
+                        const GatherBodyType &gatherFn, unsigned numShards, unsigned stepsPerGather,
+                        poplar::OptionFlags &options, const poplar::DebugContext &debugContext) {
   using namespace popnn::rnn_detail;
   namespace pe = popops::expr;
   const char *fn = "Rnn (gather form)";
@@ -305,8 +301,8 @@ std::vector<Tensor> Rnn(poplar::Graph &graph, const RnnParams &params,
   // The step loop is the other form's, with a per-step temporary as interimOut; every step's
   // temporary is then stored at its place in the group buffer and, when the group's first
   // step has run (offset 0), the gather program consumes the group.
-  Tensor temps = newMapped(graph, params.dataType, {steps * numTemps, params.batchSize, out},
-                           name + "/temps");
+  Tensor temps =
+      newMapped(graph, params.dataType, {steps * numTemps, params.batchSize, out}, name + "/temps");
   Tensor buffer =
       newMapped(graph, params.dataType, {group, numTemps, params.batchSize, out}, name + "/group");
   Tensor offset = graph.addVariable(poplar::UNSIGNED_INT, {1}, name + "/groupOffset");
@@ -339,16 +335,16 @@ std::vector<Tensor> Rnn(poplar::Graph &graph, const RnnParams &params,
         continue;
       }
       const Tensor part =
-          group == steps ? popnn::rnn_detail::copyToNew(g, t, gather, name + "/gatherInput")
-                         : popops::dynamicSlice(g, t, step, {0}, {group}, gather,
-                                                name + "/gatherInput");
+          group == steps
+              ? popnn::rnn_detail::copyToNew(g, t, gather, name + "/gatherInput")
+              : popops::dynamicSlice(g, t, step, {0}, {group}, gather, name + "/gatherInput");
       groupSlice.inputs.push_back(part.flatten(0, 2));
     }
     groupSlice.interimIn = buffer.flatten(0, 2);
     gather.add(gatherFn(g, groupSlice, group, initProg, {dnai, "gather"}));
     gather.add(poplar::program::Copy(constant(group, "groupLength"), offset));
-    Tensor atStart = popops::map(g, pe::Equal(pe::_1, pe::Const(0u)), {offset}, seq,
-                                 name + "/groupComplete");
+    Tensor atStart =
+        popops::map(g, pe::Equal(pe::_1, pe::Const(0u)), {offset}, seq, name + "/groupComplete");
     seq.add(poplar::program::If(atStart.reshape({}), gather, poplar::program::Sequence{}));
     popops::mapInPlace(g, pe::_1 - pe::Const(1u), {offset}, seq, name + "/nextOffset");
     return seq;

@@ -151,8 +151,8 @@ StepLimits prepareStepLimits(poplar::Graph &graph, const std::string &fn,
                  detail::cat("must have shape {", batch, "} (the batch size) or {1}"));
   namespace pe = popops::expr;
   StepLimits limits;
-  limits.lengths = popops::map(graph, pe::Cast(pe::_1, poplar::INT), {varTimeSteps}, prog,
-                               name + "/stepLimits");
+  limits.lengths =
+      popops::map(graph, pe::Cast(pe::_1, poplar::INT), {varTimeSteps}, prog, name + "/stepLimits");
   limits.limit = popops::reduce(graph, limits.lengths, poplar::INT, {0}, popops::Operation::MAX,
                                 prog, name + "/stepLimit")
                      .reshape({1});

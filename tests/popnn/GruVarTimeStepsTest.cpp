@@ -39,17 +39,17 @@ struct Options {
   unsigned threads = 1;
 };
 
-std::map<std::string, std::vector<double>>
-runLayer(const poplar::Type &type, Layout layout, const Problem &p,
-         const std::vector<std::size_t> &lengths, const Options &o) {
+std::map<std::string, std::vector<double>> runLayer(const poplar::Type &type, Layout layout,
+                                                    const Problem &p,
+                                                    const std::vector<std::size_t> &lengths,
+                                                    const Options &o) {
   const auto &s = p.s;
   Harness h(layout);
   auto &g = h.graph();
   Tensor len = h.input(poplar::UNSIGNED_INT, {lengths.size()},
                        std::vector<double>(lengths.begin(), lengths.end()), "lengths");
-  gru::GruParams params = o.realTimeStepsForm
-                              ? gru::GruParams(type, s.B, s.T, {s.I, s.H})
-                              : gru::GruParams(type, s.B, s.T, len, {s.I, s.H});
+  gru::GruParams params = o.realTimeStepsForm ? gru::GruParams(type, s.B, s.T, {s.I, s.H})
+                                              : gru::GruParams(type, s.B, s.T, len, {s.I, s.H});
   params.resetAfter = s.resetAfter;
   params.outputFullSequence = o.fullSequence;
   Tensor x = h.input(type, {s.T, s.B, s.I}, p.x, "x");
@@ -75,16 +75,15 @@ runLayer(const poplar::Type &type, Layout layout, const Problem &p,
   Tensor dx, dAtt, dh0;
   gru::GruWeights dw;
   if (o.augru)
-    dh0 = o.realTimeStepsForm
-              ? gru::auGruBwdWithWU(g, params, h.prog(), h0, inter, w, x, len, out, dOutT, &dx, dw,
-                                    att, &dAtt, "bwd", {}, nullptr)
-              : gru::auGruBwdWithWU(g, params, h.prog(), h0, inter, w, x, out, dOutT, &dx, dw, att,
-                                    &dAtt, "bwd", {}, nullptr);
+    dh0 = o.realTimeStepsForm ? gru::auGruBwdWithWU(g, params, h.prog(), h0, inter, w, x, len, out,
+                                                    dOutT, &dx, dw, att, &dAtt, "bwd", {}, nullptr)
+                              : gru::auGruBwdWithWU(g, params, h.prog(), h0, inter, w, x, out,
+                                                    dOutT, &dx, dw, att, &dAtt, "bwd", {}, nullptr);
   else
     dh0 = o.realTimeStepsForm ? gru::gruBwdWithWU(g, params, h.prog(), h0, inter, w, x, len, out,
                                                   dOutT, &dx, dw, "bwd", {}, nullptr)
-                              : gru::gruBwdWithWU(g, params, h.prog(), h0, inter, w, x, out,
-                                                  dOutT, &dx, dw, "bwd", {}, nullptr);
+                              : gru::gruBwdWithWU(g, params, h.prog(), h0, inter, w, x, out, dOutT,
+                                                  &dx, dw, "bwd", {}, nullptr);
   h.output("out", out);
   h.output("dx", dx);
   h.output("dh0", dh0);
@@ -176,24 +175,24 @@ TEST(GruVarTimeSteps, ReferenceGradientsWithLengthsMatchCentralFiniteDifferences
       return dot(f.output, p.dOut) + dot(f.finalOutput, dhLast);
     };
     const double tol = 1e-6;
-    expectClose(finiteDifference([&](auto &v) { return loss(v, p.h0, p.Wi, p.Wo, p.b, p.att); },
-                                 p.x),
-                g.dx, tol, 1e-5, "dx");
-    expectClose(finiteDifference([&](auto &v) { return loss(p.x, v, p.Wi, p.Wo, p.b, p.att); },
-                                 p.h0),
-                g.dh0, tol, 1e-5, "dh0");
-    expectClose(finiteDifference([&](auto &v) { return loss(p.x, p.h0, v, p.Wo, p.b, p.att); },
-                                 p.Wi),
-                g.dWi, tol, 1e-5, "dWi");
-    expectClose(finiteDifference([&](auto &v) { return loss(p.x, p.h0, p.Wi, v, p.b, p.att); },
-                                 p.Wo),
-                g.dWo, tol, 1e-5, "dWo");
-    expectClose(finiteDifference([&](auto &v) { return loss(p.x, p.h0, p.Wi, p.Wo, v, p.att); },
-                                 p.b),
-                g.db, tol, 1e-5, "db");
-    expectClose(finiteDifference([&](auto &v) { return loss(p.x, p.h0, p.Wi, p.Wo, p.b, v); },
-                                 p.att),
-                g.datt, tol, 1e-5, "datt");
+    expectClose(
+        finiteDifference([&](auto &v) { return loss(v, p.h0, p.Wi, p.Wo, p.b, p.att); }, p.x), g.dx,
+        tol, 1e-5, "dx");
+    expectClose(
+        finiteDifference([&](auto &v) { return loss(p.x, v, p.Wi, p.Wo, p.b, p.att); }, p.h0),
+        g.dh0, tol, 1e-5, "dh0");
+    expectClose(
+        finiteDifference([&](auto &v) { return loss(p.x, p.h0, v, p.Wo, p.b, p.att); }, p.Wi),
+        g.dWi, tol, 1e-5, "dWi");
+    expectClose(
+        finiteDifference([&](auto &v) { return loss(p.x, p.h0, p.Wi, v, p.b, p.att); }, p.Wo),
+        g.dWo, tol, 1e-5, "dWo");
+    expectClose(
+        finiteDifference([&](auto &v) { return loss(p.x, p.h0, p.Wi, p.Wo, v, p.att); }, p.b), g.db,
+        tol, 1e-5, "db");
+    expectClose(
+        finiteDifference([&](auto &v) { return loss(p.x, p.h0, p.Wi, p.Wo, p.b, v); }, p.att),
+        g.datt, tol, 1e-5, "datt");
   }
 }
 

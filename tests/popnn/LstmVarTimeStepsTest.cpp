@@ -159,8 +159,8 @@ TEST(LstmVarTimeSteps, LastOutputOnlyReturnsEachSequencesOwnLastOutput) {
                   fw.output[((lengths[n] - 1) * kShape.B + n) * kShape.H + j], 2e-5);
   const std::vector<double> dhLast(p.dOut.begin(), p.dOut.begin() + kShape.B * kShape.H);
   const std::vector<double> noOutputGrad(kShape.T * kShape.B * kShape.H, 0.0);
-  const auto want = reference::lstmBackward(kShape, p.x, p.h0, p.c0, p.Wi, p.Wo, p.b,
-                                            noOutputGrad, p.dcLast, lengths, dhLast);
+  const auto want = reference::lstmBackward(kShape, p.x, p.h0, p.c0, p.Wi, p.Wo, p.b, noOutputGrad,
+                                            p.dcLast, lengths, dhLast);
   expectClose(r.at("dx"), want.dx, 2e-5, 1e-4, "input gradient");
   expectClose(r.at("dh0"), want.dh0, 2e-5, 1e-4, "initial output gradient");
   expectClose(r.at("dc0"), want.dc0, 2e-5, 1e-4, "initial cell state gradient");

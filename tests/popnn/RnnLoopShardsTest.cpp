@@ -65,11 +65,10 @@ LoopRun runLoop(unsigned numShards, bool reverse, const std::vector<std::size_t>
     std::vector<Tensor> parts{popops::cast(graph, time.begin, poplar::FLOAT, prog),
                               popops::cast(graph, time.counter, poplar::FLOAT, prog)};
     if (time.variableSeqFlag.valid())
-      parts.push_back(
-          popops::cast(graph, time.variableSeqFlag.reshape({1}), poplar::FLOAT, prog));
+      parts.push_back(popops::cast(graph, time.variableSeqFlag.reshape({1}), poplar::FLOAT, prog));
     else
-      parts.push_back(popops::map(graph, pe::Const(-1.0f) + pe::_1 * pe::Const(0.0f),
-                                  {parts[0]}, prog));
+      parts.push_back(
+          popops::map(graph, pe::Const(-1.0f) + pe::_1 * pe::Const(0.0f), {parts[0]}, prog));
     if (flags.valid())
       parts.push_back(flags.mask);
     else
@@ -79,8 +78,8 @@ LoopRun runLoop(unsigned numShards, bool reverse, const std::vector<std::size_t>
     return prog;
   };
   poplar::OptionFlags options;
-  auto final = rnn::Rnn(g, params, reverse, {s0.expand({0})}, {}, {x}, nullptr, nullptr,
-                        {outputs}, {record}, h.prog(), cell, numShards, options, "loop");
+  auto final = rnn::Rnn(g, params, reverse, {s0.expand({0})}, {}, {x}, nullptr, nullptr, {outputs},
+                        {record}, h.prog(), cell, numShards, options, "loop");
   h.output("outputs", outputs);
   h.output("record", record);
   h.output("final", final[0]);

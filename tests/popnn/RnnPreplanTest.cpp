@@ -115,9 +115,9 @@ TEST(RnnPreplan, VanillaRnnListsEveryMultiplyOfTheSequenceFunctions) {
     Tensor b = g.addVariable(type, {O}, "b");
     g.setTileMapping(b, 0);
     Tensor ff = rnn::forwardWeightInput(g, x, wff, h.prog(), poplar::FLOAT, false, "ff", &cache);
-    Tensor y = rnn::rnnFwdSequence(g, h.prog(), init, nullptr, b, wff, wfb, x,
-                                   popnn::NonLinearityType::TANH, poplar::FLOAT, false, "fwd",
-                                   &cache);
+    Tensor y =
+        rnn::rnnFwdSequence(g, h.prog(), init, nullptr, b, wff, wfb, x,
+                            popnn::NonLinearityType::TANH, poplar::FLOAT, false, "fwd", &cache);
     Tensor y2 = rnn::forwardIterate(g, ff, init, wfb, b, h.prog(), popnn::NonLinearityType::TANH,
                                     poplar::FLOAT, false, "it", &cache);
     rnn::rnnBwdSequence(g, true, false, h.prog(), init, y, b, wff, wfb, y.dimShuffle({1, 0, 2}), x,
@@ -125,8 +125,8 @@ TEST(RnnPreplan, VanillaRnnListsEveryMultiplyOfTheSequenceFunctions) {
     EXPECT_EQ(cache.size(), planned) << (type == poplar::HALF ? "half" : "float");
   }
   // Inference without feed-forward weights needs the feedback product only.
-  EXPECT_EQ(rnn::getMatMulPrePlanParameters(T, B, I, O, poplar::FLOAT, poplar::FLOAT, true, false)
-                .size(),
-            1u);
+  EXPECT_EQ(
+      rnn::getMatMulPrePlanParameters(T, B, I, O, poplar::FLOAT, poplar::FLOAT, true, false).size(),
+      1u);
   EXPECT_THROW(rnn::getMatMulPrePlanParameters(T, B, I, O, poplar::INT), poputil::poplibs_error);
 }

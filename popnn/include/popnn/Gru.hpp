@@ -220,14 +220,12 @@ poplar::Tensor gruFwd(poplar::Graph &graph, const GruParams &params,
                       const poplar::OptionFlags &options = {},
                       poplin::PlanningCache *planningCache = nullptr);
 
-poplar::Tensor auGruFwd(poplar::Graph &graph, const GruParams &params,
-                        const poplar::Tensor &stateInit, const poplar::Tensor &in,
-                        const poplar::Tensor &realTimeSteps, const GruWeights &weights,
-                        poplar::Tensor *intermediates, const poplar::Tensor &attScores,
-                        poplar::program::Sequence &fwdProg,
-                        const poplar::DebugContext &debugContext = {},
-                        const poplar::OptionFlags &options = {},
-                        poplin::PlanningCache *planningCache = nullptr);
+poplar::Tensor
+auGruFwd(poplar::Graph &graph, const GruParams &params, const poplar::Tensor &stateInit,
+         const poplar::Tensor &in, const poplar::Tensor &realTimeSteps, const GruWeights &weights,
+         poplar::Tensor *intermediates, const poplar::Tensor &attScores,
+         poplar::program::Sequence &fwdProg, const poplar::DebugContext &debugContext = {},
+         const poplar::OptionFlags &options = {}, poplin::PlanningCache *planningCache = nullptr);
 
 poplar::Tensor gruBwd(poplar::Graph &graph, const GruParams &params,
                       poplar::program::Sequence &prog, const poplar::Tensor &fwdOutputInit,
@@ -235,8 +233,8 @@ poplar::Tensor gruBwd(poplar::Graph &graph, const GruParams &params,
                       const poplar::Tensor &fwdInputSeq, const poplar::Tensor &realTimeSteps,
                       const poplar::Tensor &fwdOutput, const poplar::Tensor &gradLayerNext,
                       poplar::Tensor *inputGrad, poplar::Tensor *bwdIntermediates,
-                      const poplar::DebugContext &debugContext,
-                      const poplar::OptionFlags &options_, poplin::PlanningCache *planningCache);
+                      const poplar::DebugContext &debugContext, const poplar::OptionFlags &options_,
+                      poplin::PlanningCache *planningCache);
 
 poplar::Tensor auGruBwd(poplar::Graph &graph, const GruParams &params,
                         poplar::program::Sequence &prog, const poplar::Tensor &fwdOutputInit,
@@ -246,8 +244,7 @@ poplar::Tensor auGruBwd(poplar::Graph &graph, const GruParams &params,
                         poplar::Tensor *inputGrad, poplar::Tensor *bwdIntermediates,
                         const poplar::Tensor &attentions, poplar::Tensor *attentionsGrad,
                         const poplar::DebugContext &debugContext,
-                        const poplar::OptionFlags &options_,
-                        poplin::PlanningCache *planningCache);
+                        const poplar::OptionFlags &options_, poplin::PlanningCache *planningCache);
 
 poplar::Tensor gruBwdWithWU(poplar::Graph &graph, const GruParams &params,
                             poplar::program::Sequence &prog, const poplar::Tensor &fwdOutputInit,
@@ -259,14 +256,16 @@ poplar::Tensor gruBwdWithWU(poplar::Graph &graph, const GruParams &params,
                             const poplar::OptionFlags &options_,
                             poplin::PlanningCache *planningCache);
 
-poplar::Tensor auGruBwdWithWU(
-    poplar::Graph &graph, const GruParams &params, poplar::program::Sequence &prog,
-    const poplar::Tensor &fwdOutputInit, const poplar::Tensor &fwdIntermediates,
-    const GruWeights &weights, const poplar::Tensor &input, const poplar::Tensor &realTimeSteps,
-    const poplar::Tensor &output, const poplar::Tensor &outputGrad, poplar::Tensor *inputGrad,
-    GruWeights &weightsGrad, const poplar::Tensor &attentions, poplar::Tensor *attentionsGrad,
-    const poplar::DebugContext &debugContext, const poplar::OptionFlags &options_,
-    poplin::PlanningCache *planningCache);
+poplar::Tensor auGruBwdWithWU(poplar::Graph &graph, const GruParams &params,
+                              poplar::program::Sequence &prog, const poplar::Tensor &fwdOutputInit,
+                              const poplar::Tensor &fwdIntermediates, const GruWeights &weights,
+                              const poplar::Tensor &input, const poplar::Tensor &realTimeSteps,
+                              const poplar::Tensor &output, const poplar::Tensor &outputGrad,
+                              poplar::Tensor *inputGrad, GruWeights &weightsGrad,
+                              const poplar::Tensor &attentions, poplar::Tensor *attentionsGrad,
+                              const poplar::DebugContext &debugContext,
+                              const poplar::OptionFlags &options_,
+                              poplin::PlanningCache *planningCache);
 
 } // namespace gru
 } // namespace popnn

@@ -53,8 +53,11 @@ inline LstmForward lstmForward(const LstmShape &s, const std::vector<double> &x,
                                const std::vector<double> &b,
                                const std::vector<std::size_t> &lengths = {}) {
   const std::size_t T = s.T, B = s.B, I = s.I, H = s.H;
-  LstmForward r{std::vector<double>(T * B * H), std::vector<double>(T * B * H),
-                std::vector<double>(T * 4 * B * H), {}, {}};
+  LstmForward r{std::vector<double>(T * B * H),
+                std::vector<double>(T * B * H),
+                std::vector<double>(T * 4 * B * H),
+                {},
+                {}};
   std::vector<double> h = h0, c = c0;
   const std::size_t run = lstmStepsRun(T, lengths);
   for (std::size_t t = 0; t < run; ++t) {
