@@ -3,6 +3,8 @@
 // reference/Gru.hpp extended with per-sequence lengths, reset before and after, FLOAT and HALF
 // on one tile and over 16, the reference against central finite differences, last-output-only
 // mode and host-thread independence.
+#include <tuple>
+
 #include <popnn/Gru.hpp>
 #include <poputil/exceptions.hpp>
 #include <reference/Gru.hpp>
@@ -224,4 +226,38 @@ TEST(GruVarTimeSteps, LengthsOfTheWrongShapeAreRejectedByName) {
     EXPECT_NE(std::string(e.what()).find("varTimeSteps"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("{2}"), std::string::npos) << e.what();
   }
+}
+
+TEST(GruVarTimeSteps, DeviceGradientsMatchCentralFiniteDifferencesOfTheDeviceForward) {
+  const reference::GruShape s{3, 2, 2, 3, true};
+  const Problem p(s, poplar::FLOAT, 10);
+  const std::vector<double> lengths{1, 3};
+  auto build = [&](Harness &h, const std::vector<double> &x) {
+    Tensor len = h.input(poplar::UNSIGNED_INT, {2}, lengths, "lengths");
+    gru::GruParams params(poplar::FLOAT, s.B, s.T, len, {s.I, s.H});
+    params.resetAfter = true;
+    Tensor xt = h.input(poplar::FLOAT, {s.T, s.B, s.I}, x, "x");
+    Tensor h0 = h.input(poplar::FLOAT, {s.B, s.H}, p.h0, "h0");
+    gru::GruWeights w{h.input(poplar::FLOAT, {3, s.I, s.H}, p.Wi, "Wi"),
+                      h.input(poplar::FLOAT, {3, s.H, s.H}, p.Wo, "Wo"),
+                      h.input(poplar::FLOAT, {3, 2, s.H}, p.b, "b")};
+    return std::make_tuple(params, xt, h0, w);
+  };
+  auto forward = [&](const std::vector<double> &x) {
+    Harness h(Layout::SINGLE_TILE);
+    auto [params, xt, h0, w] = build(h, x);
+    h.output("out", gru::gruFwd(h.graph(), params, h0, xt, w, nullptr, h.prog()));
+    return dot(h.run().at("out"), p.dOut);
+  };
+  Harness h(Layout::SINGLE_TILE);
+  auto [params, xt, h0, w] = build(h, p.x);
+  Tensor inter;
+  Tensor out = gru::gruFwd(h.graph(), params, h0, xt, w, &inter, h.prog());
+  Tensor dOut = h.input(poplar::FLOAT, {s.T, s.B, s.H}, p.dOut, "dOut");
+  Tensor dx;
+  gru::gruBwd(h.graph(), params, h.prog(), h0, inter, w, xt, out, dOut, &dx, nullptr, {}, {},
+              nullptr);
+  h.output("dx", dx);
+  const auto got = h.run().at("dx");
+  expectClose(got, finiteDifference(forward, p.x, 1e-2), 2e-3, 2e-2, "dx vs finite differences");
 }

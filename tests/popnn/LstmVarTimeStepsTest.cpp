@@ -2,6 +2,8 @@
 // backward and weight update against reference/Lstm.hpp extended with per-sequence lengths, in
 // FLOAT and HALF on one tile and over 16, the reference against central finite differences,
 // one length for the whole batch, host-thread independence and the checks on the lengths.
+#include <tuple>
+
 #include <poplar/exceptions.hpp>
 #include <popnn/Lstm.hpp>
 #include <poputil/exceptions.hpp>
@@ -239,4 +241,42 @@ TEST(LstmVarTimeSteps, LengthsOfTheWrongShapeOrTypeAreRejectedByName) {
   EXPECT_FALSE(whole.rnn.batchVariableTimeSteps());
   lstm::LstmParams fixed(poplar::FLOAT, 2, 3, {4, 5});
   EXPECT_FALSE(fixed.rnn.variableTimeSteps());
+}
+
+TEST(LstmVarTimeSteps, DeviceGradientsMatchCentralFiniteDifferencesOfTheDeviceForward) {
+  // With lengths {3, 1}: the device's forward differenced in FLOAT against its backward pass.
+  const reference::LstmShape s{3, 2, 2, 3};
+  const Problem p(s, poplar::FLOAT, 9);
+  const std::vector<double> lengths{3, 1};
+  auto build = [&](Harness &h, const std::vector<double> &x) {
+    Tensor len = h.input(poplar::INT, {2}, lengths, "lengths");
+    lstm::LstmParams params(poplar::FLOAT, s.B, s.T, len, {s.I, s.H});
+    Tensor xt = h.input(poplar::FLOAT, {s.T, s.B, s.I}, x, "x");
+    lstm::LstmState init{h.input(poplar::FLOAT, {s.B, s.H}, p.h0, "h0"),
+                         h.input(poplar::FLOAT, {s.B, s.H}, p.c0, "c0")};
+    lstm::LstmWeights w{h.input(poplar::FLOAT, {4, s.I, s.H}, p.Wi, "Wi"),
+                        h.input(poplar::FLOAT, {4, s.H, s.H}, p.Wo, "Wo"),
+                        h.input(poplar::FLOAT, {4, s.H}, p.b, "b")};
+    return std::make_tuple(params, xt, init, w);
+  };
+  auto forward = [&](const std::vector<double> &x) {
+    Harness h(Layout::SINGLE_TILE);
+    auto [params, xt, init, w] = build(h, x);
+    h.output("out", lstm::lstmFwd(h.graph(), params, h.prog(), init, w, xt, nullptr));
+    return dot(h.run().at("out"), p.dOut);
+  };
+  Harness h(Layout::SINGLE_TILE);
+  auto [params, xt, init, w] = build(h, p.x);
+  Tensor inter;
+  Tensor out = lstm::lstmFwd(h.graph(), params, h.prog(), init, w, xt, &inter);
+  Tensor dOut = h.input(poplar::FLOAT, {s.T, s.B, s.H}, p.dOut, "dOut");
+  Tensor dx;
+  lstm::lstmBwd(h.graph(), params, h.prog(), init, inter, w, xt, out, dOut, nullptr, &dx, nullptr);
+  h.output("dx", dx);
+  const auto got = h.run().at("dx");
+  expectClose(got, finiteDifference(forward, p.x, 1e-2), 2e-3, 2e-2, "dx vs finite differences");
+  // Entry 1 stops after one step: its later inputs have no influence.
+  for (std::size_t t = 1; t < s.T; ++t)
+    for (std::size_t k = 0; k < s.I; ++k)
+      EXPECT_EQ(got[(t * s.B + 1) * s.I + k], 0.0) << "step " << t;
 }
