@@ -288,7 +288,7 @@ Tensor forwardImpl(const std::string &fn, poplar::Graph &graph, const GruParams 
   Sequence loop;
   addLimitedStep(graph, limits, index, body, loop, name);
   advanceStepIndex(graph, index, true, loop);
-  prog.add(Repeat(static_cast<unsigned>(d.steps), loop, {dc, "loop"}));
+  addShardedLoop(fn, opts, d.steps, loop, prog, dc);
 
   if (!intermediates)
     return params.outputFullSequence ? outSeq : h;
@@ -421,7 +421,7 @@ Tensor backwardImpl(const std::string &fn, poplar::Graph &graph, const GruParams
   Sequence loop;
   addLimitedStep(graph, limits, index, body, loop, name);
   advanceStepIndex(graph, index, false, loop);
-  prog.add(Repeat(static_cast<unsigned>(d.steps), loop, {dc, "loop"}));
+  addShardedLoop(fn, opts, d.steps, loop, prog, dc);
 
   if (inputGrad && params.calcInputGradients)
     *inputGrad = poplin::matMul(

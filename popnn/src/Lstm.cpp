@@ -329,7 +329,7 @@ Tensor forward(poplar::Graph &graph, const LstmParams &params, Sequence &prog,
   Sequence loop;
   addLimitedStep(graph, limits, index, body, loop, name);
   advanceStepIndex(graph, index, true, loop);
-  prog.add(Repeat(static_cast<unsigned>(d.steps), loop, {dc, "loop"}));
+  addShardedLoop(fn, opts, d.steps, loop, prog, dc);
 
   if (finalCell)
     *finalCell = c;
@@ -471,7 +471,7 @@ std::pair<LstmState, Tensor> backward(poplar::Graph &graph, const LstmParams &pa
   Sequence loop;
   addLimitedStep(graph, limits, index, body, loop, name);
   advanceStepIndex(graph, index, false, loop);
-  prog.add(Repeat(static_cast<unsigned>(d.steps), loop, {dc, "loop"}));
+  addShardedLoop(fn, opts, d.steps, loop, prog, dc);
 
   if (inputGrad && params.calcInputGradients)
     *inputGrad = poplin::matMul(graph, gateGrads.reshape({d.steps * d.batch, kUnits * d.out}),

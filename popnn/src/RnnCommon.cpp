@@ -25,7 +25,8 @@ RnnOptions parseRnnOptions(const std::string &fn, const poplar::OptionFlags &opt
        {"preCalcWeights", H::createWithBool(r.preCalcWeights)},
        {"recomputationMode",
         H::createWithChoice(r.recomputationMode, {"none", "cellAndTanh", "full"})},
-       {"rnnCodeReuse", H::createWithBool(r.codeReuse)}})
+       {"rnnCodeReuse", H::createWithBool(r.codeReuse)},
+       {"numShards", H::createWithUnsigned(r.numShards, 1)}})
       .parse(options);
   return r;
 }
@@ -134,6 +135,20 @@ void requireLayer(const std::string &fn, const poplar::Type &type, std::size_t b
     throw poputil::poplibs_error(detail::cat(
         fn, ": params.batchSize, timeSteps and layerSizes must be non-zero (batch ", batch,
         ", steps ", steps, ", sizes {", layerSizes[0], ", ", layerSizes[1], "})"));
+}
+
+void addShardedLoop(const std::string &fn, const RnnOptions &options, std::size_t steps,
+                    const poplar::program::Sequence &loop, poplar::program::Sequence &prog,
+                    const poplar::DebugContext &debugContext) {
+  const unsigned shards = options.numShards;
+  if (shards == 0 || shards > steps)
+    throw poputil::poplibs_error(detail::cat(fn, ": option numShards must be in [1, ", steps,
+                                             "] (at least one step per shard), not ", shards));
+  for (unsigned k = 0; k < shards; ++k) {
+    const auto first = static_cast<unsigned>(steps * k / shards);
+    const auto last = static_cast<unsigned>(steps * (k + 1) / shards);
+    prog.add(poplar::program::Repeat(last - first, loop, {debugContext, "loop"}));
+  }
 }
 
 StepLimits prepareStepLimits(poplar::Graph &graph, const std::string &fn,

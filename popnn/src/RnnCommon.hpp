@@ -22,7 +22,14 @@ struct RnnOptions {
   bool preCalcWeights = false;
   std::string recomputationMode = "none";
   bool codeReuse = false;
+  unsigned numShards = 1; ///< consecutive chunks of steps the loop runs as (no result changes)
 };
+
+/// Adds `loop` to `prog` to run `steps` times, as options.numShards consecutive Repeats (checked
+/// against `steps`: poputil::poplibs_error naming numShards).
+void addShardedLoop(const std::string &fn, const RnnOptions &options, std::size_t steps,
+                    const poplar::program::Sequence &loop, poplar::program::Sequence &prog,
+                    const poplar::DebugContext &debugContext);
 
 /// Parses `options` for function `fn`; throws poplar::invalid_option for an unknown name or a
 /// bad value.

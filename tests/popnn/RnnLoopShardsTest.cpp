@@ -1,7 +1,10 @@
 // rnn::Rnn (the custom-cell loop) with numShards > 1 and with run-time lengths
 // (RnnParams::varTimeSteps): sharded loops give the unsharded results and hand the body each
 // shard's first step and the step within the shard; with lengths the body receives per-entry
-// masks and the loop stops after the longest sequence.
+// masks and the loop stops after the longest sequence; the gather form; the numShards option
+// of the LSTM and GRU.
+#include <popnn/Gru.hpp>
+#include <popnn/Lstm.hpp>
 #include <popnn/Rnn.hpp>
 #include <popops/Cast.hpp>
 #include <popops/ElementWise.hpp>
@@ -305,4 +308,61 @@ TEST(RnnGather, BadGatherArgumentsAreRejectedByName) {
   };
   expectNamed(2, 0, "stepsPerGather");
   expectNamed(0, 2, "numTemps");
+}
+
+namespace {
+
+/// LSTM and GRU forward and backward with the option `numShards`.
+std::map<std::string, std::vector<double>> runLayersWithShards(const std::string &numShards) {
+  Harness h(Layout::MULTI_TILE);
+  auto &g = h.graph();
+  const poplar::OptionFlags opts{{"numShards", numShards}};
+  const std::size_t T = 5, B = 2, I = 3, H = 4;
+  auto values = [](std::size_t n, unsigned seed) { return randomValues(n, seed, -0.5, 0.5); };
+  Tensor x = h.input(poplar::FLOAT, {T, B, I}, values(T * B * I, 1), "x");
+  Tensor dOut = h.input(poplar::FLOAT, {T, B, H}, values(T * B * H, 2), "dOut");
+  popnn::lstm::LstmParams lp(poplar::FLOAT, B, T, {I, H});
+  popnn::lstm::LstmState init{h.input(poplar::FLOAT, {B, H}, values(B * H, 3), "h0"),
+                              h.input(poplar::FLOAT, {B, H}, values(B * H, 4), "c0")};
+  popnn::lstm::LstmWeights lw{h.input(poplar::FLOAT, {4, I, H}, values(4 * I * H, 5), "Wi"),
+                              h.input(poplar::FLOAT, {4, H, H}, values(4 * H * H, 6), "Wo"),
+                              h.input(poplar::FLOAT, {4, H}, values(4 * H, 7), "b")};
+  Tensor inter, dx;
+  Tensor out = popnn::lstm::lstmFwd(g, lp, h.prog(), init, lw, x, &inter, "lstm", opts);
+  popnn::lstm::LstmWeights dw;
+  popnn::lstm::lstmBwdWithWU(g, lp, h.prog(), init, inter, lw, x, out, dOut, nullptr, &dx, dw,
+                             "lstmBwd", opts);
+  h.output("lstmOut", out);
+  h.output("lstmDx", dx);
+  h.output("lstmDWo", dw.outputWeights);
+  popnn::gru::GruParams gp(poplar::FLOAT, B, T, {I, H});
+  popnn::gru::GruWeights gw{h.input(poplar::FLOAT, {3, I, H}, values(3 * I * H, 8), "gWi"),
+                            h.input(poplar::FLOAT, {3, H, H}, values(3 * H * H, 9), "gWo"),
+                            h.input(poplar::FLOAT, {3, H}, values(3 * H, 10), "gb")};
+  Tensor gInter, gDx;
+  Tensor gOut = popnn::gru::gruFwd(g, gp, init.output, x, gw, &gInter, h.prog(), "gru", opts);
+  popnn::gru::GruWeights gdw;
+  popnn::gru::gruBwdWithWU(g, gp, h.prog(), init.output, gInter, gw, x, gOut, dOut, &gDx, gdw,
+                           "gruBwd", opts, nullptr);
+  h.output("gruOut", gOut);
+  h.output("gruDx", gDx);
+  h.output("gruDWo", gdw.outputWeights);
+  return h.run();
+}
+
+} // namespace
+
+TEST(RnnShards, LstmAndGruNumShardsOptionChangesNoResult) {
+  const auto one = runLayersWithShards("1");
+  for (const std::string shards : {"2", "5"}) {
+    const auto many = runLayersWithShards(shards);
+    for (const auto &[name, values] : one)
+      EXPECT_EQ(many.at(name), values) << name << " with " << shards << " shards";
+  }
+  try {
+    runLayersWithShards("6"); // more shards than the 5 steps
+    ADD_FAILURE() << "no exception";
+  } catch (const poputil::poplibs_error &e) {
+    EXPECT_NE(std::string(e.what()).find("numShards"), std::string::npos) << e.what();
+  }
 }

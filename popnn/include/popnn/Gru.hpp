@@ -14,7 +14,7 @@
 // outputWeights [3][outputSize][outputSize]; biases [3][outputSize] ([3][2][outputSize] with
 // resetAfter); the outermost 3 follows GruParams::cellOrder. The state is [batch][outputSize].
 // Options: as popnn/Lstm.hpp (availableMemoryProportion, inferenceOnly, partialsType,
-// weightAccumulatorsType, preCalcWeights, recomputationMode, rnnCodeReuse).
+// weightAccumulatorsType, preCalcWeights, recomputationMode, rnnCodeReuse, numShards).
 #pragma once
 
 #include <cstdint>

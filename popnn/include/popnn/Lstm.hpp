@@ -15,7 +15,9 @@
 //   availableMemoryProportion (0..1), partialsType (half, float) [=float] — passed to the matrix
 //   multiplications; inferenceOnly (true, false) [=false]; weightAccumulatorsType (half, float)
 //   [=the data type] — type of the weight deltas lstmWU returns; preCalcWeights (true, false)
-//   [=false]; recomputationMode (none, cellAndTanh, full) [=none]; rnnCodeReuse (true, false).
+//   [=false]; recomputationMode (none, cellAndTanh, full) [=none]; rnnCodeReuse (true, false);
+//   numShards (1 … timeSteps) [=1] — the step loop runs as that many consecutive chunks, with
+//   the same results.
 //   Tessera always multiplies the whole input sequence by the input weights before the loop and
 //   keeps every intermediate, so preCalcWeights and recomputationMode change no result.
 #pragma once
