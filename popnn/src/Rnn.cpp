@@ -5,6 +5,7 @@
 
 #include <popops/DynamicSlice.hpp>
 #include <popops/ElementWise.hpp>
+#include <popops/Zero.hpp>
 #include <poputil/OptionParsing.hpp>
 #include <poputil/TileMapping.hpp>
 #include <poputil/exceptions.hpp>
@@ -282,9 +283,6 @@ std::vector<Tensor> Rnn(poplar::Graph &graph, const RnnParams &params,
   const std::size_t steps = params.timeSteps;
   if (steps == 0)
     throw poputil::poplibs_error(popnn::detail::cat(fn, ": params.timeSteps must be non-zero"));
-  if (params.varTimeSteps.valid())
-    throw poputil::poplibs_error(
-        popnn::detail::cat(fn, ": params.varTimeSteps (run-time lengths) is not supported"));
   if (stepsPerGather == 0)
     throw poputil::poplibs_error(popnn::detail::cat(fn, ": stepsPerGather must be at least 1"));
   if (numTemps == 0)
@@ -298,24 +296,18 @@ std::vector<Tensor> Rnn(poplar::Graph &graph, const RnnParams &params,
   const poplar::DebugContext dc(debugContext, "RnnGather");
   const std::string name = dc.getPathName();
 
-  // The step loop is the other form's, with a per-step temporary as interimOut; every step's
-  // temporary is then stored at its place in the group buffer and, when the group's first
-  // step has run (offset 0), the gather program consumes the group.
+  // The step loop is the other form's, with a per-step temporary as interimOut. Step t's
+  // temporaries go to slot (t + g − r) mod g of the group buffer (r = T mod g), so the groups
+  // are the same whichever steps run; a full group is gathered when its first step t ≥ r (slot
+  // 0) has run. With run-time lengths the steps past the longest sequence do not run and leave
+  // their slots zero.
   Tensor temps =
       newMapped(graph, params.dataType, {steps * numTemps, params.batchSize, out}, name + "/temps");
   Tensor buffer =
       newMapped(graph, params.dataType, {group, numTemps, params.batchSize, out}, name + "/group");
-  Tensor offset = graph.addVariable(poplar::UNSIGNED_INT, {1}, name + "/groupOffset");
-  graph.setTileMapping(offset, 0);
-  auto constant = [&](unsigned v, const std::string &what) {
-    Tensor c = graph.addConstant(poplar::UNSIGNED_INT, {1}, v, name + "/" + what);
-    graph.setTileMapping(c, 0);
-    return c;
-  };
-  prog.add(poplar::program::Copy(constant(group - 1, "firstOffset"), offset));
+  if (params.varTimeSteps.valid())
+    popops::zero(graph, buffer, prog, {dc, "zeroGroup"});
 
-  // The gather of one full group starting at `step`.
-  Tensor step;
   const LoopBodyType body = [&](poplar::Graph &g, const TimeStepState &time,
                                 const RnnBatchwiseFlags &flags, std::vector<Tensor> &state,
                                 const RnnSlice &slice, std::vector<Tensor> &created,
@@ -323,10 +315,14 @@ std::vector<Tensor> Rnn(poplar::Graph &graph, const RnnParams &params,
                                 const poplar::DebugNameAndId &dnai) {
     poplar::program::Sequence seq;
     seq.add(loopFn(g, time, flags, state, slice, created, initProg, dnai));
-    // The absolute step: begin + counter.
-    step = popops::map(g, pe::_1 + pe::_2, {time.begin, time.counter}, seq, name + "/absStep");
-    popops::dynamicUpdate(g, buffer, slice.interimOut.expand({0}), offset, {0}, {1}, seq,
+    // The absolute step (begin + counter) and its slot in the group buffer.
+    Tensor step =
+        popops::map(g, pe::_1 + pe::_2, {time.begin, time.counter}, seq, name + "/absStep");
+    Tensor slot = popops::map(g, pe::Rem(pe::_1 + pe::Const(group - remainder), pe::Const(group)),
+                              {step}, seq, name + "/groupSlot");
+    popops::dynamicUpdate(g, buffer, slice.interimOut.expand({0}), slot, {0}, {1}, seq,
                           name + "/storeTemps");
+    // The gather of the full group starting at `step`.
     poplar::program::Sequence gather;
     RnnSlice groupSlice;
     for (const Tensor &t : gatherInputs) {
@@ -342,11 +338,10 @@ std::vector<Tensor> Rnn(poplar::Graph &graph, const RnnParams &params,
     }
     groupSlice.interimIn = buffer.flatten(0, 2);
     gather.add(gatherFn(g, groupSlice, group, initProg, {dnai, "gather"}));
-    gather.add(poplar::program::Copy(constant(group, "groupLength"), offset));
-    Tensor atStart =
-        popops::map(g, pe::Equal(pe::_1, pe::Const(0u)), {offset}, seq, name + "/groupComplete");
+    Tensor atStart = popops::map(
+        g, pe::And(pe::Equal(pe::_1, pe::Const(0u)), pe::Gte(pe::_2, pe::Const(remainder))),
+        {slot, step}, seq, name + "/groupComplete");
     seq.add(poplar::program::If(atStart.reshape({}), gather, poplar::program::Sequence{}));
-    popops::mapInPlace(g, pe::_1 - pe::Const(1u), {offset}, seq, name + "/nextOffset");
     return seq;
   };
   Tensor interimInCopy = interimIn;

@@ -176,8 +176,9 @@ Rnn(poplar::Graph &graph, const RnnParams &params, bool reverse,
 /// on each full group as soon as its first step has run: groups are [T − k·g, T − (k−1)·g) for
 /// g = min(stepsPerGather, T), and the T mod g first steps form a final group gathered after the
 /// loop. `interimIn` is sliced per step as in the other form. numShards (1 … maxTimeSteps)
-/// changes no result. Run-time lengths (params.varTimeSteps) are not supported by this form
-/// (poputil::poplibs_error).
+/// changes no result. With run-time lengths (params.varTimeSteps) the groups stay the same, the
+/// steps past the longest sequence do not run (their temporaries are zero) and a full group
+/// none of whose steps ran is not gathered; the final group always is.
 std::vector<poplar::Tensor>
 Rnn(poplar::Graph &graph, const RnnParams &params, const std::vector<poplar::Tensor> &initState,
     const StateSequence &stateSequence, const std::vector<poplar::Tensor> &inputs,
