@@ -103,6 +103,13 @@ GruParams::GruParams(poplar::Type dataType, std::size_t batchSize, std::size_t t
       timeSteps(timeSteps), layerSizes(layerSizes), activation(activation),
       recurrentActivation(recurrentActivation) {}
 
+GruParams::GruParams(poplar::Type dataType, std::size_t batchSize, std::size_t maxTimeSteps,
+                     const Tensor &timeSteps, std::vector<std::size_t> layerSizes,
+                     NonLinearityType activation, NonLinearityType recurrentActivation)
+    : rnn(dataType, batchSize, maxTimeSteps, timeSteps, layerSizes), dataType(dataType),
+      batchSize(batchSize), timeSteps(maxTimeSteps), layerSizes(layerSizes), activation(activation),
+      recurrentActivation(recurrentActivation) {}
+
 GruParams::GruParams(const GruParams &other) = default;
 
 uint64_t getBasicGruCellFwdFlops(const GruParams &p) {
@@ -208,6 +215,14 @@ Tensor forwardImpl(const std::string &fn, poplar::Graph &graph, const GruParams 
     inter = newMapped(graph, type, {d.steps, NUM_INTER, d.batch, H}, name + "/inter");
   else if (params.outputFullSequence)
     outSeq = newMapped(graph, type, {d.steps, d.batch, H}, name + "/outputs");
+  const StepLimits limits =
+      prepareStepLimits(graph, fn, params.rnn.varTimeSteps, d.batch, prog, name);
+  if (limits.valid()) { // skipped steps leave zeros
+    if (inter.valid())
+      popops::zero(graph, inter, prog, {dc, "zeroIntermediates"});
+    if (outSeq.valid())
+      popops::zero(graph, outSeq, prog, {dc, "zeroOutputs"});
+  }
   Tensor index = newStepIndex(graph, 0, prog, name + "/step");
 
   Sequence body;
@@ -238,7 +253,16 @@ Tensor forwardImpl(const std::string &fn, poplar::Graph &graph, const GruParams 
     popops::mapInPlace(graph, pe::_1 + pe::_2, {candPre, hc}, body, {dc, "candidate"});
   }
   nonLinearityInPlace(graph, params.activation, candPre, body, {dc, "candidateAct"});
+  Tensor mask;
+  if (limits.valid()) { // a sequence past its end: every gate zero
+    mask = stepMask(graph, limits, index, d.batch, type, body, name).reshape({d.batch, 1});
+    popops::mapInPlace(graph, pe::_1 * pe::_2, {units(pre, R, kUnits, H), mask}, body,
+                       {dc, "maskGates"});
+  }
   Tensor r = units(gatesPre, R, R + 1, H), u = units(gatesPre, U, U + 1, H);
+  // With run-time lengths the step's output goes to a new tensor and the state keeps its old
+  // value where the mask is 0; otherwise the state is updated in place.
+  Tensor hNew = limits.valid() ? newMapped(graph, type, {d.batch, H}, name + "/newOutput") : h;
   if (attention) {
     // AUGRU: the update gate scaled by 1 − a_t (one score per batch entry and step).
     Tensor a = sliceStep(graph, attention->transpose(), index, body, name + "/stepAttention");
@@ -246,20 +270,25 @@ Tensor forwardImpl(const std::string &fn, poplar::Graph &graph, const GruParams 
     popops::mapWithOutput(graph,
                           (pe::Const(1.0f) - pe::_4) * pe::_1 * pe::_2 +
                               (pe::Const(1.0f) - (pe::Const(1.0f) - pe::_4) * pe::_1) * pe::_3,
-                          {u, h, candPre, aRows}, h, body, {dc, "output"});
+                          {u, h, candPre, aRows}, hNew, body, {dc, "output"});
   } else {
     popops::mapWithOutput(graph, pe::_1 * pe::_2 + (pe::Const(1.0f) - pe::_1) * pe::_3,
-                          {u, h, candPre}, h, body, {dc, "output"});
+                          {u, h, candPre}, hNew, body, {dc, "output"});
   }
   if (intermediates)
     updateStep(graph, inter,
-               poplar::concat({r.expand({0}), u.expand({0}), candPre.expand({0}), h.expand({0}),
+               poplar::concat({r.expand({0}), u.expand({0}), candPre.expand({0}), hNew.expand({0}),
                                recTerm.expand({0})}),
                index, body, name + "/saveIntermediates");
   else if (params.outputFullSequence)
-    updateStep(graph, outSeq, h, index, body, name + "/saveOutput");
-  advanceStepIndex(graph, index, true, body);
-  prog.add(Repeat(static_cast<unsigned>(d.steps), body, {dc, "loop"}));
+    updateStep(graph, outSeq, hNew, index, body, name + "/saveOutput");
+  if (limits.valid()) // state = mask ? new : state
+    popops::mapInPlace(graph, pe::_3 * pe::_2 + (pe::Const(1.0f) - pe::_3) * pe::_1,
+                       {h, hNew, mask}, body, {dc, "holdOutput"});
+  Sequence loop;
+  addLimitedStep(graph, limits, index, body, loop, name);
+  advanceStepIndex(graph, index, true, loop);
+  addShardedLoop(fn, opts, d.steps, loop, prog, dc);
 
   if (!intermediates)
     return params.outputFullSequence ? outSeq : h;
@@ -305,9 +334,19 @@ Tensor backwardImpl(const std::string &fn, poplar::Graph &graph, const GruParams
   Tensor attGrads;
   if (attention)
     attGrads = newMapped(graph, type, {d.steps, d.batch}, name + "/attentionGrads");
+  const StepLimits limits =
+      prepareStepLimits(graph, fn, params.rnn.varTimeSteps, d.batch, prog, name);
+  if (limits.valid()) { // skipped steps have no gradients
+    popops::zero(graph, grads, prog, {dc, "zeroGrads"});
+    if (attGrads.valid())
+      popops::zero(graph, attGrads, prog, {dc, "zeroAttentionGrads"});
+  }
   Tensor index = newStepIndex(graph, static_cast<unsigned>(d.steps - 1), prog, name + "/step");
 
   Sequence body;
+  Tensor dhHeld; // the state gradient a step past a sequence's end passes on
+  if (limits.valid())
+    dhHeld = copyToNew(graph, dh, body, name + "/heldOutputGrad");
   Tensor inter = sliceStep(graph, fwdInter, index, body, name + "/stepIntermediates");
   Tensor hPrev = sliceStep(graph, prevH, index, body, name + "/stepPrevOutput");
   if (params.outputFullSequence) {
@@ -372,9 +411,17 @@ Tensor backwardImpl(const std::string &fn, poplar::Graph &graph, const GruParams
   }
   popops::mapWithOutput(graph, pe::_1 * pe::_2 + pe::_3, {dh, uEff, dhNext}, dh, body,
                         {dc, "prevOutputGradSum"});
+  if (limits.valid()) { // masked gates get no gradient; the held state passes its gradient on
+    Tensor mask = stepMask(graph, limits, index, d.batch, type, body, name).reshape({d.batch, 1});
+    popops::mapInPlace(graph, pe::_1 * pe::_2, {stepFlat, mask}, body, {dc, "maskGrads"});
+    popops::mapInPlace(graph, pe::_3 * pe::_1 + (pe::Const(1.0f) - pe::_3) * pe::_2,
+                       {dh, dhHeld, mask}, body, {dc, "holdOutputGrad"});
+  }
   updateStep(graph, grads, stepFlat, index, body, name + "/saveGrads");
-  advanceStepIndex(graph, index, false, body);
-  prog.add(Repeat(static_cast<unsigned>(d.steps), body, {dc, "loop"}));
+  Sequence loop;
+  addLimitedStep(graph, limits, index, body, loop, name);
+  advanceStepIndex(graph, index, false, loop);
+  addShardedLoop(fn, opts, d.steps, loop, prog, dc);
 
   if (inputGrad && params.calcInputGradients)
     *inputGrad = poplin::matMul(
@@ -538,6 +585,82 @@ Tensor createAttention(poplar::Graph &graph, const GruParams &params,
   return newMapped(graph, params.rnn.dataType, {d.steps, d.batch},
                    poplar::DebugContext(debugContext, "attention").getPathName())
       .transpose();
+}
+
+namespace {
+
+/// `params` with the run-time lengths `realTimeSteps`.
+GruParams withLengths(const GruParams &params, const Tensor &realTimeSteps) {
+  GruParams copy(params);
+  copy.rnn.varTimeSteps = realTimeSteps;
+  return copy;
+}
+
+} // namespace
+
+Tensor gruFwd(poplar::Graph &graph, const GruParams &params, const Tensor &stateInit,
+              const Tensor &in, const Tensor &realTimeSteps, const GruWeights &weights,
+              Tensor *intermediates, Sequence &fwdProg, const poplar::DebugContext &debugContext,
+              const poplar::OptionFlags &options, poplin::PlanningCache *planningCache) {
+  return gruFwd(graph, withLengths(params, realTimeSteps), stateInit, in, weights, intermediates,
+                fwdProg, debugContext, options, planningCache);
+}
+
+Tensor auGruFwd(poplar::Graph &graph, const GruParams &params, const Tensor &stateInit,
+                const Tensor &in, const Tensor &realTimeSteps, const GruWeights &weights,
+                Tensor *intermediates, const Tensor &attScores, Sequence &fwdProg,
+                const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
+                poplin::PlanningCache *planningCache) {
+  return auGruFwd(graph, withLengths(params, realTimeSteps), stateInit, in, weights, intermediates,
+                  attScores, fwdProg, debugContext, options, planningCache);
+}
+
+Tensor gruBwd(poplar::Graph &graph, const GruParams &params, Sequence &prog,
+              const Tensor &fwdOutputInit, const Tensor &fwdIntermediatesSeq,
+              const GruWeights &weights, const Tensor &fwdInputSeq, const Tensor &realTimeSteps,
+              const Tensor &fwdOutput, const Tensor &gradLayerNext, Tensor *inputGrad,
+              Tensor *bwdIntermediates, const poplar::DebugContext &debugContext,
+              const poplar::OptionFlags &options_, poplin::PlanningCache *planningCache) {
+  return gruBwd(graph, withLengths(params, realTimeSteps), prog, fwdOutputInit, fwdIntermediatesSeq,
+                weights, fwdInputSeq, fwdOutput, gradLayerNext, inputGrad, bwdIntermediates,
+                debugContext, options_, planningCache);
+}
+
+Tensor auGruBwd(poplar::Graph &graph, const GruParams &params, Sequence &prog,
+                const Tensor &fwdOutputInit, const Tensor &fwdIntermediatesSeq,
+                const GruWeights &weights, const Tensor &fwdInputSeq, const Tensor &realTimeSteps,
+                const Tensor &fwdOutput, const Tensor &gradLayerNext, Tensor *inputGrad,
+                Tensor *bwdIntermediates, const Tensor &attentions, Tensor *attentionsGrad,
+                const poplar::DebugContext &debugContext, const poplar::OptionFlags &options_,
+                poplin::PlanningCache *planningCache) {
+  return auGruBwd(graph, withLengths(params, realTimeSteps), prog, fwdOutputInit,
+                  fwdIntermediatesSeq, weights, fwdInputSeq, fwdOutput, gradLayerNext, inputGrad,
+                  bwdIntermediates, attentions, attentionsGrad, debugContext, options_,
+                  planningCache);
+}
+
+Tensor gruBwdWithWU(poplar::Graph &graph, const GruParams &params, Sequence &prog,
+                    const Tensor &fwdOutputInit, const Tensor &fwdIntermediates,
+                    const GruWeights &weights, const Tensor &input, const Tensor &realTimeSteps,
+                    const Tensor &output, const Tensor &outputGrad, Tensor *inputGrad,
+                    GruWeights &weightsGrad, const poplar::DebugContext &debugContext,
+                    const poplar::OptionFlags &options_, poplin::PlanningCache *planningCache) {
+  return gruBwdWithWU(graph, withLengths(params, realTimeSteps), prog, fwdOutputInit,
+                      fwdIntermediates, weights, input, output, outputGrad, inputGrad, weightsGrad,
+                      debugContext, options_, planningCache);
+}
+
+Tensor auGruBwdWithWU(poplar::Graph &graph, const GruParams &params, Sequence &prog,
+                      const Tensor &fwdOutputInit, const Tensor &fwdIntermediates,
+                      const GruWeights &weights, const Tensor &input, const Tensor &realTimeSteps,
+                      const Tensor &output, const Tensor &outputGrad, Tensor *inputGrad,
+                      GruWeights &weightsGrad, const Tensor &attentions, Tensor *attentionsGrad,
+                      const poplar::DebugContext &debugContext, const poplar::OptionFlags &options_,
+                      poplin::PlanningCache *planningCache) {
+  return auGruBwdWithWU(graph, withLengths(params, realTimeSteps), prog, fwdOutputInit,
+                        fwdIntermediates, weights, input, output, outputGrad, inputGrad,
+                        weightsGrad, attentions, attentionsGrad, debugContext, options_,
+                        planningCache);
 }
 
 } // namespace popnn::gru

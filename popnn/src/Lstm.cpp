@@ -102,8 +102,46 @@ LstmParams::LstmParams(poplar::Type dataType, std::size_t batchSize, std::size_t
       timeSteps(timeSteps), layerSizes(layerSizes), activation(activation),
       recurrentActivation(recurrentActivation) {}
 
+LstmParams::LstmParams(poplar::Type dataType, std::size_t batchSize, std::size_t maxTimeSteps,
+                       const Tensor &timeSteps, std::vector<std::size_t> layerSizes,
+                       NonLinearityType activation, NonLinearityType recurrentActivation)
+    : rnn(dataType, batchSize, maxTimeSteps, timeSteps, layerSizes), dataType(dataType),
+      batchSize(batchSize), timeSteps(maxTimeSteps), layerSizes(layerSizes), activation(activation),
+      recurrentActivation(recurrentActivation) {}
+
 Tensor LstmState::getAsTensor() const {
   return poplar::concat({output.expand({0}), cellState.expand({0})}, 0);
+}
+
+std::vector<std::pair<poplin::MatMulParams, poplar::OptionFlags>>
+getMatMulPrePlanParameters(LstmParams params, poplar::OptionFlags opts) {
+  const std::string fn = "lstm::getMatMulPrePlanParameters";
+  const Dims d = check(fn, params);
+  const RnnOptions parsed = parseRnnOptions(fn, opts);
+  const auto mmOpts = matMulOptions(parsed);
+  const auto type = params.rnn.dataType;
+  const std::size_t rows = d.steps * d.batch, gates = kUnits * d.out;
+  std::vector<std::pair<poplin::MatMulParams, poplar::OptionFlags>> result;
+  auto add = [&](const poplar::Type &outType, std::vector<std::size_t> a,
+                 std::vector<std::size_t> b) {
+    result.push_back({poplin::MatMulParams{type, outType, std::move(a), std::move(b)}, mmOpts});
+  };
+  // lstmFwd: the whole sequence times the input weights, then one step times the recurrent ones.
+  if (params.doInputWeightCalc)
+    add(type, {rows, d.in}, {d.in, gates});
+  add(type, {d.batch, d.out}, {d.out, gates});
+  if (parsed.inferenceOnly)
+    return result;
+  // lstmBwd: one step's gate gradients times the recurrent weights transposed, then the input
+  // gradients of the whole sequence.
+  add(type, {d.batch, gates}, {gates, d.out});
+  if (params.calcInputGradients)
+    add(type, {rows, gates}, {gates, d.in});
+  // lstmWU: inputs and previous outputs transposed times the gate gradients.
+  const auto accType = weightAccumulatorType(parsed, type);
+  add(accType, {d.in, rows}, {rows, gates});
+  add(accType, {d.out, rows}, {rows, gates});
+  return result;
 }
 
 uint64_t getBasicLstmCellFwdFlops(const LstmParams &p) {
@@ -197,9 +235,12 @@ LstmWeights createWeights(poplar::Graph &graph, const LstmParams &params,
   return {in, out, createWeightsBiases(graph, params, debugContext, options, cache)};
 }
 
-Tensor lstmFwd(poplar::Graph &graph, const LstmParams &params, Sequence &prog,
+namespace {
+
+/// The forward loop; `finalCell` (if not null) receives the cell state after the last step run.
+Tensor forward(poplar::Graph &graph, const LstmParams &params, Sequence &prog,
                const LstmState &stateInit, const LstmWeights &weights, const Tensor &in,
-               Tensor *intermediates, const poplar::DebugContext &debugContext,
+               Tensor *intermediates, Tensor *finalCell, const poplar::DebugContext &debugContext,
                const poplar::OptionFlags &options, poplin::matmul::PlanningCache *cache) {
   const std::string fn = "lstm::lstmFwd";
   const Dims d = check(fn, params);
@@ -237,6 +278,14 @@ Tensor lstmFwd(poplar::Graph &graph, const LstmParams &params, Sequence &prog,
     inter = newMapped(graph, type, {d.steps, NUM_INTER, d.batch, d.out}, name + "/inter");
   else if (params.outputFullSequence)
     outSeq = newMapped(graph, type, {d.steps, d.batch, d.out}, name + "/outputs");
+  const StepLimits limits =
+      prepareStepLimits(graph, fn, params.rnn.varTimeSteps, d.batch, prog, name);
+  if (limits.valid()) { // skipped steps leave zeros
+    if (inter.valid())
+      popops::zero(graph, inter, prog, {dc, "zeroIntermediates"});
+    if (outSeq.valid())
+      popops::zero(graph, outSeq, prog, {dc, "zeroOutputs"});
+  }
   Tensor index = newStepIndex(graph, 0, prog, name + "/step");
 
   Sequence body;
@@ -251,20 +300,39 @@ Tensor lstmFwd(poplar::Graph &graph, const LstmParams &params, Sequence &prog,
   for (const Tensor &gate : {f, i, o})
     nonLinearityInPlace(graph, params.recurrentActivation, gate, body, {dc, "gate"});
   nonLinearityInPlace(graph, params.activation, g, body, {dc, "candidate"});
-  popops::mapWithOutput(graph, pe::_1 * pe::_2 + pe::_3 * pe::_4, {f, c, i, g}, c, body,
+  Tensor mask;
+  if (limits.valid()) { // a sequence past its end: every gate zero
+    mask = stepMask(graph, limits, index, d.batch, type, body, name).reshape({d.batch, 1});
+    popops::mapInPlace(graph, pe::_1 * pe::_2, {gates, mask.expand({1})}, body, {dc, "maskGates"});
+  }
+  // With run-time lengths the step's values go to new tensors and the state keeps its old
+  // value where the mask is 0; otherwise the state is updated in place.
+  Tensor cNew = limits.valid() ? newMapped(graph, type, {d.batch, d.out}, name + "/newCell") : c;
+  Tensor hNew = limits.valid() ? newMapped(graph, type, {d.batch, d.out}, name + "/newOutput") : h;
+  popops::mapWithOutput(graph, pe::_1 * pe::_2 + pe::_3 * pe::_4, {f, c, i, g}, cNew, body,
                         {dc, "cellState"});
-  Tensor cellAct = nonLinearity(graph, params.activation, c, body, {dc, "cellActivation"});
-  popops::mapWithOutput(graph, pe::_1 * pe::_2, {o, cellAct}, h, body, {dc, "output"});
+  Tensor cellAct = nonLinearity(graph, params.activation, cNew, body, {dc, "cellActivation"});
+  popops::mapWithOutput(graph, pe::_1 * pe::_2, {o, cellAct}, hNew, body, {dc, "output"});
   if (intermediates)
     updateStep(graph, inter,
                poplar::concat({f.expand({0}), i.expand({0}), g.expand({0}), o.expand({0}),
-                               c.expand({0}), cellAct.expand({0}), h.expand({0})}),
+                               cNew.expand({0}), cellAct.expand({0}), hNew.expand({0})}),
                index, body, name + "/saveIntermediates");
   else if (params.outputFullSequence)
-    updateStep(graph, outSeq, h, index, body, name + "/saveOutput");
-  advanceStepIndex(graph, index, true, body);
-  prog.add(Repeat(static_cast<unsigned>(d.steps), body, {dc, "loop"}));
+    updateStep(graph, outSeq, hNew, index, body, name + "/saveOutput");
+  if (limits.valid()) {
+    // state = mask ? new : state
+    const auto hold = pe::_3 * pe::_2 + (pe::Const(1.0f) - pe::_3) * pe::_1;
+    popops::mapInPlace(graph, hold, {c, cNew, mask}, body, {dc, "holdCell"});
+    popops::mapInPlace(graph, hold, {h, hNew, mask}, body, {dc, "holdOutput"});
+  }
+  Sequence loop;
+  addLimitedStep(graph, limits, index, body, loop, name);
+  advanceStepIndex(graph, index, true, loop);
+  addShardedLoop(fn, opts, d.steps, loop, prog, dc);
 
+  if (finalCell)
+    *finalCell = c;
   if (!intermediates)
     return params.outputFullSequence ? outSeq : h;
   *intermediates = inter;
@@ -273,18 +341,28 @@ Tensor lstmFwd(poplar::Graph &graph, const LstmParams &params, Sequence &prog,
   return h;
 }
 
+} // namespace
+
+Tensor lstmFwd(poplar::Graph &graph, const LstmParams &params, Sequence &prog,
+               const LstmState &stateInit, const LstmWeights &weights, const Tensor &in,
+               Tensor *intermediates, const poplar::DebugContext &debugContext,
+               const poplar::OptionFlags &options, poplin::matmul::PlanningCache *cache) {
+  return forward(graph, params, prog, stateInit, weights, in, intermediates, nullptr, debugContext,
+                 options, cache);
+}
+
 std::pair<Tensor, Tensor> lstmFwd(poplar::Graph &graph, const LstmParams &params,
                                   const LstmState &stateInit, const Tensor &in,
                                   const LstmWeights &weights, Tensor *intermediates,
                                   Sequence &fwdProg, const poplar::DebugContext &debugContext,
                                   const poplar::OptionFlags &options,
                                   poplin::matmul::PlanningCache *cache) {
-  Tensor inter;
-  Tensor out =
-      lstmFwd(graph, params, fwdProg, stateInit, weights, in, &inter, debugContext, options, cache);
+  Tensor inter, finalCell;
+  Tensor out = forward(graph, params, fwdProg, stateInit, weights, in, &inter, &finalCell,
+                       debugContext, options, cache);
   if (intermediates)
     *intermediates = inter;
-  return {out, inter[params.rnn.timeSteps - 1][CELL]};
+  return {out, finalCell};
 }
 
 namespace {
@@ -329,9 +407,18 @@ std::pair<LstmState, Tensor> backward(poplar::Graph &graph, const LstmParams &pa
     popops::zero(graph, dc_, prog, {dc, "zeroCellStateGrad"});
   Tensor gateGrads =
       newMapped(graph, type, {d.steps, d.batch, kUnits * d.out}, name + "/gateGrads");
+  const StepLimits limits =
+      prepareStepLimits(graph, fn, params.rnn.varTimeSteps, d.batch, prog, name);
+  if (limits.valid()) // skipped steps have no gate gradients
+    popops::zero(graph, gateGrads, prog, {dc, "zeroGateGrads"});
   Tensor index = newStepIndex(graph, static_cast<unsigned>(d.steps - 1), prog, name + "/step");
 
   Sequence body;
+  Tensor dhHeld, dcHeld; // the state gradients a step past a sequence's end passes on
+  if (limits.valid()) {
+    dhHeld = copyToNew(graph, dh, body, name + "/heldOutputGrad");
+    dcHeld = copyToNew(graph, dc_, body, name + "/heldCellStateGrad");
+  }
   Tensor inter = sliceStep(graph, fwdInter, index, body, name + "/stepIntermediates");
   Tensor cPrev = sliceStep(graph, prevCells, index, body, name + "/stepPrevCell");
   if (params.outputFullSequence) {
@@ -363,14 +450,28 @@ std::pair<LstmState, Tensor> backward(poplar::Graph &graph, const LstmParams &pa
   body.add(Copy(
       nonLinearityInputGradient(graph, params.recurrentActivation, o, dO, body, {dc, "output"}),
       unit(BASIC_LSTM_CELL_OUTPUT_GATE)));
+  Tensor mask;
+  if (limits.valid()) { // masked gates pass no gradient back
+    mask = stepMask(graph, limits, index, d.batch, type, body, name).reshape({d.batch, 1});
+    popops::mapInPlace(graph, pe::_1 * pe::_2, {step, mask.expand({1})}, body,
+                       {dc, "maskGateGrads"});
+  }
   Tensor stepFlat = step.reshape({d.batch, kUnits * d.out});
   // State gradients for the previous step.
   popops::mapInPlace(graph, pe::_1 * pe::_2, {dc_, f}, body, {dc, "prevCellStateGrad"});
   poplin::matMulWithOutput(graph, stepFlat, recurrentT, dh, body, {dc, "prevOutputGrad"}, mmOpts,
                            cache);
+  if (limits.valid()) {
+    // gradient = mask ? this step's : the held one
+    const auto hold = pe::_3 * pe::_1 + (pe::Const(1.0f) - pe::_3) * pe::_2;
+    popops::mapInPlace(graph, hold, {dh, dhHeld, mask}, body, {dc, "holdOutputGrad"});
+    popops::mapInPlace(graph, hold, {dc_, dcHeld, mask}, body, {dc, "holdCellStateGrad"});
+  }
   updateStep(graph, gateGrads, stepFlat, index, body, name + "/saveGateGrads");
-  advanceStepIndex(graph, index, false, body);
-  prog.add(Repeat(static_cast<unsigned>(d.steps), body, {dc, "loop"}));
+  Sequence loop;
+  addLimitedStep(graph, limits, index, body, loop, name);
+  advanceStepIndex(graph, index, false, loop);
+  addShardedLoop(fn, opts, d.steps, loop, prog, dc);
 
   if (inputGrad && params.calcInputGradients)
     *inputGrad = poplin::matMul(graph, gateGrads.reshape({d.steps * d.batch, kUnits * d.out}),

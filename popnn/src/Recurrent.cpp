@@ -76,6 +76,37 @@ void checkFeedback(const std::string &fn, const Tensor &state, const Tensor &fee
 
 } // namespace
 
+std::vector<std::pair<poplin::MatMulParams, poplar::OptionFlags>>
+getMatMulPrePlanParameters(std::size_t numSteps, std::size_t batchSize, std::size_t inputSize,
+                           std::size_t outputSize, const poplar::Type &dType,
+                           const poplar::Type &partialsType, bool inferenceOnly,
+                           bool hasFeedforwardWeights) {
+  const std::string fn = "rnn::getMatMulPrePlanParameters";
+  requireDataType(fn, dType);
+  const auto mm = mmOptions(fn, partialsType);
+  std::vector<std::pair<poplin::MatMulParams, poplar::OptionFlags>> result;
+  auto add = [&](std::vector<std::size_t> a, std::vector<std::size_t> b) {
+    poplin::MatMulParams p{dType, dType, std::move(a), std::move(b)};
+    for (const auto &known : result)
+      if (!(known.first < p) && !(p < known.first))
+        return; // one plan serves both uses
+    result.push_back({std::move(p), mm});
+  };
+  if (hasFeedforwardWeights) {
+    add({numSteps * batchSize, inputSize}, {inputSize, outputSize}); // forwardWeightInput
+    add({batchSize, inputSize}, {inputSize, outputSize});            // one step's input weighting
+  }
+  add({batchSize, outputSize}, {outputSize, outputSize}); // feedback (and its gradient)
+  if (inferenceOnly)
+    return result;
+  if (hasFeedforwardWeights) {
+    add({batchSize, outputSize}, {outputSize, inputSize}); // input gradient
+    add({inputSize, batchSize}, {batchSize, outputSize});  // input weight deltas
+  }
+  add({outputSize, batchSize}, {batchSize, outputSize}); // feedback weight deltas
+  return result;
+}
+
 uint64_t getFwdFlops(unsigned sequenceSize, unsigned batchSize, unsigned inputSize,
                      unsigned outputSize, bool weightInput) {
   const uint64_t rows = uint64_t(sequenceSize) * batchSize;

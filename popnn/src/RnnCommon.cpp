@@ -2,6 +2,7 @@
 
 #include <popops/DynamicSlice.hpp>
 #include <popops/ElementWise.hpp>
+#include <popops/Reduce.hpp>
 #include <poputil/OptionParsing.hpp>
 #include <poputil/TileMapping.hpp>
 #include <poputil/exceptions.hpp>
@@ -24,7 +25,8 @@ RnnOptions parseRnnOptions(const std::string &fn, const poplar::OptionFlags &opt
        {"preCalcWeights", H::createWithBool(r.preCalcWeights)},
        {"recomputationMode",
         H::createWithChoice(r.recomputationMode, {"none", "cellAndTanh", "full"})},
-       {"rnnCodeReuse", H::createWithBool(r.codeReuse)}})
+       {"rnnCodeReuse", H::createWithBool(r.codeReuse)},
+       {"numShards", H::createWithUnsigned(r.numShards, 1)}})
       .parse(options);
   return r;
 }
@@ -133,6 +135,70 @@ void requireLayer(const std::string &fn, const poplar::Type &type, std::size_t b
     throw poputil::poplibs_error(detail::cat(
         fn, ": params.batchSize, timeSteps and layerSizes must be non-zero (batch ", batch,
         ", steps ", steps, ", sizes {", layerSizes[0], ", ", layerSizes[1], "})"));
+}
+
+void addShardedLoop(const std::string &fn, const RnnOptions &options, std::size_t steps,
+                    const poplar::program::Sequence &loop, poplar::program::Sequence &prog,
+                    const poplar::DebugContext &debugContext) {
+  const unsigned shards = options.numShards;
+  if (shards == 0 || shards > steps)
+    throw poputil::poplibs_error(detail::cat(fn, ": option numShards must be in [1, ", steps,
+                                             "] (at least one step per shard), not ", shards));
+  for (unsigned k = 0; k < shards; ++k) {
+    const auto first = static_cast<unsigned>(steps * k / shards);
+    const auto last = static_cast<unsigned>(steps * (k + 1) / shards);
+    prog.add(poplar::program::Repeat(last - first, loop, {debugContext, "loop"}));
+  }
+}
+
+StepLimits prepareStepLimits(poplar::Graph &graph, const std::string &fn,
+                             const Tensor &varTimeSteps, std::size_t batch,
+                             poplar::program::Sequence &prog, const std::string &name) {
+  if (!varTimeSteps.valid())
+    return {};
+  const auto type = varTimeSteps.elementType();
+  if (type != poplar::INT && type != poplar::UNSIGNED_INT)
+    detail::fail(fn, "params.rnn.varTimeSteps", varTimeSteps,
+                 "must have element type INT or UNSIGNED_INT");
+  if (varTimeSteps.rank() != 1 ||
+      (varTimeSteps.numElements() != batch && varTimeSteps.numElements() != 1))
+    detail::fail(fn, "params.rnn.varTimeSteps", varTimeSteps,
+                 detail::cat("must have shape {", batch, "} (the batch size) or {1}"));
+  namespace pe = popops::expr;
+  StepLimits limits;
+  limits.lengths =
+      popops::map(graph, pe::Cast(pe::_1, poplar::INT), {varTimeSteps}, prog, name + "/stepLimits");
+  limits.limit = popops::reduce(graph, limits.lengths, poplar::INT, {0}, popops::Operation::MAX,
+                                prog, name + "/stepLimit")
+                     .reshape({1});
+  limits.shortest = popops::reduce(graph, limits.lengths, poplar::INT, {0}, popops::Operation::MIN,
+                                   prog, name + "/shortestStepLimit")
+                        .reshape({1});
+  return limits;
+}
+
+Tensor stepMask(poplar::Graph &graph, const StepLimits &limits, const Tensor &index,
+                std::size_t batch, const poplar::Type &type, poplar::program::Sequence &body,
+                const std::string &name) {
+  namespace pe = popops::expr;
+  Tensor lengths = limits.lengths.numElements() == batch
+                       ? limits.lengths
+                       : limits.lengths.broadcast(static_cast<unsigned>(batch), 0);
+  return popops::map(graph, pe::Cast(pe::Lt(pe::Cast(pe::_2, poplar::INT), pe::_1), type),
+                     {lengths, index}, body, name + "/stepMask");
+}
+
+void addLimitedStep(poplar::Graph &graph, const StepLimits &limits, const Tensor &index,
+                    const poplar::program::Sequence &step, poplar::program::Sequence &loop,
+                    const std::string &name) {
+  if (!limits.valid()) {
+    loop.add(step);
+    return;
+  }
+  namespace pe = popops::expr;
+  Tensor run = popops::map(graph, pe::Lt(pe::Cast(pe::_1, poplar::INT), pe::_2),
+                           {index, limits.limit}, loop, name + "/stepRuns");
+  loop.add(poplar::program::If(run.reshape({}), step, poplar::program::Sequence{}));
 }
 
 } // namespace popnn::rnn_detail

@@ -22,7 +22,14 @@ struct RnnOptions {
   bool preCalcWeights = false;
   std::string recomputationMode = "none";
   bool codeReuse = false;
+  unsigned numShards = 1; ///< consecutive chunks of steps the loop runs as (no result changes)
 };
+
+/// Adds `loop` to `prog` to run `steps` times, as options.numShards consecutive Repeats (checked
+/// against `steps`: poputil::poplibs_error naming numShards).
+void addShardedLoop(const std::string &fn, const RnnOptions &options, std::size_t steps,
+                    const poplar::program::Sequence &loop, poplar::program::Sequence &prog,
+                    const poplar::DebugContext &debugContext);
 
 /// Parses `options` for function `fn`; throws poplar::invalid_option for an unknown name or a
 /// bad value.
@@ -73,5 +80,32 @@ void requireTensor(const std::string &fn, const std::string &name, const poplar:
 /// Checks the layer shape itself: FLOAT or HALF, two layer sizes, nothing zero.
 void requireLayer(const std::string &fn, const poplar::Type &type, std::size_t batch,
                   std::size_t steps, const std::vector<std::size_t> &layerSizes);
+
+/// Run-time sequence lengths prepared once before a loop: `lengths` INT {batch} or {1} and
+/// `limit` INT {1}, the largest of them (steps at or past it are skipped), and the smallest.
+struct StepLimits {
+  poplar::Tensor lengths;
+  poplar::Tensor limit;
+  poplar::Tensor shortest; ///< INT {1}: the smallest length
+  bool valid() const { return lengths.valid(); }
+};
+
+/// Checks params.varTimeSteps (shape {batch} or {1}, INT or UNSIGNED_INT; throws
+/// poputil::poplibs_error naming it) and, if set, adds to `prog` its conversion to INT and its
+/// maximum. A null tensor gives an invalid StepLimits.
+StepLimits prepareStepLimits(poplar::Graph &graph, const std::string &fn,
+                             const poplar::Tensor &varTimeSteps, std::size_t batch,
+                             poplar::program::Sequence &prog, const std::string &name);
+
+/// {batch} of `type`: 1 where step `index` is below the batch entry's length, else 0.
+poplar::Tensor stepMask(poplar::Graph &graph, const StepLimits &limits, const poplar::Tensor &index,
+                        std::size_t batch, const poplar::Type &type,
+                        poplar::program::Sequence &body, const std::string &name);
+
+/// Adds to `loop` the program `step`, run only while `index` is below limits.limit (always if
+/// limits is not valid).
+void addLimitedStep(poplar::Graph &graph, const StepLimits &limits, const poplar::Tensor &index,
+                    const poplar::program::Sequence &step, poplar::program::Sequence &loop,
+                    const std::string &name);
 
 } // namespace popnn::rnn_detail

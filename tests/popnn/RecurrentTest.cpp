@@ -243,13 +243,15 @@ TEST(RnnParams, FactoriesGiveSequenceAndStateShapesAndShiftMovesStepsByOne) {
   EXPECT_EQ(params.maxTimeSteps, 3u);
   EXPECT_EQ(params.timeSteps, 3u);
   EXPECT_FALSE(params.variableTimeSteps());
-  EXPECT_EQ(params.getMaxShards(g), 1u);
+  EXPECT_EQ(params.getMaxShards(g), std::min<std::size_t>(params.maxTimeSteps, 16));
   EXPECT_EQ(params.getOutputBytesPerTile(g), (2u * 5 * 4 + 15) / 16);
   EXPECT_EQ(rnn::createInitialState(g, params, true, 2, 1).shape(),
             (std::vector<std::size_t>{2, 2, 5}));
   EXPECT_EQ(rnn::createInputTensor(g, params, 1).shape(), (std::vector<std::size_t>{3, 2, 4}));
   EXPECT_EQ(rnn::createOutputTensor(g, params, 2, 1).shape(), (std::vector<std::size_t>{6, 2, 5}));
-  EXPECT_THROW(rnn::createOutputTensor(g, params, 2), poputil::poplibs_error);
+  // Shards keep the layout; more shards than steps are rejected.
+  EXPECT_EQ(rnn::createOutputTensor(g, params, 3).shape(), (std::vector<std::size_t>{3, 2, 5}));
+  EXPECT_THROW(rnn::createOutputTensor(g, params, 4), poputil::poplibs_error);
   const auto base = randomValues(3 * 2 * 5, 7), single = randomValues(2 * 5, 8);
   Tensor tBase = h.input(poplar::FLOAT, {3, 2, 5}, base, "base");
   Tensor tSingle = h.input(poplar::FLOAT, {2, 5}, single, "single");
@@ -371,9 +373,14 @@ TEST(RnnLoop, BadSequencesOptionsAndShardsAreRejected) {
   } catch (const poputil::poplibs_error &e) {
     EXPECT_NE(std::string(e.what()).find("'created'"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(rnn::Rnn(g, params, false, {state}, {}, {}, nullptr, nullptr, {}, {}, h.prog(),
-                        nothing, 2, none),
-               poputil::poplibs_error);
+  for (unsigned shards : {0u, 4u}) // at least one step per shard
+    try {
+      rnn::Rnn(g, params, false, {state}, {}, {}, nullptr, nullptr, {}, {}, h.prog(), nothing,
+               shards, none);
+      ADD_FAILURE() << "no exception for " << shards << " shards";
+    } catch (const poputil::poplibs_error &e) {
+      EXPECT_NE(std::string(e.what()).find("numShards"), std::string::npos) << e.what();
+    }
   poplar::OptionFlags bad{{"codeReuze", "true"}};
   EXPECT_THROW(rnn::Rnn(g, params, false, {state}, {}, {}, nullptr, nullptr, {}, {}, h.prog(),
                         nothing, 1, bad),

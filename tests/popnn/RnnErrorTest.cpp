@@ -116,7 +116,7 @@ TEST(RnnErrors, RecurrentStepAndShardArgumentsAreCheckedByName) {
   expectNamed([&] { rnn::paramDeltaUpdate(g, state, wrong, state, accIn, accFb, accB, h.prog()); },
               "'biasDeltasAcc'");
   rnn::RnnParams params(poplar::FLOAT, 2, 3, {4, 5});
-  expectNamed([&] { rnn::createInputTensor(g, params, 2); }, "numShards");
+  expectNamed([&] { rnn::createInputTensor(g, params, 4); }, "numShards"); // > timeSteps
   Tensor base = rnn::createOutputTensor(g, params, 1);
   expectNamed([&] { rnn::shiftRnnTensor(g, params, base, wrong, h.prog(), 1); }, "'tSingle'");
   expectNamed([&] { rnn::shiftRnnTensor(g, params, wrong, base[0], h.prog(), 1); }, "'tBase'");

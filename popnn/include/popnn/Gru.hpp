@@ -14,7 +14,7 @@
 // outputWeights [3][outputSize][outputSize]; biases [3][outputSize] ([3][2][outputSize] with
 // resetAfter); the outermost 3 follows GruParams::cellOrder. The state is [batch][outputSize].
 // Options: as popnn/Lstm.hpp (availableMemoryProportion, inferenceOnly, partialsType,
-// weightAccumulatorsType, preCalcWeights, recomputationMode, rnnCodeReuse).
+// weightAccumulatorsType, preCalcWeights, recomputationMode, rnnCodeReuse, numShards).
 #pragma once
 
 #include <cstdint>
@@ -64,6 +64,14 @@ struct GruParams {
 
   GruParams(poplar::Type dataType, std::size_t batchSize, std::size_t timeSteps,
             std::vector<std::size_t> layerSizes,
+            NonLinearityType activation = NonLinearityType::TANH,
+            NonLinearityType recurrentActivation = NonLinearityType::SIGMOID);
+
+  /// With run-time step counts `timeSteps` ({batchSize} or {1}, INT or UNSIGNED_INT) of at most
+  /// `maxTimeSteps`: past a sequence's end its gates are zero, its outputs are zero and its
+  /// state stops updating (see rnn::RnnParams::varTimeSteps).
+  GruParams(poplar::Type dataType, std::size_t batchSize, std::size_t maxTimeSteps,
+            const poplar::Tensor &timeSteps, std::vector<std::size_t> layerSizes,
             NonLinearityType activation = NonLinearityType::TANH,
             NonLinearityType recurrentActivation = NonLinearityType::SIGMOID);
 
@@ -199,6 +207,65 @@ auGruBwdWithWU(poplar::Graph &graph, const GruParams &params, poplar::program::S
                const poplar::Tensor &attentions, poplar::Tensor *attentionsGrad,
                const poplar::DebugContext &debugContext, const poplar::OptionFlags &options_,
                poplin::PlanningCache *planningCache);
+
+// Deprecated forms taking the run-time sequence lengths `realTimeSteps` ({batch} or {1}, INT or
+// UNSIGNED_INT) as an argument: each is the form above run with params.rnn.varTimeSteps =
+// realTimeSteps.
+
+poplar::Tensor gruFwd(poplar::Graph &graph, const GruParams &params,
+                      const poplar::Tensor &stateInit, const poplar::Tensor &in,
+                      const poplar::Tensor &realTimeSteps, const GruWeights &weights,
+                      poplar::Tensor *intermediates, poplar::program::Sequence &fwdProg,
+                      const poplar::DebugContext &debugContext = {},
+                      const poplar::OptionFlags &options = {},
+                      poplin::PlanningCache *planningCache = nullptr);
+
+poplar::Tensor
+auGruFwd(poplar::Graph &graph, const GruParams &params, const poplar::Tensor &stateInit,
+         const poplar::Tensor &in, const poplar::Tensor &realTimeSteps, const GruWeights &weights,
+         poplar::Tensor *intermediates, const poplar::Tensor &attScores,
+         poplar::program::Sequence &fwdProg, const poplar::DebugContext &debugContext = {},
+         const poplar::OptionFlags &options = {}, poplin::PlanningCache *planningCache = nullptr);
+
+poplar::Tensor gruBwd(poplar::Graph &graph, const GruParams &params,
+                      poplar::program::Sequence &prog, const poplar::Tensor &fwdOutputInit,
+                      const poplar::Tensor &fwdIntermediatesSeq, const GruWeights &weights,
+                      const poplar::Tensor &fwdInputSeq, const poplar::Tensor &realTimeSteps,
+                      const poplar::Tensor &fwdOutput, const poplar::Tensor &gradLayerNext,
+                      poplar::Tensor *inputGrad, poplar::Tensor *bwdIntermediates,
+                      const poplar::DebugContext &debugContext, const poplar::OptionFlags &options_,
+                      poplin::PlanningCache *planningCache);
+
+poplar::Tensor auGruBwd(poplar::Graph &graph, const GruParams &params,
+                        poplar::program::Sequence &prog, const poplar::Tensor &fwdOutputInit,
+                        const poplar::Tensor &fwdIntermediatesSeq, const GruWeights &weights,
+                        const poplar::Tensor &fwdInputSeq, const poplar::Tensor &realTimeSteps,
+                        const poplar::Tensor &fwdOutput, const poplar::Tensor &gradLayerNext,
+                        poplar::Tensor *inputGrad, poplar::Tensor *bwdIntermediates,
+                        const poplar::Tensor &attentions, poplar::Tensor *attentionsGrad,
+                        const poplar::DebugContext &debugContext,
+                        const poplar::OptionFlags &options_, poplin::PlanningCache *planningCache);
+
+poplar::Tensor gruBwdWithWU(poplar::Graph &graph, const GruParams &params,
+                            poplar::program::Sequence &prog, const poplar::Tensor &fwdOutputInit,
+                            const poplar::Tensor &fwdIntermediates, const GruWeights &weights,
+                            const poplar::Tensor &input, const poplar::Tensor &realTimeSteps,
+                            const poplar::Tensor &output, const poplar::Tensor &outputGrad,
+                            poplar::Tensor *inputGrad, GruWeights &weightsGrad,
+                            const poplar::DebugContext &debugContext,
+                            const poplar::OptionFlags &options_,
+                            poplin::PlanningCache *planningCache);
+
+poplar::Tensor auGruBwdWithWU(poplar::Graph &graph, const GruParams &params,
+                              poplar::program::Sequence &prog, const poplar::Tensor &fwdOutputInit,
+                              const poplar::Tensor &fwdIntermediates, const GruWeights &weights,
+                              const poplar::Tensor &input, const poplar::Tensor &realTimeSteps,
+                              const poplar::Tensor &output, const poplar::Tensor &outputGrad,
+                              poplar::Tensor *inputGrad, GruWeights &weightsGrad,
+                              const poplar::Tensor &attentions, poplar::Tensor *attentionsGrad,
+                              const poplar::DebugContext &debugContext,
+                              const poplar::OptionFlags &options_,
+                              poplin::PlanningCache *planningCache);
 
 } // namespace gru
 } // namespace popnn

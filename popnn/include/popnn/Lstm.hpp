@@ -15,7 +15,9 @@
 //   availableMemoryProportion (0..1), partialsType (half, float) [=float] — passed to the matrix
 //   multiplications; inferenceOnly (true, false) [=false]; weightAccumulatorsType (half, float)
 //   [=the data type] — type of the weight deltas lstmWU returns; preCalcWeights (true, false)
-//   [=false]; recomputationMode (none, cellAndTanh, full) [=none]; rnnCodeReuse (true, false).
+//   [=false]; recomputationMode (none, cellAndTanh, full) [=none]; rnnCodeReuse (true, false);
+//   numShards (1 … timeSteps) [=1] — the step loop runs as that many consecutive chunks, with
+//   the same results.
 //   Tessera always multiplies the whole input sequence by the input weights before the loop and
 //   keeps every intermediate, so preCalcWeights and recomputationMode change no result.
 #pragma once
@@ -69,6 +71,13 @@ struct LstmParams {
              std::vector<std::size_t> layerSizes,
              NonLinearityType activation = NonLinearityType::TANH,
              NonLinearityType recurrentActivation = NonLinearityType::SIGMOID);
+
+  /// With run-time step counts `timeSteps` ({batchSize} or {1}, INT or UNSIGNED_INT) of at most
+  /// `maxTimeSteps` (see rnn::RnnParams::varTimeSteps for what happens past a sequence's end).
+  LstmParams(poplar::Type dataType, std::size_t batchSize, std::size_t maxTimeSteps,
+             const poplar::Tensor &timeSteps, std::vector<std::size_t> layerSizes,
+             NonLinearityType activation = NonLinearityType::TANH,
+             NonLinearityType recurrentActivation = NonLinearityType::SIGMOID);
 };
 
 /// The state of an LSTM cell (output h and cell state c, each [batch][outputSize]), or its
@@ -80,6 +89,13 @@ struct LstmState {
   /// [2][batch][outputSize]: output then cell state.
   poplar::Tensor getAsTensor() const;
 };
+
+/// The matrix multiplications lstmFwd, lstmBwd and lstmWU plan for `params` and `opts` (the
+/// same option table), each with the matMul options it is planned with, so a caller can plan
+/// them ahead (poplin::preplanMatMuls) into the PlanningCache later passed to those functions.
+/// With inferenceOnly only the forward multiplies are listed.
+std::vector<std::pair<poplin::MatMulParams, poplar::OptionFlags>>
+getMatMulPrePlanParameters(LstmParams params, poplar::OptionFlags opts);
 
 /// Floating-point operations of the forward pass over the whole sequence (multiply-adds count 2).
 uint64_t getBasicLstmCellFwdFlops(const LstmParams &params);

@@ -13,9 +13,11 @@
 #include <string>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include <poplar/DebugContext.hpp>
 #include <poplar/Graph.hpp>
+#include <poplar/OptionFlags.hpp>
 #include <poplar/Program.hpp>
 #include <poplar/Tensor.hpp>
 #include <poplin/MatMul.hpp>
@@ -23,6 +25,16 @@
 
 namespace popnn {
 namespace rnn {
+
+/// The matrix multiplications this layer's functions plan for these sizes (forwardWeightInput,
+/// the per-step products of rnnFwdSequence and, unless inferenceOnly, of rnnBwdSequence and
+/// paramDeltaUpdate), each with its matMul options, for poplin::preplanMatMuls. Without
+/// hasFeedforwardWeights the input weighting and the input gradient are left out.
+std::vector<std::pair<poplin::MatMulParams, poplar::OptionFlags>>
+getMatMulPrePlanParameters(std::size_t numSteps, std::size_t batchSize, std::size_t inputSize,
+                           std::size_t outputSize, const poplar::Type &dType,
+                           const poplar::Type &partialsType = poplar::FLOAT,
+                           bool inferenceOnly = false, bool hasFeedforwardWeights = true);
 
 /// Floating-point operations of the forward pass (multiplies and adds), without the
 /// non-linearity; `weightInput` counts the input weighting too.

@@ -26,26 +26,43 @@ struct RnnParams {
   std::size_t maxTimeSteps;
   /// Deprecated spelling of maxTimeSteps (kept equal to it).
   std::size_t timeSteps;
+  /// Run-time step counts (INT or UNSIGNED_INT): {batchSize} — one per sequence — or {1} —
+  /// one for the whole batch. A null tensor: every sequence has maxTimeSteps steps. As in
+  /// PopLibs, at a step past a sequence's own length every gate of that batch entry is zero,
+  /// so the output recorded for the step (and its intermediates) is zero, while the recurrent
+  /// state stops updating: the state returned (and the last output when outputFullSequence is
+  /// false) is the one after the sequence's last step (the initial state for length 0). Steps
+  /// past the largest length are skipped. Gradients are those of this function: such a step
+  /// passes the state gradients through unchanged and gives its gates none.
+  poplar::Tensor varTimeSteps;
   /// {inputSize, outputSize}.
   std::vector<std::size_t> layerSizes;
 
   RnnParams(poplar::Type dataType, std::size_t batchSize, std::size_t timeSteps,
             std::vector<std::size_t> layerSizes);
 
-  /// Shards a layer can be split into along time (Tessera does not shard: always 1).
+  /// As above with run-time step counts `varTimeSteps` (see the member) of at most
+  /// `maxTimeSteps` steps.
+  RnnParams(poplar::Type dataType, std::size_t batchSize, std::size_t maxTimeSteps,
+            const poplar::Tensor &varTimeSteps, std::vector<std::size_t> layerSizes);
+
+  /// The most shards a layer can be split into along time: one step per shard at least, at
+  /// most one shard per tile.
   std::size_t getMaxShards(const poplar::Graph &graph) const;
   /// Bytes of one step's input per tile when a step is spread over every tile.
   std::size_t getInputBytesPerTile(const poplar::Graph &graph) const;
   /// Bytes of one step's output per tile when a step is spread over every tile.
   std::size_t getOutputBytesPerTile(const poplar::Graph &graph) const;
-  /// Whether the step count is a run-time tensor (never, in this version).
+  /// Whether the step count is a run-time tensor (varTimeSteps is set).
   bool variableTimeSteps() const;
-  /// Whether each batch entry has its own run-time step count (never, in this version).
+  /// Whether each batch entry has its own run-time step count (varTimeSteps holds more than
+  /// one element).
   bool batchVariableTimeSteps() const;
 };
 
 /// A state tensor {multiple, batchSize, size} (size = the output size if isOutput, else the
-/// input size), spread over the tiles. numShards must be 1.
+/// input size), spread over the tiles. numShards (1 … maxTimeSteps) does not change the layout
+/// in Tessera: shards are run one after the other over the same tensors.
 poplar::Tensor createInitialState(poplar::Graph &graph, const RnnParams &params, bool isOutput,
                                   unsigned multiple, unsigned numShards,
                                   const poplar::DebugContext &debugContext = {});
@@ -86,8 +103,9 @@ struct RnnSlice {
   std::vector<poplar::Tensor> outputs; ///< written by the body; stored into each output
 };
 
-/// Per batch entry flags for steps within a run-time step limit (never set in this version:
-/// every step of every sequence runs).
+/// Per batch entry flags for steps within a run-time step limit, {batchSize} of the data type:
+/// mask[b] = 1 if the step is below varTimeSteps[b], else 0; inverse = 1 − mask. Set only when
+/// each batch entry has its own length (RnnParams::batchVariableTimeSteps()).
 struct RnnBatchwiseFlags {
   poplar::Tensor mask;
   poplar::Tensor inverse;
@@ -95,8 +113,10 @@ struct RnnBatchwiseFlags {
   bool valid() const { return mask.valid(); }
 };
 
-/// The loop position handed to the body: `begin` is the first step of the shard (always 0
-/// here) and `counter` the current step index (UNSIGNED_INT [1], counting down if reverse).
+/// The loop position handed to the body: `begin` is the first step of the current shard and
+/// `counter` the step index within the shard (both UNSIGNED_INT [1]; with one shard begin is 0
+/// and counter the step itself; counter counts down if reverse). With run-time lengths,
+/// `variableSeqFlag` (BOOL scalar) says whether some sequence has already ended at this step.
 struct TimeStepState {
   poplar::Tensor begin;
   poplar::Tensor counter;
@@ -112,6 +132,16 @@ using LoopBodyType = std::function<poplar::program::Sequence(
     std::vector<poplar::Tensor> &, const RnnSlice &slice, std::vector<poplar::Tensor> &,
     poplar::program::Sequence *, const poplar::DebugNameAndId &)>;
 
+/// The gather callback of the gather form of Rnn(): called once while the graph is built (and
+/// once more for a final shorter group), it returns the program that consumes a group of
+/// steps. Arguments: the graph, the group's slices (inputs: each gather input's steps of the
+/// group flattened to [steps * batch][…]; interimIn: the temporaries the loop body wrote for
+/// those steps, [steps * numTemps][batch][outputSize], first step first), the number of steps
+/// in the group, a program run once before the loop (null for the final group), a debug name.
+using GatherBodyType = std::function<poplar::program::Sequence(
+    poplar::Graph &graph, const RnnSlice &slice, unsigned stepsPerGather,
+    poplar::program::Sequence *, const poplar::DebugNameAndId &)>;
+
 /// Stores state tensor `stateIndex` into `output` [timeSteps][…] after every step.
 struct StateSequence {
   poplar::Tensor output;
@@ -125,9 +155,12 @@ struct StateSequence {
 /// (sequences [timeSteps][…], or [timeSteps * k][…] for k tensors per step) at the step, and the
 /// state `stateSequence.stateIndex` into stateSequence.output if that is valid. The per-step
 /// output buffers persist between steps. Returns the state tensors after the last step.
-/// Option `codeReuse` (true, false) is accepted; numShards must be 1. Throws
-/// poputil::poplibs_error naming a sequence whose outermost dimension is not a multiple of
-/// timeSteps.
+/// With params.varTimeSteps only the steps below the largest length run (the others store
+/// nothing) and the body receives the batchwise flags and variableSeqFlag; what a step past a
+/// sequence's end does is up to the body. numShards (1 … maxTimeSteps) splits the steps into
+/// that many consecutive chunks run one after the other: the results are those of one shard.
+/// Option `codeReuse` (true, false) is accepted. Throws poputil::poplibs_error naming a
+/// sequence whose outermost dimension is not a multiple of timeSteps, or a bad numShards.
 std::vector<poplar::Tensor>
 Rnn(poplar::Graph &graph, const RnnParams &params, bool reverse,
     const std::vector<poplar::Tensor> &initState, const StateSequence &stateSequence,
@@ -136,6 +169,23 @@ Rnn(poplar::Graph &graph, const RnnParams &params, bool reverse,
     const std::vector<poplar::Tensor> &created, poplar::program::Sequence &prog,
     const LoopBodyType &loopFn, unsigned numShards, poplar::OptionFlags &options,
     const poplar::DebugContext &debugContext = {});
+
+/// Runs `loopFn` over every step last step first, as the form above (no outputs), handing the
+/// body a temporary slice.interimOut {numTemps, batchSize, outputSize} to fill at each step;
+/// the temporaries of `stepsPerGather` consecutive steps (≥ 1) are collected and `gatherFn` runs
+/// on each full group as soon as its first step has run: groups are [T − k·g, T − (k−1)·g) for
+/// g = min(stepsPerGather, T), and the T mod g first steps form a final group gathered after the
+/// loop. `interimIn` is sliced per step as in the other form. numShards (1 … maxTimeSteps)
+/// changes no result. With run-time lengths (params.varTimeSteps) the groups stay the same, the
+/// steps past the longest sequence do not run (their temporaries are zero) and a full group
+/// none of whose steps ran is not gathered; the final group always is.
+std::vector<poplar::Tensor>
+Rnn(poplar::Graph &graph, const RnnParams &params, const std::vector<poplar::Tensor> &initState,
+    const StateSequence &stateSequence, const std::vector<poplar::Tensor> &inputs,
+    const poplar::Tensor &interimIn, const unsigned numTemps, poplar::program::Sequence &prog,
+    const LoopBodyType &loopFn, const std::vector<poplar::Tensor> &gatherInputs,
+    const GatherBodyType &gatherFn, unsigned numShards, unsigned stepsPerGather,
+    poplar::OptionFlags &options, const poplar::DebugContext &debugContext = {});
 
 } // namespace rnn
 } // namespace popnn

@@ -10,6 +10,9 @@
 //          c = tanh(x Wi[2] + b[2][0] + r∘(h Wo[2] + b[2][1]))        (resetAfter)
 //          h_t = u∘h + (1−u)∘c;  with resetAfter b_r = b[0][0] + b[0][1], b_u likewise.
 // AUGRU (att [B][T] given): u is replaced by (1 − att[n][t]) u in the state update.
+// Run-time lengths (optional `lengths`, one per batch entry), as PopLibs' varTimeSteps: at a
+// step t >= lengths[n] the gates r, u, c of entry n are multiplied by 0, so its recorded output
+// is 0, and its state h stays the one after step lengths[n] - 1 (h0 if 0).
 #pragma once
 
 #include <cmath>
@@ -27,7 +30,13 @@ struct GruForward {
   std::vector<double> output;  ///< h_t for every step, [T][B][H]
   std::vector<double> r, u, c; ///< gate values for every step, [T][B][H]
   std::vector<double> rec;     ///< the candidate's recurrent term per step, [T][B][H]
+  std::vector<double> finalOutput; ///< the state h after the last step, [B][H]
 };
+
+/// 1 if entry n runs step t (t < lengths[n]), else 0.
+inline double gruStepMask(const std::vector<std::size_t> &lengths, std::size_t t, std::size_t n) {
+  return lengths.empty() || t < lengths[n] ? 1.0 : 0.0;
+}
 
 inline double gruSigmoid(double x) { return 1 / (1 + std::exp(-x)); }
 
@@ -48,10 +57,11 @@ inline double gruAttended(const GruShape &s, const std::vector<double> &att, std
 inline GruForward gruForward(const GruShape &s, const std::vector<double> &x,
                              const std::vector<double> &h0, const std::vector<double> &Wi,
                              const std::vector<double> &Wo, const std::vector<double> &b,
-                             const std::vector<double> &att = {}) {
+                             const std::vector<double> &att = {},
+                             const std::vector<std::size_t> &lengths = {}) {
   const std::size_t T = s.T, B = s.B, I = s.I, H = s.H, n = T * B * H;
   GruForward f{std::vector<double>(n), std::vector<double>(n), std::vector<double>(n),
-               std::vector<double>(n), std::vector<double>(n)};
+               std::vector<double>(n), std::vector<double>(n), {}};
   std::vector<double> h = h0;
   auto xw = [&](std::size_t t, std::size_t bi, std::size_t unit, std::size_t j) {
     double sum = 0;
@@ -74,6 +84,8 @@ inline GruForward gruForward(const GruShape &s, const std::vector<double> &x,
             gruSigmoid(xw(t, bi, 0, j) + hw(h, bi, 0, j) + br.first + br.second);
         f.u[base + bi * H + j] =
             gruSigmoid(xw(t, bi, 1, j) + hw(h, bi, 1, j) + bu.first + bu.second);
+        f.r[base + bi * H + j] *= gruStepMask(lengths, t, bi);
+        f.u[base + bi * H + j] *= gruStepMask(lengths, t, bi);
       }
     std::vector<double> rh(B * H);
     for (std::size_t e = 0; e < B * H; ++e)
@@ -90,15 +102,17 @@ inline GruForward gruForward(const GruShape &s, const std::vector<double> &x,
           f.rec[base + e] = rh[e];
           pre = xw(t, bi, 2, j) + hw(rh, bi, 2, j) + bc.first;
         }
-        f.c[base + e] = std::tanh(pre);
+        f.c[base + e] = std::tanh(pre) * gruStepMask(lengths, t, bi);
       }
     for (std::size_t e = 0; e < B * H; ++e) {
       const double u = gruAttended(s, att, t, e / H, f.u[base + e]);
       f.output[base + e] = u * h[e] + (1 - u) * f.c[base + e];
     }
     for (std::size_t e = 0; e < B * H; ++e)
-      h[e] = f.output[base + e];
+      if (gruStepMask(lengths, t, e / H) != 0) // past its end an entry holds its state
+        h[e] = f.output[base + e];
   }
+  f.finalOutput = h;
   return f;
 }
 
@@ -107,18 +121,24 @@ struct GruGradients {
   std::vector<double> datt;                  ///< shaped like att (AUGRU only)
 };
 
-/// Gradients of L = Σ dOut·h over every step (zero rows for unused steps).
+/// Gradients of L = Σ dOut·h over every step (zero rows for unused steps) + dhLast·(the final
+/// state; optional). With `lengths`, a step past an entry's end gives its gates no gradient and
+/// passes the state gradient on unchanged (its recorded output is a constant 0).
 inline GruGradients gruBackward(const GruShape &s, const std::vector<double> &x,
                                 const std::vector<double> &h0, const std::vector<double> &Wi,
                                 const std::vector<double> &Wo, const std::vector<double> &b,
                                 const std::vector<double> &dOut,
-                                const std::vector<double> &att = {}) {
+                                const std::vector<double> &att = {},
+                                const std::vector<std::size_t> &lengths = {},
+                                const std::vector<double> &dhLast = {}) {
   const std::size_t T = s.T, B = s.B, I = s.I, H = s.H;
-  const GruForward f = gruForward(s, x, h0, Wi, Wo, b, att);
+  const GruForward f = gruForward(s, x, h0, Wi, Wo, b, att, lengths);
   GruGradients g{std::vector<double>(x.size()),  {},
                  std::vector<double>(Wi.size()), std::vector<double>(Wo.size()),
                  std::vector<double>(b.size()),  std::vector<double>(att.size())};
   std::vector<double> dh(B * H, 0.0);
+  if (!dhLast.empty())
+    dh = dhLast;
   auto dbAt = [&](std::size_t unit, std::size_t j, bool recurrent) -> double & {
     if (!s.resetAfter)
       return g.db[unit * H + j];
@@ -136,8 +156,8 @@ inline GruGradients gruBackward(const GruShape &s, const std::vector<double> &x,
       const double keep = att.empty() ? 1.0 : 1 - att[(e / H) * T + t];
       if (!att.empty())
         g.datt[(e / H) * T + t] -= dUEff * u;
-      du[e] = dUEff * keep * u * (1 - u);
-      dcPre[e] = dht * (1 - uEff) * (1 - c * c);
+      du[e] = dUEff * keep * u * (1 - u) * gruStepMask(lengths, t, e / H);
+      dcPre[e] = dht * (1 - uEff) * (1 - c * c) * gruStepMask(lengths, t, e / H);
       dhPrev[e] += dht * uEff;
     }
     // d(candidate's recurrent term) and the reset gate.
@@ -183,6 +203,9 @@ inline GruGradients gruBackward(const GruShape &s, const std::vector<double> &x,
           }
         }
       }
+    for (std::size_t e = 0; e < B * H; ++e)
+      if (gruStepMask(lengths, t, e / H) == 0) // the held state passes its gradient on
+        dhPrev[e] = dh[e];
     dh = dhPrev;
   }
   g.dh0 = dh;
