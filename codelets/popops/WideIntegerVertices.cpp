@@ -41,8 +41,7 @@ enum class Op64 {
 
 constexpr bool isComparison(Op64 op) {
   return op == Op64::EQUAL || op == Op64::NOT_EQUAL || op == Op64::LESS_THAN ||
-         op == Op64::LESS_THAN_EQUAL || op == Op64::GREATER_THAN ||
-         op == Op64::GREATER_THAN_EQUAL;
+         op == Op64::LESS_THAN_EQUAL || op == Op64::GREATER_THAN || op == Op64::GREATER_THAN_EQUAL;
 }
 
 template <Op64 op, class T> auto apply(T a, T b) {
@@ -120,8 +119,7 @@ public:
 
 template <Op64 op, class T> void registerOne(const char *opName, const char *typeName) {
   using V = BinaryOp64<op, T>;
-  tessera::VertexTypeBuilder<V>(std::string("popops::BinaryOp64<") + opName + "," + typeName +
-                                ">")
+  tessera::VertexTypeBuilder<V>(std::string("popops::BinaryOp64<") + opName + "," + typeName + ">")
       .field("in1", &V::in1)
       .field("in2", &V::in2)
       .field("out", &V::out)

@@ -78,8 +78,8 @@ bool isComparison(expr::BinaryOpType op) {
 
 /// NumPy broadcasting of two shapes, or an error naming both operands.
 std::vector<std::size_t> broadcastShapes(const std::vector<std::size_t> &a,
-                                         const std::vector<std::size_t> &b,
-                                         const std::string &what, const std::string &context) {
+                                         const std::vector<std::size_t> &b, const std::string &what,
+                                         const std::string &context) {
   const std::size_t rank = std::max(a.size(), b.size());
   std::vector<std::size_t> out(rank);
   for (std::size_t i = 0; i < rank; ++i) {
@@ -135,9 +135,8 @@ poplar::Tensor mapWideInteger(poplar::Graph &graph, const expr::Expr &e,
                                  "64-bit integer tensors; " + supported);
   const std::string op = opName(binary->getOpType());
   if (op.empty())
-    throw poputil::poplibs_error(context + ": " + expr::toString(binary->getOpType()) +
-                                 " in " + e.name(ts) + " does not support 64-bit integers; " +
-                                 supported);
+    throw poputil::poplibs_error(context + ": " + expr::toString(binary->getOpType()) + " in " +
+                                 e.name(ts) + " does not support 64-bit integers; " + supported);
 
   // The operands and their one element type.
   Operand operands[2];
@@ -159,17 +158,17 @@ poplar::Tensor mapWideInteger(poplar::Graph &graph, const expr::Expr &e,
                                      "integer type");
       if (type && *type != t.elementType())
         throw poputil::poplibs_error(context + ": " + name + " holds " +
-                                     t.elementType().toString() + " but " + typeOwner +
-                                     " holds " + type->toString());
+                                     t.elementType().toString() + " but " + typeOwner + " holds " +
+                                     type->toString());
       type = t.elementType();
       typeOwner = name;
       operands[s].tensorIndex = index - 1;
     } else if (const auto *c = sides[s]->getAs<expr::Const>()) {
       const poplar::Type ct = c->getType();
       if (ct.isFloatingPoint())
-        throw poputil::poplibs_error(context + ": the constant " + c->name() + " in " +
-                                     e.name(ts) + " is floating point; 64-bit integer operands "
-                                                  "take integer constants");
+        throw poputil::poplibs_error(context + ": the constant " + c->name() + " in " + e.name(ts) +
+                                     " is floating point; 64-bit integer operands "
+                                     "take integer constants");
       operands[s].constant = c;
     } else {
       throw poputil::poplibs_error(context + ": the operand " + sides[s]->name(ts) + " of " +

@@ -168,15 +168,15 @@ std::uint64_t getScaledArithmeticSupervisorCycleEstimate(
       types.push_back({dataType, true});
   }
   const expr::Any b = dataBType == dataType ? expr::Any(_2) : expr::Any(expr::Cast(_2, dataType));
-  const expr::Any scaleB = isConstant ? expr::Any(expr::Const(0.5f))
-                                      : expr::Any(twoScales ? _4 : _3);
+  const expr::Any scaleB =
+      isConstant ? expr::Any(expr::Const(0.5f)) : expr::Any(twoScales ? _4 : _3);
   const expr::Any scaleA = isConstant ? expr::Any(expr::Const(0.5f)) : expr::Any(_3);
   const expr::Any scaledB = expr::Mul(scaleB, b);
   const expr::Any a = twoScales ? expr::Any(expr::Mul(scaleA, _1)) : expr::Any(_1);
   const bool subtract =
       operation == ScaledArithmeticOp::SUBTRACT || operation == ScaledArithmeticOp::AXMINUSBY;
-  const expr::Any update = subtract ? expr::Any(expr::Sub(a, scaledB))
-                                    : expr::Any(expr::Add(a, scaledB));
+  const expr::Any update =
+      subtract ? expr::Any(expr::Sub(a, scaledB)) : expr::Any(expr::Add(a, scaledB));
   return mapExprCycles(bodyInstructions(castTarget(), update, types), numElems, 1);
 }
 

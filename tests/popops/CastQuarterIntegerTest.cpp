@@ -78,7 +78,8 @@ Result run(Format format, int scale, unsigned tiles, unsigned threads,
     Tensor qc = popops::cast(graph, ip, QUARTER, md, toQuarter, "qc " + name);
     prog.add(Execute(toQuarter));
     Tensor qp = popops::cast(graph, ip, QUARTER, md, prog, "qp " + name);
-    for (const auto &[label, t2] : {std::pair<std::string, Tensor>{"ic ", ic}, {"ip ", ip},
+    for (const auto &[label, t2] : {std::pair<std::string, Tensor>{"ic ", ic},
+                                    {"ip ", ip},
                                     {"qc ", qc.reinterpret(UNSIGNED_CHAR)},
                                     {"qp ", qp.reinterpret(UNSIGNED_CHAR)}}) {
       reads.push_back(label + name);
@@ -155,9 +156,9 @@ TEST(CastQuarterInteger, ResultsTruncateAndSaturate) {
     EXPECT_EQ(element(ic, t, 41), 0.0) << t.toString();
     // 1.5 truncates to 1.
     EXPECT_EQ(element(ic, t, 42), 1.0) << t.toString();
-    const double hi = t == INT            ? 2147483647.0
-                      : t == UNSIGNED_INT ? 4294967295.0
-                      : t == SHORT        ? 32767.0
+    const double hi = t == INT              ? 2147483647.0
+                      : t == UNSIGNED_INT   ? 4294967295.0
+                      : t == SHORT          ? 32767.0
                       : t == UNSIGNED_SHORT ? 65535.0
                       : t == UNSIGNED_CHAR  ? 255.0
                                             : 127.0;

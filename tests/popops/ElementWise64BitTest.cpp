@@ -245,8 +245,11 @@ TEST(ElementWise64Bit, UnsupportedFormsAreRefusedNamingTheCulprit) {
   for (const Tensor &t : {l, u, i, wrongShape, bools})
     graph.setTileMapping(t, 0);
   expectThrowNaming([&] { popops::map(graph, pe::Neg(pe::_1), {l}, prog); }, "64-bit");
-  expectThrowNaming([&] { popops::map(graph, pe::_1 + pe::_2 * pe::_1, {l, l}, prog); },
-                    "MULTIPLY(");
+  expectThrowNaming(
+      [&] {
+        popops::map(graph, pe::_1 + pe::_2 * pe::_1, {l, l}, prog);
+      },
+      "MULTIPLY(");
   expectThrowNaming([&] { popops::map(graph, pe::Pow(pe::_1, pe::_2), {l, l}, prog); }, "POWER");
   expectThrowNaming([&] { popops::add(graph, l, i, prog); }, "'ints'");
   expectThrowNaming([&] { popops::add(graph, l, u, prog); }, "'ulongs'");

@@ -24,8 +24,11 @@ std::string printed(const pe::Expr &e, unsigned indent, bool pretty) {
 } // namespace
 
 TEST(ExprPrint, CompactFormIsTheName) {
-  const pe::Any exprs[] = {pe::_3, pe::Const(2), pe::Cast(pe::_1, poplar::HALF),
-                           pe::Sqrt(pe::_1), pe::Add(pe::_1, pe::Mul(pe::_2, pe::Const(0.5f))),
+  const pe::Any exprs[] = {pe::_3,
+                           pe::Const(2),
+                           pe::Cast(pe::_1, poplar::HALF),
+                           pe::Sqrt(pe::_1),
+                           pe::Add(pe::_1, pe::Mul(pe::_2, pe::Const(0.5f))),
                            pe::Select(pe::_1, pe::_2, pe::_3 > 0)};
   for (const pe::Any &a : exprs) {
     const pe::Expr &e = a;
@@ -38,8 +41,7 @@ TEST(ExprPrint, PrettyFormPutsEachOperandOnAnIndentedLine) {
   EXPECT_EQ(printed(e, 0, true), "ADD(\n  _1,\n  MULTIPLY(\n    _2,\n    3:int))");
   EXPECT_EQ(printed(e, 2, true), "  ADD(\n    _1,\n    MULTIPLY(\n      _2,\n      3:int))");
   EXPECT_EQ(printed(pe::Cast(pe::_1, poplar::FLOAT), 0, true), "CAST(\n  _1,\n  float)");
-  EXPECT_EQ(printed(pe::Clamp(pe::_1, pe::_2, pe::_3), 0, true),
-            "CLAMP(\n  _1,\n  _2,\n  _3)");
+  EXPECT_EQ(printed(pe::Clamp(pe::_1, pe::_2, pe::_3), 0, true), "CLAMP(\n  _1,\n  _2,\n  _3)");
   EXPECT_EQ(printed(pe::Const(true), 4, true), "    true:bool");
 }
 
@@ -78,8 +80,7 @@ TEST(ExprConst, UnsignedIntegralDataOfOtherTypesIsRefusedNamingTheType) {
       (void)c.getDataForUnsignedIntegral();
       FAIL() << "expected poplibs_error for " << c.name();
     } catch (const poputil::poplibs_error &e) {
-      EXPECT_NE(std::string(e.what()).find(c.getType().toString()), std::string::npos)
-          << e.what();
+      EXPECT_NE(std::string(e.what()).find(c.getType().toString()), std::string::npos) << e.what();
       EXPECT_NE(std::string(e.what()).find("unsigned integer"), std::string::npos) << e.what();
     }
   }

@@ -82,13 +82,11 @@ TEST(ScaledArithmeticEstimate, EngineChargesTheEstimate) {
     bool constant;
     Op op;
   };
-  for (const Case &c : {Case{FLOAT, FLOAT, true, Op::ADD}, Case{HALF, HALF, false, Op::ADD},
-                        Case{FLOAT, FLOAT, false, Op::SUBTRACT},
-                        Case{HALF, HALF, true, Op::SUBTRACT},
-                        Case{FLOAT, FLOAT, true, Op::AXPLUSBY},
-                        Case{HALF, HALF, false, Op::AXPLUSBY},
-                        Case{HALF, FLOAT, true, Op::AXMINUSBY},
-                        Case{FLOAT, FLOAT, false, Op::AXMINUSBY}}) {
+  for (const Case &c :
+       {Case{FLOAT, FLOAT, true, Op::ADD}, Case{HALF, HALF, false, Op::ADD},
+        Case{FLOAT, FLOAT, false, Op::SUBTRACT}, Case{HALF, HALF, true, Op::SUBTRACT},
+        Case{FLOAT, FLOAT, true, Op::AXPLUSBY}, Case{HALF, HALF, false, Op::AXPLUSBY},
+        Case{HALF, FLOAT, true, Op::AXMINUSBY}, Case{FLOAT, FLOAT, false, Op::AXMINUSBY}}) {
     SCOPED_TRACE(c.a.toString() + "/" + c.b.toString() + (c.constant ? " constant" : " tensor") +
                  " op " + std::to_string(static_cast<int>(c.op)));
     const unsigned n1 = 256, n2 = 4096;
@@ -111,9 +109,9 @@ TEST(ScaledArithmeticEstimate, TwoScalesCostAtLeastOne) {
 }
 
 TEST(ScaledArithmeticEstimate, LayoutsChangeNothing) {
-  for (layout::Vector l : {layout::Vector::NotAVector, layout::Vector::ShortSpan,
-                           layout::Vector::OnePtr, layout::Vector::ScaledPtr32,
-                           layout::Vector::ScaledPtr64, layout::Vector::ScaledPtr128})
+  for (layout::Vector l :
+       {layout::Vector::NotAVector, layout::Vector::ShortSpan, layout::Vector::OnePtr,
+        layout::Vector::ScaledPtr32, layout::Vector::ScaledPtr64, layout::Vector::ScaledPtr128})
     EXPECT_EQ(estimate(HALF, HALF, true, Op::ADD, 500, l, l),
               estimate(HALF, HALF, true, Op::ADD, 500));
 }

@@ -132,9 +132,7 @@ public:
   std::unique_ptr<Expr> clone() const override { return std::unique_ptr<Expr>(new UnaryOp(*this)); }
   std::string name(const std::vector<poplar::Tensor> &tensors = {}) const override;
   /// The operand's name (the operation itself left out).
-  std::string exprName(const std::vector<poplar::Tensor> &inputs) const {
-    return a_->name(inputs);
-  }
+  std::string exprName(const std::vector<poplar::Tensor> &inputs) const { return a_->name(inputs); }
   void print(std::ostream &os, unsigned indent = 0, bool prettyPrint = true) const override;
 
 private:

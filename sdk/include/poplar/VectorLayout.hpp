@@ -76,9 +76,7 @@ inline std::string to_string(const VectorList v) {
 
 /// Writes to_string(v).
 inline std::ostream &operator<<(std::ostream &os, const Vector v) { return os << to_string(v); }
-inline std::ostream &operator<<(std::ostream &os, const VectorList v) {
-  return os << to_string(v);
-}
+inline std::ostream &operator<<(std::ostream &os, const VectorList v) { return os << to_string(v); }
 
 } // namespace layout
 } // namespace poplar

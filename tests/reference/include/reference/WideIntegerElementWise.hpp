@@ -23,7 +23,9 @@ inline std::uint64_t wideIntegerBinary(const std::string &op, std::uint64_t a, s
   using I128 = __int128;
   const I128 va = isSigned ? I128(static_cast<std::int64_t>(a)) : I128(a);
   const I128 vb = isSigned ? I128(static_cast<std::int64_t>(b)) : I128(b);
-  const auto wrap = [](I128 v) { return static_cast<std::uint64_t>(static_cast<unsigned __int128>(v)); };
+  const auto wrap = [](I128 v) {
+    return static_cast<std::uint64_t>(static_cast<unsigned __int128>(v));
+  };
   if (op == "ADD")
     return wrap(va + vb);
   if (op == "SUBTRACT")
