@@ -218,6 +218,35 @@ std::ostream &operator<<(std::ostream &os, const Expr &e) {
   return os;
 }
 
+poplar::TypeTraits Const::traitsOf(const poplar::Type &type) {
+  using poplar::TypeTraits;
+  if (type == poplar::BOOL)
+    return TypeTraits::make<bool>();
+  if (type == poplar::CHAR)
+    return TypeTraits::make<char>();
+  if (type == poplar::SIGNED_CHAR)
+    return TypeTraits::make<signed char>();
+  if (type == poplar::UNSIGNED_CHAR)
+    return TypeTraits::make<unsigned char>();
+  if (type == poplar::SHORT)
+    return TypeTraits::make<short>();
+  if (type == poplar::UNSIGNED_SHORT)
+    return TypeTraits::make<unsigned short>();
+  if (type == poplar::INT)
+    return TypeTraits::make<int>();
+  if (type == poplar::UNSIGNED_INT)
+    return TypeTraits::make<unsigned>();
+  if (type == poplar::LONG)
+    return TypeTraits::make<long>();
+  if (type == poplar::UNSIGNED_LONG)
+    return TypeTraits::make<unsigned long>();
+  if (type == poplar::LONGLONG)
+    return TypeTraits::make<long long>();
+  if (type == poplar::UNSIGNED_LONGLONG)
+    return TypeTraits::make<unsigned long long>();
+  return TypeTraits::make<float>(); // FLOAT, and HALF (and QUARTER) values held as float
+}
+
 std::uint64_t Const::getDataForUnsignedIntegral() const {
   const bool unsignedIntegral = type_ == poplar::BOOL || type_ == poplar::UNSIGNED_CHAR ||
                                 type_ == poplar::UNSIGNED_SHORT || type_ == poplar::UNSIGNED_INT ||

@@ -85,3 +85,23 @@ TEST(ExprConst, UnsignedIntegralDataOfOtherTypesIsRefusedNamingTheType) {
     }
   }
 }
+
+TEST(ExprConst, TypeTraitsDescribeTheHostValue) {
+  const poplar::TypeTraits f = pe::Const(1.5f).getTypeTraits();
+  EXPECT_EQ(f.size, sizeof(float));
+  EXPECT_TRUE(f.isFloat);
+  EXPECT_FALSE(f.isIntegral);
+  const poplar::TypeTraits u = pe::Const(7u).getTypeTraits();
+  EXPECT_EQ(u.size, sizeof(unsigned));
+  EXPECT_TRUE(u.isIntegral);
+  EXPECT_FALSE(u.isSigned);
+  EXPECT_EQ(pe::Const(std::int64_t(-1)).getTypeTraits().size, 8u);
+  // A HALF constant holds its value as a float, as in PopLibs.
+  const poplar::TypeTraits h = pe::ConstHalf(0.25f).getTypeTraits();
+  EXPECT_EQ(h.size, sizeof(float));
+  EXPECT_TRUE(h.isFloat);
+  EXPECT_EQ(pe::Const(poplar::UNSIGNED_SHORT, 3).getTypeTraits().size, 2u);
+  EXPECT_TRUE(pe::Const(true).clone()->getAs<pe::Const>()->getTypeTraits().isIntegral);
+  static_assert(poplar::TypeTraits::isSimpleType<float>(), "float is a simple type");
+  static_assert(!poplar::TypeTraits::isSimpleType<std::string>(), "a string is not");
+}

@@ -17,6 +17,7 @@
 
 #include <poplar/Tensor.hpp>
 #include <poplar/Type.hpp>
+#include <poplar/TypeTraits.hpp>
 #include <popops/ExprOp.hpp>
 
 namespace popops {
@@ -46,10 +47,16 @@ public:
 class Const : public Expr {
 public:
   template <class T, class = typename std::enable_if<std::is_arithmetic<T>::value>::type>
-  Const(T x) : type_(typeOf<T>()), value_(static_cast<double>(x)) {}
-  Const(poplar::Type type, double value) : type_(type), value_(value) {}
+  Const(T x)
+      : typeTraits_(poplar::TypeTraits::make<T>()), type_(typeOf<T>()),
+        value_(static_cast<double>(x)) {}
+  Const(poplar::Type type, double value)
+      : typeTraits_(traitsOf(type)), type_(type), value_(value) {}
 
   const poplar::Type &getType() const { return type_; }
+  /// The host type the value was given as (float for a HALF constant, whose value is held as a
+  /// float): its size, alignment and kind.
+  const poplar::TypeTraits &getTypeTraits() const { return typeTraits_; }
   /// The value as a double (exact for every FLOAT, INT and UNSIGNED_INT value).
   double getDataAsDouble() const { return value_; }
   /// The value of a BOOL or unsigned integer constant as a 64-bit unsigned integer (for shift
@@ -71,6 +78,9 @@ private:
       return poplar::INT;
     return poplar::UNSIGNED_INT;
   }
+  /// The traits of the host type holding a value of device type `type` (float for HALF).
+  static poplar::TypeTraits traitsOf(const poplar::Type &type);
+  poplar::TypeTraits typeTraits_;
   poplar::Type type_;
   double value_;
 };
