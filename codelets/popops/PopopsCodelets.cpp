@@ -27,6 +27,7 @@ void registerPopopsCodelets() {
     registerGatherStatisticsVertices();
     registerNormaliseImageVertices();
     registerRearrangeVertices();
+    registerWideIntegerVertices();
   });
 }
 

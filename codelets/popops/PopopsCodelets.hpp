@@ -27,5 +27,6 @@ void registerCircBufVertices();
 void registerGatherStatisticsVertices();
 void registerNormaliseImageVertices();
 void registerRearrangeVertices();
+void registerWideIntegerVertices();
 
 } // namespace tessera::codelets::popops

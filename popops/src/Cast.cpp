@@ -16,8 +16,7 @@ namespace popops {
 
 namespace {
 
-/// The types a cast converts between (QUARTER only with FLOAT, HALF, QUARTER or, in a program,
-/// through FLOAT).
+/// The types a cast converts between (QUARTER with any of them but the long long types).
 const poplar::Type kCastTypes[] = {
     poplar::FLOAT,  poplar::HALF,           poplar::INT,         poplar::UNSIGNED_INT,
     poplar::BOOL,   poplar::CHAR,           poplar::SIGNED_CHAR, poplar::UNSIGNED_CHAR,
@@ -93,7 +92,8 @@ poplar::Tensor quarterLike(poplar::Graph &graph, const poplar::Tensor &like,
 }
 
 /// Adds to `cs` the vertices computing `dst` from `src` (same shape) where one or both are
-/// QUARTER and the other FLOAT or HALF: one per run of `dst` on each tile.
+/// QUARTER and the other QUARTER, FLOAT, HALF or a 32-, 16- or 8-bit integer type (through
+/// float inside the vertex): one per run of `dst` on each tile.
 void addQuarterCastVertices(poplar::Graph &graph, const poplar::Tensor &src,
                             const poplar::Tensor &dst, poplar::ComputeSet cs) {
   const poplar::Type from = src.elementType(), to = dst.elementType();
@@ -264,12 +264,8 @@ void castIntoComputeSet(poplar::Graph &graph, const poplar::Tensor &src, const p
       addPlainCastVertices(graph, src, dst, cs, what);
     return;
   }
-  const auto quarterVertexType = [](const poplar::Type &t) {
-    return t == poplar::FLOAT || t == poplar::HALF || t.requiresMetadata();
-  };
-  if (!quarterVertexType(from) || !quarterVertexType(to))
-    throw poputil::poplibs_error(what + ": a cast into a compute set converts QUARTER only "
-                                        "from or to float, half or quarter");
+  // QUARTER with an integer type (long long is refused above) converts through float inside
+  // the vertex, so it fits one compute set as well.
   if (from.requiresMetadata())
     checkHasMetadata(src, what);
   if (to.requiresMetadata())

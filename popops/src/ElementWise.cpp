@@ -18,6 +18,7 @@
 #include <poputil/exceptions.hpp>
 
 #include "MapExprCompiler.hpp"
+#include "MapWideInteger.hpp"
 #include "TileRegions.hpp"
 #include "popops/MapExprBytecode.hpp"
 
@@ -156,6 +157,10 @@ poplar::Tensor mapImpl(poplar::Graph &graph, const expr::Expr &e,
                                    std::to_string(i + 1) + ") is not a valid tensor");
   if (mode == Mode::InPlace && ts.empty())
     throw poputil::poplibs_error(context + ": needs at least one tensor to write to");
+
+  // 64-bit integers: one binary operation, on vertices of their own (MapWideInteger.cpp).
+  if (!sharedCs && detail::hasWideIntegerTensor(ts))
+    return detail::mapWideInteger(graph, e, ts, out, mode == Mode::InPlace, prog, dc, context);
 
   std::vector<std::string> names;
   for (const auto &t : ts)

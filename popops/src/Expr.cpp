@@ -3,6 +3,7 @@
 
 #include <popops/ElementWise.hpp>
 #include <popops/Expr.hpp>
+#include <poputil/exceptions.hpp>
 
 #include <cmath>
 #include <ostream>
@@ -152,9 +153,111 @@ std::string toString(TernaryOpType op) {
   return "UNKNOWN_TERNARY_OP";
 }
 
-void Expr::print(std::ostream &os) const { os << name(); }
+namespace {
 
-std::ostream &operator<<(std::ostream &os, const Expr &e) { return os << e.name(); }
+// Writes an operation and its operands. Without prettyPrint the text equals the node's name();
+// with it, each operand starts a new line indented two spaces deeper than the operation.
+void printOperation(std::ostream &os, unsigned indent, bool prettyPrint, const std::string &op,
+                    std::initializer_list<const Expr *> operands, const std::string &trailer = {}) {
+  if (prettyPrint)
+    os << std::string(indent, ' ');
+  os << op << "(";
+  bool first = true;
+  for (const Expr *operand : operands) {
+    if (!first)
+      os << ",";
+    if (prettyPrint)
+      os << "\n";
+    else if (!first)
+      os << " ";
+    operand->print(os, indent + 2, prettyPrint);
+    first = false;
+  }
+  if (!trailer.empty()) {
+    if (prettyPrint)
+      os << ",\n" << std::string(indent + 2, ' ');
+    else
+      os << ", ";
+    os << trailer;
+  }
+  os << ")";
+}
+
+} // namespace
+
+void Const::print(std::ostream &os, unsigned indent, bool prettyPrint) const {
+  if (prettyPrint)
+    os << std::string(indent, ' ');
+  os << name();
+}
+
+void PlaceHolder::print(std::ostream &os, unsigned indent, bool prettyPrint) const {
+  if (prettyPrint)
+    os << std::string(indent, ' ');
+  os << name();
+}
+
+void Cast::print(std::ostream &os, unsigned indent, bool prettyPrint) const {
+  printOperation(os, indent, prettyPrint, "CAST", {a_.get()}, type_.toString());
+}
+
+void UnaryOp::print(std::ostream &os, unsigned indent, bool prettyPrint) const {
+  printOperation(os, indent, prettyPrint, toString(type_), {a_.get()});
+}
+
+void BinaryOp::print(std::ostream &os, unsigned indent, bool prettyPrint) const {
+  printOperation(os, indent, prettyPrint, toString(type_), {a_.get(), b_.get()});
+}
+
+void TernaryOp::print(std::ostream &os, unsigned indent, bool prettyPrint) const {
+  printOperation(os, indent, prettyPrint, toString(type_), {a_.get(), b_.get(), c_.get()});
+}
+
+std::ostream &operator<<(std::ostream &os, const Expr &e) {
+  e.print(os, 0, true);
+  return os;
+}
+
+poplar::TypeTraits Const::traitsOf(const poplar::Type &type) {
+  using poplar::TypeTraits;
+  if (type == poplar::BOOL)
+    return TypeTraits::make<bool>();
+  if (type == poplar::CHAR)
+    return TypeTraits::make<char>();
+  if (type == poplar::SIGNED_CHAR)
+    return TypeTraits::make<signed char>();
+  if (type == poplar::UNSIGNED_CHAR)
+    return TypeTraits::make<unsigned char>();
+  if (type == poplar::SHORT)
+    return TypeTraits::make<short>();
+  if (type == poplar::UNSIGNED_SHORT)
+    return TypeTraits::make<unsigned short>();
+  if (type == poplar::INT)
+    return TypeTraits::make<int>();
+  if (type == poplar::UNSIGNED_INT)
+    return TypeTraits::make<unsigned>();
+  if (type == poplar::LONG)
+    return TypeTraits::make<long>();
+  if (type == poplar::UNSIGNED_LONG)
+    return TypeTraits::make<unsigned long>();
+  if (type == poplar::LONGLONG)
+    return TypeTraits::make<long long>();
+  if (type == poplar::UNSIGNED_LONGLONG)
+    return TypeTraits::make<unsigned long long>();
+  return TypeTraits::make<float>(); // FLOAT, and HALF (and QUARTER) values held as float
+}
+
+std::uint64_t Const::getDataForUnsignedIntegral() const {
+  const bool unsignedIntegral = type_ == poplar::BOOL || type_ == poplar::UNSIGNED_CHAR ||
+                                type_ == poplar::UNSIGNED_SHORT || type_ == poplar::UNSIGNED_INT ||
+                                type_ == poplar::UNSIGNED_LONG ||
+                                type_ == poplar::UNSIGNED_LONGLONG;
+  if (!unsignedIntegral)
+    throw poputil::poplibs_error("Const::getDataForUnsignedIntegral: the constant " + name() +
+                                 " is of type " + type_.toString() +
+                                 ", expected BOOL or an unsigned integer type");
+  return static_cast<std::uint64_t>(value_);
+}
 
 bool deepEquals(const Expr &a, const Expr &b) { return a.deepEquals(b); }
 

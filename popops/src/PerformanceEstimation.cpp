@@ -151,6 +151,35 @@ std::uint64_t getFill2DCycleEstimate(const FillTargetParameters &, const poplar:
   return kFillOverhead + kFillPerRun * numElems.size() + elements / 2;
 }
 
+std::uint64_t getScaledArithmeticSupervisorCycleEstimate(
+    const ScaledArithmeticTargetParameters &, const poplar::Type &dataType,
+    const poplar::Type &dataBType, const bool isConstant, const bool,
+    const ScaledArithmeticOp operation, const poplar::layout::Vector &,
+    const poplar::layout::Vector &, const unsigned numElems) {
+  // The map popops/ScaledAdd.cpp builds: B is cast to A's type first; a scale is a FLOAT
+  // constant or a one-element tensor of A's type (operands _3 and _4).
+  using expr::_1, expr::_2, expr::_3, expr::_4;
+  const bool twoScales =
+      operation == ScaledArithmeticOp::AXPLUSBY || operation == ScaledArithmeticOp::AXMINUSBY;
+  std::vector<std::pair<poplar::Type, bool>> types = {{dataType, false}, {dataBType, false}};
+  if (!isConstant) {
+    types.push_back({dataType, true});
+    if (twoScales)
+      types.push_back({dataType, true});
+  }
+  const expr::Any b = dataBType == dataType ? expr::Any(_2) : expr::Any(expr::Cast(_2, dataType));
+  const expr::Any scaleB =
+      isConstant ? expr::Any(expr::Const(0.5f)) : expr::Any(twoScales ? _4 : _3);
+  const expr::Any scaleA = isConstant ? expr::Any(expr::Const(0.5f)) : expr::Any(_3);
+  const expr::Any scaledB = expr::Mul(scaleB, b);
+  const expr::Any a = twoScales ? expr::Any(expr::Mul(scaleA, _1)) : expr::Any(_1);
+  const bool subtract =
+      operation == ScaledArithmeticOp::SUBTRACT || operation == ScaledArithmeticOp::AXMINUSBY;
+  const expr::Any update =
+      subtract ? expr::Any(expr::Sub(a, scaledB)) : expr::Any(expr::Add(a, scaledB));
+  return mapExprCycles(bodyInstructions(castTarget(), update, types), numElems, 1);
+}
+
 poplar::VertexPerfEstimate broadcastArithmetic1DCycleEstimate(const poplar::Target &target,
                                                               expr::BinaryOpType op,
                                                               const poplar::Type &inType,

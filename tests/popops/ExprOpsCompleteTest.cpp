@@ -289,7 +289,7 @@ TEST(ExprOpsComplete, OperatorsBuildTheBitwiseAndShiftNodes) {
   EXPECT_EQ((1u >> _1).name(), "SHIFT_RIGHT(1:unsigned int, _1)");
   std::ostringstream os;
   os << ShrSE(_1, _2);
-  EXPECT_EQ(os.str(), "SHIFT_RIGHT_SIGN_EXTEND(_1, _2)");
+  EXPECT_EQ(os.str(), "SHIFT_RIGHT_SIGN_EXTEND(\n  _1,\n  _2)");
   EXPECT_EQ((_1 * 0.5_half).name(), "MULTIPLY(_1, 0.5:half)");
   EXPECT_TRUE(deepEquals(Rem(_1, Const(3)), _1 % 3));
   EXPECT_FALSE(deepEquals(Shl(_1, _2), Shr(_1, _2)));

@@ -17,6 +17,7 @@
 
 #include <poplar/Tensor.hpp>
 #include <poplar/Type.hpp>
+#include <poplar/TypeTraits.hpp>
 #include <popops/ExprOp.hpp>
 
 namespace popops {
@@ -30,8 +31,10 @@ public:
   virtual std::unique_ptr<Expr> clone() const = 0;
   /// A readable form, e.g. "ADD(_1, SQRT(_2))", naming tensors by their position.
   virtual std::string name(const std::vector<poplar::Tensor> &tensors = {}) const = 0;
-  /// Writes name() to `os`.
-  void print(std::ostream &os) const;
+  /// Writes this expression to `os`. With `prettyPrint`, every operand sits on its own line,
+  /// indented two spaces deeper than its operation, and the first line is indented by `indent`
+  /// spaces; without it, the text is name() (one line, `indent` ignored).
+  virtual void print(std::ostream &os, unsigned indent = 0, bool prettyPrint = true) const = 0;
   /// Whether this node is of class T (e.g. `e.isA<Const>()`).
   template <class T> bool isA() const { return dynamic_cast<const T *>(this) != nullptr; }
   template <class T> const T *getAs() const { return dynamic_cast<const T *>(this); }
@@ -44,16 +47,26 @@ public:
 class Const : public Expr {
 public:
   template <class T, class = typename std::enable_if<std::is_arithmetic<T>::value>::type>
-  Const(T x) : type_(typeOf<T>()), value_(static_cast<double>(x)) {}
-  Const(poplar::Type type, double value) : type_(type), value_(value) {}
+  Const(T x)
+      : typeTraits_(poplar::TypeTraits::make<T>()), type_(typeOf<T>()),
+        value_(static_cast<double>(x)) {}
+  Const(poplar::Type type, double value)
+      : typeTraits_(traitsOf(type)), type_(type), value_(value) {}
 
   const poplar::Type &getType() const { return type_; }
+  /// The host type the value was given as (float for a HALF constant, whose value is held as a
+  /// float): its size, alignment and kind.
+  const poplar::TypeTraits &getTypeTraits() const { return typeTraits_; }
   /// The value as a double (exact for every FLOAT, INT and UNSIGNED_INT value).
   double getDataAsDouble() const { return value_; }
+  /// The value of a BOOL or unsigned integer constant as a 64-bit unsigned integer (for shift
+  /// counts and bit masks); throws poputil::poplibs_error naming the type for any other type.
+  std::uint64_t getDataForUnsignedIntegral() const;
   std::string printValue() const;
 
   std::unique_ptr<Expr> clone() const override { return std::unique_ptr<Expr>(new Const(*this)); }
   std::string name(const std::vector<poplar::Tensor> &tensors = {}) const override;
+  void print(std::ostream &os, unsigned indent = 0, bool prettyPrint = true) const override;
 
 private:
   template <class T> static poplar::Type typeOf() {
@@ -65,6 +78,9 @@ private:
       return poplar::INT;
     return poplar::UNSIGNED_INT;
   }
+  /// The traits of the host type holding a value of device type `type` (float for HALF).
+  static poplar::TypeTraits traitsOf(const poplar::Type &type);
+  poplar::TypeTraits typeTraits_;
   poplar::Type type_;
   double value_;
 };
@@ -90,6 +106,7 @@ public:
   const poplar::Type &getRHSType() const { return type_; }
   std::unique_ptr<Expr> clone() const override { return std::unique_ptr<Expr>(new Cast(*this)); }
   std::string name(const std::vector<poplar::Tensor> &tensors = {}) const override;
+  void print(std::ostream &os, unsigned indent = 0, bool prettyPrint = true) const override;
 
 private:
   std::unique_ptr<Expr> a_;
@@ -105,6 +122,7 @@ public:
     return std::unique_ptr<Expr>(new PlaceHolder(*this));
   }
   std::string name(const std::vector<poplar::Tensor> &tensors = {}) const override;
+  void print(std::ostream &os, unsigned indent = 0, bool prettyPrint = true) const override;
 
 private:
   unsigned index_;
@@ -123,6 +141,9 @@ public:
   const Expr &getArg() const { return *a_; }
   std::unique_ptr<Expr> clone() const override { return std::unique_ptr<Expr>(new UnaryOp(*this)); }
   std::string name(const std::vector<poplar::Tensor> &tensors = {}) const override;
+  /// The operand's name (the operation itself left out).
+  std::string exprName(const std::vector<poplar::Tensor> &inputs) const { return a_->name(inputs); }
+  void print(std::ostream &os, unsigned indent = 0, bool prettyPrint = true) const override;
 
 private:
   UnaryOpType type_;
@@ -141,6 +162,11 @@ public:
     return std::unique_ptr<Expr>(new BinaryOp(*this));
   }
   std::string name(const std::vector<poplar::Tensor> &tensors = {}) const override;
+  /// The operands' names joined by '_' (the operation itself left out).
+  std::string exprName(const std::vector<poplar::Tensor> &inputs) const {
+    return a_->name(inputs) + "_" + b_->name(inputs);
+  }
+  void print(std::ostream &os, unsigned indent = 0, bool prettyPrint = true) const override;
 
 private:
   BinaryOpType type_;
@@ -161,6 +187,11 @@ public:
     return std::unique_ptr<Expr>(new TernaryOp(*this));
   }
   std::string name(const std::vector<poplar::Tensor> &tensors = {}) const override;
+  /// The operands' names joined by '_' (the operation itself left out).
+  std::string exprName(const std::vector<poplar::Tensor> &inputs) const {
+    return a_->name(inputs) + "_" + b_->name(inputs) + "_" + c_->name(inputs);
+  }
+  void print(std::ostream &os, unsigned indent = 0, bool prettyPrint = true) const override;
 
 private:
   TernaryOpType type_;
@@ -184,7 +215,7 @@ private:
   std::unique_ptr<Expr> e_;
 };
 
-/// Writes e.name() to `os`.
+/// e.print(os, 0, true): the indented, one-operand-per-line form.
 std::ostream &operator<<(std::ostream &os, const Expr &e);
 /// a.deepEquals(b): the same tree with the same constants and types.
 bool deepEquals(const Expr &a, const Expr &b);

@@ -15,6 +15,7 @@
 #include <poplar/PerfEstimateFunc.hpp>
 #include <poplar/Target.hpp>
 #include <poplar/Type.hpp>
+#include <poplar/VectorLayout.hpp>
 #include <popops/ExprOp.hpp>
 #include <popops/OperationDef.hpp>
 
@@ -136,6 +137,29 @@ std::uint64_t getFill1DCycleEstimate(const FillTargetParameters &targetParams,
 std::uint64_t getFill2DCycleEstimate(const FillTargetParameters &targetParams,
                                      const poplar::Type &type,
                                      const std::vector<unsigned> &numElems);
+
+/// Which scaled-arithmetic update (popops/ScaledAdd.hpp) an estimate is for: A + b·B
+/// (scaledAddTo), A − b·B (scaledSubtractFrom), a·A + b·B and a·A − b·B (the two-scale forms).
+enum class ScaledArithmeticOp { ADD, SUBTRACT, AXPLUSBY, AXMINUSBY };
+
+/// The target parameters a scaled-arithmetic estimate depends on.
+struct ScaledArithmeticTargetParameters {
+  ScaledArithmeticTargetParameters(const poplar::Target &target, const poplar::Type &dataType)
+      : numWorkerContexts(target.getNumWorkerContexts()),
+        vectorWidth(target.getVectorWidth(dataType)) {}
+  unsigned numWorkerContexts;
+  unsigned vectorWidth;
+};
+
+/// The vertex a scaled-arithmetic update `operation` of one run of `numElems` elements of
+/// `dataType` (A) with B of `dataBType` runs as: the fused map popops/ScaledAdd.hpp builds, with
+/// constant scales when `isConstant` and one-element scale tensors of `dataType` otherwise.
+/// `memConstrained` and the layouts change nothing (Tessera has one vertex for every layout).
+std::uint64_t getScaledArithmeticSupervisorCycleEstimate(
+    const ScaledArithmeticTargetParameters &targetParams, const poplar::Type &dataType,
+    const poplar::Type &dataBType, const bool isConstant, const bool memConstrained,
+    const ScaledArithmeticOp operation, const poplar::layout::Vector &aLayout,
+    const poplar::layout::Vector &bLayout, const unsigned numElems);
 
 /// A binary operation `op` between one run of `dataSize` elements of `inType` and a scalar
 /// (popops::map with a one-element operand), with one flop per element.
