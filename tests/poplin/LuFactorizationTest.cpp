@@ -5,8 +5,8 @@
 
 #include <poplin/experimental/LuFactorization.hpp>
 #include <poputil/exceptions.hpp>
-#include <reference/LuFactorization.hpp>
 #include <reference/Common.hpp>
+#include <reference/LuFactorization.hpp>
 #include <reference/MatMul.hpp>
 
 #include "LinalgTestSupport.hpp"
