@@ -3,6 +3,7 @@
 // the result on each tile, where the result lies.
 #pragma GCC diagnostic ignored "-Wrestrict" // GCC bug 105329, in std::string operator+
 
+#include "Broadcasting.hpp"
 #include "MapWideInteger.hpp"
 
 #include <algorithm>
@@ -74,37 +75,6 @@ bool isComparison(expr::BinaryOpType op) {
   using B = expr::BinaryOpType;
   return op == B::EQUAL || op == B::NOT_EQUAL || op == B::LESS_THAN || op == B::LESS_THAN_EQUAL ||
          op == B::GREATER_THAN || op == B::GREATER_THAN_EQUAL;
-}
-
-/// NumPy broadcasting of two shapes, or an error naming both operands.
-std::vector<std::size_t> broadcastShapes(const std::vector<std::size_t> &a,
-                                         const std::vector<std::size_t> &b, const std::string &what,
-                                         const std::string &context) {
-  const std::size_t rank = std::max(a.size(), b.size());
-  std::vector<std::size_t> out(rank);
-  for (std::size_t i = 0; i < rank; ++i) {
-    const std::size_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
-    const std::size_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
-    if (da != db && da != 1 && db != 1)
-      throw poputil::poplibs_error(context + ": shapes " + poputil::shapeString(a) + " and " +
-                                   poputil::shapeString(b) + " cannot be broadcast together (" +
-                                   what + ")");
-    out[i] = da == 1 ? db : da;
-  }
-  return out;
-}
-
-/// `t` viewed with `shape` by NumPy broadcasting (no copy).
-poplar::Tensor broadcastTo(poplar::Tensor t, const std::vector<std::size_t> &shape) {
-  if (t.rank() < shape.size()) {
-    std::vector<std::size_t> s(shape.size() - t.rank(), 1);
-    s.insert(s.end(), t.shape().begin(), t.shape().end());
-    t = t.reshape(s);
-  }
-  for (unsigned d = 0; d < shape.size(); ++d)
-    if (t.dim(d) == 1 && shape[d] != 1)
-      t = t.broadcast(static_cast<unsigned>(shape[d]), d);
-  return t;
 }
 
 /// One operand: a tensor (placeholder) or a constant of the operation's type.
