@@ -60,34 +60,19 @@ void checkWeights(const std::string &fn, const GruParams &p, const Dims &d, cons
 }
 
 std::vector<std::size_t> outputShape(const GruParams &p, const Dims &d) {
-  if (p.outputFullSequence)
-    return {d.steps, d.batch, d.out};
-  return {d.batch, d.out};
+  return layerOutputShape(p.outputFullSequence, d.steps, d.batch, d.out);
 }
 
-/// A weight tensor [3][rows][out] in canonical unit order as a matrix [rows][3·out].
-Tensor asMatrix(const Tensor &w, const GruParams &p) {
-  Tensor c = toCanonical(w, orderOf(p));
-  return c.dimShuffle({1, 0, 2}).reshape({c.dim(1), c.dim(0) * c.dim(2)});
-}
+/// A weight tensor [3][rows][out] in cellOrder as a matrix [rows][3·out] in canonical unit order.
+Tensor asMatrix(const Tensor &w, const GruParams &p) { return unitsAsMatrix(w, orderOf(p)); }
 
 Tensor fromMatrix(const Tensor &m, const GruParams &p, std::size_t out) {
-  return fromCanonical(m.reshape({m.dim(0), kUnits, out}).dimShuffle({1, 0, 2}), orderOf(p));
+  return matrixAsUnits(m, kUnits, out, orderOf(p));
 }
 
 /// Columns [first·out, last·out) of a [rows][k·out] matrix: the units first … last-1.
 Tensor units(const Tensor &m, unsigned first, unsigned last, std::size_t out) {
   return m.slice(first * out, last * out, 1);
-}
-
-/// Outputs of the previous step for every step: h_{-1}, h_0, …, h_{T-2} as [T][batch][out].
-Tensor previousOutputs(poplar::Graph &graph, const Tensor &init, const Tensor &fwdInter,
-                       Sequence &prog, const std::string &name) {
-  const std::size_t steps = fwdInter.dim(0);
-  std::vector<Tensor> parts{init.expand({0})};
-  if (steps > 1)
-    parts.push_back(fwdInter.slice(0, steps - 1, 0).slice(OUTPUT, OUTPUT + 1, 1).squeeze({1}));
-  return copyToNew(graph, poplar::concat(parts, 0), prog, name);
 }
 
 } // namespace
@@ -322,7 +307,8 @@ Tensor backwardImpl(const std::string &fn, poplar::Graph &graph, const GruParams
   const std::string name = dc.getPathName();
   const std::size_t H = d.out;
 
-  Tensor prevH = previousOutputs(graph, fwdOutputInit, fwdInter, prog, name + "/prevOutputs");
+  Tensor prevH =
+      previousOutputs(graph, fwdOutputInit, fwdInter, OUTPUT, prog, name + "/prevOutputs");
   Tensor recurrentT = asMatrix(weights.outputWeights, params).transpose(); // [3H][H]
   Tensor dh = newMapped(graph, type, {d.batch, H}, name + "/outputGrad");
   if (params.outputFullSequence)
@@ -501,7 +487,7 @@ GruWeights gruWU(poplar::Graph &graph, const GruParams &params, Sequence &prog,
 
   Tensor g = bwdIntermediates.reshape({rows, (kUnits + 1) * H});
   Tensor inputSide = units(g, R, kUnits, H);
-  Tensor prevH = previousOutputs(graph, fwdOutputInit, fwdIntermediates, prog,
+  Tensor prevH = previousOutputs(graph, fwdOutputInit, fwdIntermediates, OUTPUT, prog,
                                  dc.getPathName() + "/prevOutputs")
                      .reshape({rows, H});
   Tensor dWi = poplin::matMul(graph, input.reshape({rows, d.in}).transpose(), inputSide, prog,

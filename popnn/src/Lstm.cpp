@@ -60,32 +60,16 @@ void checkState(const std::string &fn, const std::string &name, const LstmParams
 }
 
 std::vector<std::size_t> outputShape(const LstmParams &p, const Dims &d) {
-  if (p.outputFullSequence)
-    return {d.steps, d.batch, d.out};
-  return {d.batch, d.out};
+  return layerOutputShape(p.outputFullSequence, d.steps, d.batch, d.out);
 }
 
-/// A weight tensor [4][rows][out] in canonical gate order as a matrix [rows][4·out].
-Tensor asMatrix(const Tensor &w, const LstmParams &p) {
-  Tensor c = toCanonical(w, orderOf(p));
-  return c.dimShuffle({1, 0, 2}).reshape({c.dim(1), c.dim(0) * c.dim(2)});
-}
+/// A weight tensor [4][rows][out] in cellOrder as a matrix [rows][4·out] in canonical gate order.
+Tensor asMatrix(const Tensor &w, const LstmParams &p) { return unitsAsMatrix(w, orderOf(p)); }
 
 /// A canonical-order gradient matrix [rows][4·out] as a weight-shaped tensor [4][rows][out] in
 /// cellOrder.
 Tensor fromMatrix(const Tensor &m, const LstmParams &p, std::size_t out) {
-  Tensor c = m.reshape({m.dim(0), kUnits, out}).dimShuffle({1, 0, 2});
-  return fromCanonical(c, orderOf(p));
-}
-
-/// Outputs of the previous step for every step: h_{-1}, h_0, …, h_{T-2} as [T][batch][out].
-Tensor previousOutputs(poplar::Graph &graph, const Tensor &init, const Tensor &fwdInter,
-                       Sequence &prog, const std::string &name) {
-  const std::size_t steps = fwdInter.dim(0);
-  std::vector<Tensor> parts{init.expand({0})};
-  if (steps > 1)
-    parts.push_back(fwdInter.slice(0, steps - 1, 0).slice(OUTPUT, OUTPUT + 1, 1).squeeze({1}));
-  return copyToNew(graph, poplar::concat(parts, 0), prog, name);
+  return matrixAsUnits(m, kUnits, out, orderOf(p));
 }
 
 } // namespace
@@ -492,7 +476,7 @@ LstmWeights weightUpdate(poplar::Graph &graph, const LstmParams &params, Sequenc
   const auto mmOpts = matMulOptions(opts);
   const std::size_t rows = d.steps * d.batch;
   Tensor grads = gateGrads.reshape({rows, kUnits * d.out});
-  Tensor prevH = previousOutputs(graph, fwdStateInit.output, fwdInter, prog,
+  Tensor prevH = previousOutputs(graph, fwdStateInit.output, fwdInter, OUTPUT, prog,
                                  dc.getPathName() + "/prevOutputs");
   LstmWeights result;
   Tensor dWi = poplin::matMul(graph, input.reshape({rows, d.in}).transpose(), grads, prog, accType,

@@ -113,6 +113,34 @@ Tensor fromCanonical(const Tensor &t, const std::vector<unsigned> &order) {
   return poplar::concat(parts, 0);
 }
 
+Tensor unitsAsMatrix(const Tensor &w, const std::vector<unsigned> &order) {
+  Tensor c = toCanonical(w, order);
+  return c.dimShuffle({1, 0, 2}).reshape({c.dim(1), c.dim(0) * c.dim(2)});
+}
+
+Tensor matrixAsUnits(const Tensor &m, std::size_t units, std::size_t out,
+                     const std::vector<unsigned> &order) {
+  return fromCanonical(m.reshape({m.dim(0), units, out}).dimShuffle({1, 0, 2}), order);
+}
+
+Tensor previousOutputs(poplar::Graph &graph, const Tensor &init, const Tensor &fwdInter,
+                       unsigned outputKind, poplar::program::Sequence &prog,
+                       const std::string &name) {
+  const std::size_t steps = fwdInter.dim(0);
+  std::vector<Tensor> parts{init.expand({0})};
+  if (steps > 1)
+    parts.push_back(
+        fwdInter.slice(0, steps - 1, 0).slice(outputKind, outputKind + 1, 1).squeeze({1}));
+  return copyToNew(graph, poplar::concat(parts, 0), prog, name);
+}
+
+std::vector<std::size_t> layerOutputShape(bool fullSequence, std::size_t steps, std::size_t batch,
+                                          std::size_t out) {
+  if (fullSequence)
+    return {steps, batch, out};
+  return {batch, out};
+}
+
 void requireTensor(const std::string &fn, const std::string &name, const Tensor &t,
                    const std::vector<std::size_t> &shape, const poplar::Type &type) {
   if (!t.valid())

@@ -72,6 +72,21 @@ void checkCellOrder(const std::string &fn, const std::vector<unsigned> &order, u
 poplar::Tensor toCanonical(const poplar::Tensor &t, const std::vector<unsigned> &order);
 /// The inverse of toCanonical: slice j holds unit order[j].
 poplar::Tensor fromCanonical(const poplar::Tensor &t, const std::vector<unsigned> &order);
+/// Weights [units][rows][out] held in `order` as one matrix [rows][units·out], units in canonical
+/// order, so one multiply feeds every gate.
+poplar::Tensor unitsAsMatrix(const poplar::Tensor &w, const std::vector<unsigned> &order);
+/// The inverse of unitsAsMatrix: a canonical [rows][units·out] matrix as [units][rows][out] in
+/// `order` (how gradients are returned in the caller's layout).
+poplar::Tensor matrixAsUnits(const poplar::Tensor &m, std::size_t units, std::size_t out,
+                             const std::vector<unsigned> &order);
+/// The output each step started from: h_{-1} = `init`, h_0, …, h_{T-2} as a new [T][batch][out]
+/// tensor, read from the forward intermediates [T][kinds][batch][out] at kind `outputKind`.
+poplar::Tensor previousOutputs(poplar::Graph &graph, const poplar::Tensor &init,
+                               const poplar::Tensor &fwdInter, unsigned outputKind,
+                               poplar::program::Sequence &prog, const std::string &name);
+/// A layer's output shape: [steps][batch][out] with the full sequence, else the last [batch][out].
+std::vector<std::size_t> layerOutputShape(bool fullSequence, std::size_t steps, std::size_t batch,
+                                          std::size_t out);
 
 /// Throws poputil::poplibs_error "fn: argument 'name' (…) must have shape […]" unless t has
 /// `shape` and `type`.
