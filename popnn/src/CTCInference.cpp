@@ -14,12 +14,6 @@ namespace {
 
 using ctc::Plan;
 
-void requireDeviceFloat(const std::string &fn, const char *name, const poplar::Type &t) {
-  if (t != poplar::FLOAT && t != poplar::HALF)
-    throw poputil::poplibs_error(
-        detail::cat(fn, ": argument '", name, "' must be FLOAT or HALF, not ", t.toString()));
-}
-
 std::tuple<poplar::Tensor, poplar::Tensor, poplar::Tensor>
 decode(const std::string &fn, poplar::Graph &graph, const poplar::Tensor &logProbs,
        const poplar::Tensor &dataLengths, poplar::program::Sequence &prog, unsigned blankClass,
@@ -28,8 +22,8 @@ decode(const std::string &fn, poplar::Graph &graph, const poplar::Tensor &logPro
   poputil::OptionSpec(fn, {}).parse(options); // no options: any key is unknown
   const Plan::Impl &p = plan.getImpl();
   if (!p.inference)
-    throw poputil::poplibs_error(detail::cat(
-        fn, ": argument 'plan' is a CTC loss plan (ctc::plan); use ctc_infer::plan"));
+    throw poputil::poplibs_error(
+        detail::cat(fn, ": argument 'plan' is a CTC loss plan (ctc::plan); use ctc_infer::plan"));
   detail::requireFloatType(fn, "logProbs", logProbs);
   if (logProbs.rank() != 3)
     detail::fail(fn, "logProbs", logProbs, "must be [maxTime][batchSize][numClasses]");
@@ -97,7 +91,7 @@ ctc::Plan plan(const poplar::Graph &graph, const poplar::Type &inType, unsigned 
                unsigned maxTime, unsigned numClasses, unsigned beamwidth,
                const poplar::OptionFlags &options) {
   const std::string fn = "popnn::ctc_infer::plan";
-  requireDeviceFloat(fn, "inType", inType);
+  detail::requireFloatType(fn, "inType", inType);
   auto impl = std::make_unique<Plan::Impl>();
   impl->inference = true;
   impl->inType = inType;
@@ -118,7 +112,7 @@ poplar::Tensor createDataInput(poplar::Graph &graph, const poplar::Type &type,
                                const std::size_t batchSize, const std::size_t maxTime,
                                const std::size_t numClasses, const ctc::Plan &plan,
                                const poplar::DebugContext &debugContext) {
-  requireDeviceFloat("popnn::ctc_infer::createDataInput", "type", type);
+  detail::requireFloatType("popnn::ctc_infer::createDataInput", "type", type);
   poplar::Tensor t =
       graph.addVariable(type, {maxTime, batchSize, numClasses}, {debugContext, "data"});
   ctc::mapByBatch(graph, t, 1, plan.getImpl());
@@ -130,8 +124,8 @@ std::tuple<poplar::Tensor, poplar::Tensor, poplar::Tensor> beamSearchDecoderLogP
     poplar::program::Sequence &prog, unsigned blankClass, unsigned beamwidth, unsigned topPaths,
     const ctc::Plan &plan, const poplar::DebugContext &debugContext,
     const poplar::OptionFlags &options) {
-  return decode("popnn::ctc_infer::beamSearchDecoderLogProbabilities", graph, logProbs,
-                dataLengths, prog, blankClass, beamwidth, topPaths, plan, options,
+  return decode("popnn::ctc_infer::beamSearchDecoderLogProbabilities", graph, logProbs, dataLengths,
+                prog, blankClass, beamwidth, topPaths, plan, options,
                 {debugContext, "CTCBeamSearchDecoderLogProbs"});
 }
 

@@ -16,16 +16,10 @@
 namespace popnn::ctc {
 namespace {
 
-void requireDeviceFloat(const std::string &fn, const char *name, const poplar::Type &t) {
-  if (t != poplar::FLOAT && t != poplar::HALF)
-    throw poputil::poplibs_error(
-        detail::cat(fn, ": argument '", name, "' must be FLOAT or HALF, not ", t.toString()));
-}
-
 bool parseIncludeSoftmaxGradient(const std::string &fn, const poplar::OptionFlags &options) {
   bool include = true;
-  poputil::OptionSpec(
-      fn, {{"includeSoftmaxGradient", poputil::OptionHandler::createWithBool(include)}})
+  poputil::OptionSpec(fn,
+                      {{"includeSoftmaxGradient", poputil::OptionHandler::createWithBool(include)}})
       .parse(options);
   return include;
 }
@@ -41,7 +35,7 @@ lossAndGradient(const std::string &fn, poplar::Graph &graph, const poplar::Type 
     throw poputil::poplibs_error(
         detail::cat(fn, ": argument 'plan' is a CTC inference plan (ctc_infer::plan); use "
                         "ctc::plan"));
-  requireDeviceFloat(fn, "outType", outType);
+  detail::requireFloatType(fn, "outType", outType);
   detail::requireFloatType(fn, "logProbs", logProbs);
   if (logProbs.rank() != 3)
     detail::fail(fn, "logProbs", logProbs, "must be [maxTime][batchSize][numClasses]");
@@ -110,8 +104,8 @@ Plan plan(const poplar::Graph &graph, const poplar::Type &inType, const poplar::
           unsigned batchSize, unsigned maxTime, unsigned maxLabelLength, unsigned numClasses,
           const poplar::OptionFlags &options) {
   const std::string fn = "popnn::ctc::plan";
-  requireDeviceFloat(fn, "inType", inType);
-  requireDeviceFloat(fn, "outType", outType);
+  detail::requireFloatType(fn, "inType", inType);
+  detail::requireFloatType(fn, "outType", outType);
   auto impl = std::make_unique<Plan::Impl>();
   impl->inference = false;
   impl->inType = inType;
@@ -132,8 +126,9 @@ poplar::Tensor createDataInput(poplar::Graph &graph, const poplar::Type &type,
                                const std::size_t batchSize, const std::size_t maxTime,
                                const std::size_t numClasses, const Plan &plan,
                                const poplar::DebugContext &debugContext) {
-  requireDeviceFloat("popnn::ctc::createDataInput", "type", type);
-  poplar::Tensor t = graph.addVariable(type, {maxTime, batchSize, numClasses}, {debugContext, "data"});
+  detail::requireFloatType("popnn::ctc::createDataInput", "type", type);
+  poplar::Tensor t =
+      graph.addVariable(type, {maxTime, batchSize, numClasses}, {debugContext, "data"});
   mapByBatch(graph, t, 1, plan.getImpl());
   return t;
 }
@@ -158,12 +153,13 @@ std::pair<poplar::Tensor, poplar::Tensor> calcLossAndGradientLogProbabilities(
                          blankClass, plan, include, {debugContext, "CTCLossAndGradientLogProbs"});
 }
 
-std::pair<poplar::Tensor, poplar::Tensor> calcLossAndGradientLogits(
-    poplar::Graph &graph, const poplar::Type &outType, const poplar::Tensor &logits,
-    const poplar::Tensor &labels, const poplar::Tensor &dataLengths,
-    const poplar::Tensor &labelLengths, poplar::program::Sequence &prog, const unsigned blankClass,
-    const Plan &plan, const poplar::DebugContext &debugContext,
-    const poplar::OptionFlags &options) {
+std::pair<poplar::Tensor, poplar::Tensor>
+calcLossAndGradientLogits(poplar::Graph &graph, const poplar::Type &outType,
+                          const poplar::Tensor &logits, const poplar::Tensor &labels,
+                          const poplar::Tensor &dataLengths, const poplar::Tensor &labelLengths,
+                          poplar::program::Sequence &prog, const unsigned blankClass,
+                          const Plan &plan, const poplar::DebugContext &debugContext,
+                          const poplar::OptionFlags &options) {
   const std::string fn = "popnn::ctc::calcLossAndGradientLogits";
   const bool include = parseIncludeSoftmaxGradient(fn, options);
   detail::requireFloatType(fn, "logits", logits);

@@ -36,6 +36,14 @@ inline void requireFloatType(const std::string &fn, const std::string &name,
     fail(fn, name, t, cat("must be FLOAT or HALF, not ", t.elementType().toString()));
 }
 
+/// The same for a type argument (a tensor the function is about to create).
+inline void requireFloatType(const std::string &fn, const std::string &name,
+                             const poplar::Type &type) {
+  if (type != poplar::FLOAT && type != poplar::HALF)
+    throw poputil::poplibs_error(
+        cat(fn, ": argument '", name, "' must be FLOAT or HALF, not ", type.toString()));
+}
+
 inline void requireMinRank(const std::string &fn, const std::string &name, const poplar::Tensor &t,
                            unsigned rank) {
   if (t.rank() < rank)

@@ -6,18 +6,14 @@
 #include <functional>
 #include <string>
 
+#include <poputil/Describe.hpp>
 #include <poputil/exceptions.hpp>
 
 namespace popops {
 
 namespace {
 
-std::string shapeString(const std::vector<std::size_t> &shape) {
-  std::string s = "{";
-  for (std::size_t i = 0; i < shape.size(); ++i)
-    s += (i ? "," : "") + std::to_string(shape[i]);
-  return s + "}";
-}
+using poputil::shapeString;
 
 void checkPadding(const poplar::Tensor &t, const std::vector<std::ptrdiff_t> &paddingLower,
                   const std::vector<std::ptrdiff_t> &paddingUpper) {
