@@ -3,7 +3,9 @@
 // the other runtime headers, the accessors of fields, and plain members left unset.
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -225,7 +227,31 @@ TEST(CodeletEnvironment, TemplateVerticesWithAlignedVectors) {
   EXPECT_EQ(r.vector<float>("data"), (std::vector<float>{-1, 2, -3}));
 }
 
+namespace {
+/// Sets POPLAR_ENGINE_OPTIONS for one scope (restoring what was there). The unset-member warning
+/// is a compile-time diagnostic: an executable already in the user's executable cache (from an
+/// earlier run of this test) is loaded without compiling, so the test compiles afresh.
+class ScopedEngineOptions {
+public:
+  explicit ScopedEngineOptions(const char *json) {
+    if (const char *old = std::getenv("POPLAR_ENGINE_OPTIONS"))
+      previous_ = old;
+    ::setenv("POPLAR_ENGINE_OPTIONS", json, 1);
+  }
+  ~ScopedEngineOptions() {
+    if (previous_)
+      ::setenv("POPLAR_ENGINE_OPTIONS", previous_->c_str(), 1);
+    else
+      ::unsetenv("POPLAR_ENGINE_OPTIONS");
+  }
+
+private:
+  std::optional<std::string> previous_;
+};
+} // namespace
+
 TEST(CodeletEnvironment, UnsetPlainMembersRunAsZeroAndWarnOnce) {
+  const ScopedEngineOptions noCache(R"({"executableCache.enable": "false"})");
   const auto run = [] {
     return tessera::testing::runVertex("AddBias", {{"x", std::vector<float>{1, 2}}},
                                        codelettest::fixtureOptions("UnsetMember.cpp"))
