@@ -41,7 +41,8 @@ struct Options {
   std::string resnet50Binary = GRAPH_SCALE_RESNET50_BINARY;
   std::string bertBinary = GRAPH_SCALE_BERT_BINARY;
   std::string trainerArgs;
-  std::vector<std::string> one; // hidden: WORKLOAD SIZE, run one point in this process
+  std::vector<std::string> one;  // hidden: WORKLOAD SIZE, run one point in this process
+  bool stopAfterCompile = false; // hidden, with --one: to profile the compile alone
 };
 
 std::vector<std::string> splitList(const std::string &text, char separator) {
@@ -94,17 +95,21 @@ int runOnePoint(const Options &o) {
   config.rows = r.size;
   config.tiles = o.tiles;
   config.hostThreads = o.hostThreads;
+  config.stopAfterCompile = o.stopAfterCompile;
   const MatVecMeasurement m = measureMatVec(config);
   r.codeletSeconds = m.codeletSeconds;
   r.buildSeconds = m.buildSeconds;
   r.compileSeconds = m.compileSeconds;
-  r.serializeSeconds = m.serializeSeconds;
-  r.executableBytes = m.executableBytes;
-  r.warmStartSeconds = m.warmStartSeconds;
-  r.runSeconds = m.runSeconds;
   r.compilePeakMiB = m.compilePeakMiB;
   r.vertices = m.vertices;
-  r.maxRelativeError = m.maxRelativeError;
+  if (!o.stopAfterCompile) {
+    r.serializeSeconds = m.serializeSeconds;
+    r.serializePeakMiB = m.serializePeakMiB;
+    r.executableBytes = m.executableBytes;
+    r.warmStartSeconds = m.warmStartSeconds;
+    r.runSeconds = m.runSeconds;
+    r.maxRelativeError = m.maxRelativeError;
+  }
   std::cout << pointLine(r) << std::endl;
   return 0;
 }
@@ -297,7 +302,9 @@ int main(int argc, char **argv) {
      "replaced)");
   po::options_description hidden;
   hidden.add_options()
-    ("one", po::value(&o.one)->multitoken(), "WORKLOAD SIZE: measure one point in this process");
+    ("one", po::value(&o.one)->multitoken(), "WORKLOAD SIZE: measure one point in this process")
+    ("stop-after-compile", po::bool_switch(&o.stopAfterCompile),
+     "With --one: stop once compiled (e.g. under heaptrack, to see the compile alone)");
   // clang-format on
   po::options_description all;
   all.add(visible).add(hidden);

@@ -166,6 +166,9 @@ MatVecMeasurement measureMatVec(const MatVecConfig &config) {
     start = Clock::now();
     Executable exe = compileGraph(b.graph, {b.program}, options);
     m.compileSeconds = secondsSince(start);
+    m.compilePeakMiB = peakRssMiB();
+    if (config.stopAfterCompile)
+      return m;
 
     start = Clock::now();
     std::ostringstream out;
@@ -173,7 +176,7 @@ MatVecMeasurement measureMatVec(const MatVecConfig &config) {
     bytes = std::move(out).str();
     m.serializeSeconds = secondsSince(start);
     m.executableBytes = bytes.size();
-    m.compilePeakMiB = peakRssMiB();
+    m.serializePeakMiB = peakRssMiB();
   } // the graph and the compiled executable are gone: the warm start has only the bytes
 
   const Device device = model.createDevice();

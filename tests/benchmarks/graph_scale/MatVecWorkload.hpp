@@ -18,6 +18,8 @@ struct MatVecConfig {
   unsigned columnBlocks = 7;
   unsigned tiles = 1216;
   unsigned hostThreads = 0; ///< 0: the engine's default (all cores)
+  /// Stop once compiled: no serialization, warm start or run (to profile the compile alone).
+  bool stopAfterCompile = false;
 };
 
 /// What one point measured. Seconds are wall-clock (steady_clock).
@@ -29,7 +31,8 @@ struct MatVecMeasurement {
   std::size_t executableBytes = 0;
   double warmStartSeconds = 0; ///< deserialize + Engine construction + load
   double runSeconds = 0;       ///< one Engine::run, streams included
-  double compilePeakMiB = 0;   ///< this process's peak RSS once compiled and serialized
+  double compilePeakMiB = 0;   ///< this process's peak RSS once compiled
+  double serializePeakMiB = 0; ///< and once serialized too
   std::size_t vertices = 0;
   double maxRelativeError = 0; ///< of y against the double-precision host loop
 };

@@ -24,6 +24,7 @@ const SecondsField doubleFields[] = {
     {"warm_start_s", &PointResult::warmStartSeconds},
     {"run_s", &PointResult::runSeconds},
     {"compile_peak_mib", &PointResult::compilePeakMiB},
+    {"serialize_peak_mib", &PointResult::serializePeakMiB},
     {"max_rel_error", &PointResult::maxRelativeError},
 };
 struct CountField {

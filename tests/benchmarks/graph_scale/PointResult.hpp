@@ -17,7 +17,8 @@ struct PointResult {
   double peakRssMiB = 0; ///< the child's ru_maxrss (wait4)
   // Measured inside the child (matrix-vector workloads only).
   std::optional<double> codeletSeconds, buildSeconds, compileSeconds, serializeSeconds;
-  std::optional<double> warmStartSeconds, runSeconds, compilePeakMiB, maxRelativeError;
+  std::optional<double> warmStartSeconds, runSeconds, compilePeakMiB, serializePeakMiB;
+  std::optional<double> maxRelativeError;
   std::optional<std::size_t> executableBytes, vertices;
 };
 
