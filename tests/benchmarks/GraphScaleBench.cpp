@@ -185,7 +185,9 @@ PointResult measurePoint(const Options &o, const Workload &w, unsigned size, con
     r.status = "failed: exit status " + std::to_string(c.status);
   else if (w.trainer.empty() && !readPointLine(c.output, r))
     r.status = "failed: no result line";
-  if (r.status != "ok" && !c.overMemory && !c.timedOut)
+  if (!w.trainer.empty())
+    readTrainerLog(c.output, r);
+  if (r.status != "ok") // where it was when it failed or was killed
     std::cerr << "graph_scale_bench: " << w.name << " " << size << " " << r.status
               << "; the child's last output:\n"
               << lastLines(c.output, 15) << std::endl;

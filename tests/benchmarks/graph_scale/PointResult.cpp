@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <regex>
 #include <sstream>
 
 namespace graph_scale {
@@ -88,6 +89,16 @@ bool readPointLine(const std::string &childOutput, PointResult &r) {
     if (auto it = values.find(f.key); it != values.end())
       r.*f.member = std::stoull(it->second);
   return true;
+}
+
+void readTrainerLog(const std::string &log, PointResult &r) {
+  auto sum = [&](const std::regex &pattern, std::optional<double> &into) {
+    for (auto it = std::sregex_iterator(log.begin(), log.end(), pattern);
+         it != std::sregex_iterator(); ++it)
+      into = into.value_or(0) + std::stod((*it)[1].str());
+  };
+  sum(std::regex(R"(parameter tensors, graph ([0-9.eE+-]+) s)"), r.buildSeconds);
+  sum(std::regex(R"(compiled in ([0-9.eE+-]+) s)"), r.compileSeconds);
 }
 
 void printTableHeader(std::ostream &out) {

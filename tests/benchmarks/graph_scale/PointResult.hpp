@@ -26,6 +26,9 @@ struct PointResult {
 std::string pointLine(const PointResult &r);
 /// Fills `r` from the last such line in `childOutput`; false when there is none.
 bool readPointLine(const std::string &childOutput, PointResult &r);
+/// Fills build and compile seconds from a trainer's log: the sums over its graphs of
+/// "…parameter tensors, graph X s" and "compiled in Y s" (engine construction and load).
+void readTrainerLog(const std::string &log, PointResult &r);
 
 void printTableHeader(std::ostream &out);
 void printTableRow(std::ostream &out, const PointResult &r);
