@@ -20,6 +20,26 @@ namespace graph_scale {
 
 namespace {
 
+// The process group of the child being waited for (0: none). The child has a group of its own,
+// so a Ctrl-C or a `timeout` aimed at us would not reach it: our handler passes it on.
+volatile sig_atomic_t runningGroup = 0;
+
+extern "C" void killChildAndDie(int signal) {
+  if (runningGroup > 0)
+    ::kill(-runningGroup, SIGKILL);
+  ::signal(signal, SIG_DFL);
+  ::raise(signal);
+}
+
+void passOnTerminationSignals() {
+  static const bool installed = [] {
+    for (int s : {SIGINT, SIGTERM, SIGHUP})
+      ::signal(s, killChildAndDie);
+    return true;
+  }();
+  (void)installed;
+}
+
 // The resident set of `pid` in bytes, from /proc (0 once it is gone).
 std::uint64_t residentBytes(pid_t pid) {
   std::ifstream statm("/proc/" + std::to_string(pid) + "/statm");
@@ -63,6 +83,7 @@ ChildResult runChild(const std::vector<std::string> &argv,
   std::vector<char *> argp = pointersTo(args), envp = pointersTo(env);
   const std::string outFile = (scratchDir / "child-output.txt").string();
 
+  passOnTerminationSignals();
   const auto start = std::chrono::steady_clock::now();
   const pid_t pid = ::fork();
   if (pid < 0)
@@ -82,6 +103,7 @@ ChildResult runChild(const std::vector<std::string> &argv,
     ::_exit(127);
   }
   ::setpgid(pid, pid); // also from here, so the group exists before any kill
+  runningGroup = pid;
 
   ChildResult result;
   const double limitBytes = limits.maxRssGiB * 1024.0 * 1024.0 * 1024.0;
@@ -91,9 +113,11 @@ ChildResult runChild(const std::vector<std::string> &argv,
     const pid_t done = ::wait4(pid, &status, WNOHANG, &usage);
     if (done == pid)
       break;
-    if (done < 0 && errno != EINTR)
+    if (done < 0 && errno != EINTR) {
+      runningGroup = 0;
       throw std::runtime_error(std::string("graph_scale_bench: waiting for the child: ") +
                                std::strerror(errno));
+    }
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const bool late = elapsed > limits.timeoutSeconds;
@@ -108,6 +132,7 @@ ChildResult runChild(const std::vector<std::string> &argv,
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
+  runningGroup = 0;
   result.wallSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.peakRssMiB = static_cast<double>(usage.ru_maxrss) / 1024.0; // KiB on Linux
