@@ -161,8 +161,13 @@ PointResult measurePoint(const Options &o, const Workload &w, unsigned size, con
                                "'; build it (cmake --build … --target " + w.trainer +
                                ") or pass --" + w.trainer + "-binary");
     argv = {binary};
-    for (auto &a : trainerArguments(w, size, splitWords(o.trainerArgs)))
+    std::string line = binary;
+    for (auto &a : trainerArguments(w, size, splitWords(o.trainerArgs))) {
       argv.push_back(a);
+      line += " " + a;
+    }
+    // Minutes of silence otherwise: say what is running (and how to run it alone).
+    std::cerr << "graph_scale_bench: running " << line << std::endl;
   }
   // No executable cache: every point compiles (a fresh, empty cache directory besides).
   const fs::path cache = s.path / "executable-cache";
