@@ -27,9 +27,10 @@ const Workload &workloadNamed(const std::string &name) {
 
 namespace {
 
-// As tessera-bench ipu-estimate runs them (apps/bench/IpuEstimateCommand.cpp), with the
-// micro-batch as the size: ResNet-50 v1.5 at full width on 224x224 images, and BERT-Large
-// (the trainer compiles one and two encoder layers and infers the rest).
+// The model flags tessera-bench ipu-estimate gives (apps/bench/IpuEstimateCommand.cpp; its
+// POD-shape flags only change the printed estimate, not what is compiled), with the micro-batch
+// as the size: ResNet-50 v1.5 at full width on 224x224 images, and BERT-Large (the trainer
+// compiles one and two encoder layers and infers the rest).
 std::vector<std::string> estimateArguments(const std::string &trainer, unsigned size) {
   const std::string batch = std::to_string(size);
   if (trainer == "resnet50")
