@@ -65,12 +65,13 @@ inline Device smallDevice(unsigned tiles = 4) {
 }
 
 /// x[8] on tile 0 → h = W1·x (16 rows, row r on tile r % 4) → y = W2·h (4 rows, row r on
-/// tile r) → "update": W2 *= 0.5 in place (local). Exchange by hand: layer1 copies x (32 B) to
-/// the 12 rows off tile 0 = 384 B; layer2 copies h (64 B, spread) to each of 4 rows = 256 B.
+/// tile r) → "update": W2 *= 0.5 in place (local). Exchange by hand: layer1 brings x (32 B) once
+/// to each of the 3 tiles off tile 0, which all their rows share = 96 B; layer2 gathers h (64 B,
+/// spread) for each of the 4 rows, one a tile = 256 B.
 struct Mlp {
   Graph graph;
   Sequence program;
-  static constexpr std::uint64_t kLayer1ExchangeBytes = 12 * 8 * 4;
+  static constexpr std::uint64_t kLayer1ExchangeBytes = 3 * 8 * 4;
   static constexpr std::uint64_t kLayer2ExchangeBytes = 4 * 16 * 4;
   static constexpr std::uint64_t kVariableBytes = (8 + 16 * 8 + 16 + 4 * 16 + 4) * 4;
 

@@ -278,6 +278,60 @@ TEST(Exchange, TwoVerticesReadSameRemoteTensor) {
   EXPECT_EQ(f.read(e, "outs", 2), (std::vector<float>{15.5f, 15.5f}));
 }
 
+TEST(Exchange, VerticesOfATileShareTheRemoteDataTheyRead) {
+  // Six row vertices on each of tiles 1-3 read the same vector, scattered element by element
+  // over tiles 0-3: the exchange brings the vector to each tile once (its 3 remote quarters'
+  // worth of elements), not once per vertex, and every vertex still sees all of it.
+  Fixture f(4);
+  const std::size_t n = 64, rowsPerTile = 6;
+  Tensor in = f.var(FLOAT, {n}, "in");
+  Tensor outs = f.var(FLOAT, {3 * rowsPerTile}, "outs");
+  f.scatter(in, 1);
+  ComputeSet cs = f.graph.addComputeSet("sums");
+  for (unsigned r = 0; r < 3 * rowsPerTile; ++r) {
+    const unsigned tile = 1 + r / rowsPerTile;
+    f.graph.setTileMapping(outs[r], tile);
+    VertexRef v = f.graph.addVertex(cs, "Sum", {{"in", in}, {"out", outs[r]}});
+    f.graph.setTileMapping(v, tile);
+  }
+  Engine e(f.graph, Execute(cs));
+  e.load(f.device);
+  const std::vector<float> host = ramp(n, 0.5f, 0.25f);
+  f.write(e, "in", host);
+  e.run();
+  float expect = 0;
+  for (float x : host)
+    expect += x;
+  EXPECT_EQ(f.read(e, "outs", 3 * rowsPerTile), std::vector<float>(3 * rowsPerTile, expect));
+  // Each receiving tile gathers the whole vector once (its own quarter included, as a vector
+  // field needs one contiguous run): 3 tiles × 64 floats.
+  EXPECT_EQ(e.getGraphProfile().computeSets.at(0).exchangeBytes, 3 * n * sizeof(float));
+}
+
+TEST(Exchange, InOutFieldsOfOneTileKeepTheirOwnBuffers) {
+  // Two vertices on tile 1 scale the same remote data in place: each writes it back, so their
+  // buffers may not be shared (the second write wins, as it would with any order of the two).
+  Fixture f(4);
+  Tensor data = f.var(FLOAT, {8}, "data");
+  f.scatter(data, 3);
+  Tensor probe = f.var(FLOAT, {}, "probe");
+  f.graph.setTileMapping(probe, 1);
+  ComputeSet cs = f.graph.addComputeSet("scale");
+  VertexRef a = f.graph.addVertex(cs, "Scale", {{"data", data}});
+  f.graph.setInitialValue(a["factor"], 2.0f);
+  f.graph.setTileMapping(a, 1);
+  VertexRef reader = f.graph.addVertex(cs, "Sum", {{"in", data}, {"out", probe}});
+  f.graph.setTileMapping(reader, 1);
+  Engine e(f.graph, Execute(cs));
+  e.load(f.device);
+  f.write(e, "data", ramp(8));
+  e.run();
+  // The reader saw the values before the compute set (BSP), the scaler wrote doubled ones.
+  EXPECT_EQ(f.read(e, "probe", 1)[0], 36.0f);
+  std::vector<float> doubled = ramp(8, 2, 2);
+  EXPECT_EQ(f.read(e, "data", 8), doubled);
+}
+
 TEST(Exchange, ReadsSeeValuesFromBeforeTheComputeSet) {
   // BSP: in one compute set a vertex reads x while another overwrites x; the reader must see
   // the old value whichever tile runs first.

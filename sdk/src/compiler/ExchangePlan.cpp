@@ -3,6 +3,8 @@
 // the host may let a vertex read where they lie.
 #include <algorithm>
 #include <cstddef>
+#include <map>
+#include <tuple>
 
 #include <poplar/exceptions.hpp>
 
@@ -53,6 +55,18 @@ struct ReadInPlaceCandidate {
   std::uint64_t bytes = 0;
 };
 
+/// The identity of an input's data: its pieces in tile memory, in tensor order. Two input
+/// fields on one tile with the same key read the same bytes, so they can share one buffer.
+using InputKey = std::vector<std::tuple<unsigned, std::uint64_t, std::uint64_t>>;
+
+InputKey inputKey(const TensorImage &img) {
+  InputKey key;
+  key.reserve(img.pieces.size());
+  for (const auto &piece : img.pieces)
+    key.emplace_back(piece.at.tile, piece.at.offset, piece.bytes);
+  return key;
+}
+
 } // namespace
 
 void planExchange(CompilerContext &ctx) {
@@ -68,6 +82,11 @@ void planExchange(CompilerContext &ctx) {
     CopyListBuilder all, host, out;         // exchange-in as the IPU does it, as the host does it
     std::vector<TileSpan> directWrites;
     std::vector<ReadInPlaceCandidate> candidates;
+    // Per tile, the buffers this set's input fields already fill, by what they hold: vertices
+    // of a tile that read the same remote data (every row of a matrix-vector product reading
+    // the vector) share one buffer and one set of copies, as the IPU's exchange would bring
+    // the data to the tile once.
+    std::map<std::pair<unsigned, InputKey>, TileAddress> sharedInputs;
     for (const auto &b : ctx.bindings[p]) {
       auto &obj = ctx.result.vertexObjects[b.objectIndex];
       const unsigned tile = obj.at.tile;
@@ -85,10 +104,24 @@ void planExchange(CompilerContext &ctx) {
         continue;
       }
       // Not one local run: give the vertex a tile-local buffer filled by the exchange.
+      std::map<std::pair<unsigned, InputKey>, TileAddress>::iterator shared;
+      if (b.direction == FieldDirection::In) {
+        bool inserted = false;
+        std::tie(shared, inserted) = sharedInputs.try_emplace({tile, inputKey(img)});
+        if (!inserted) {
+          obj.pointers.push_back({b.slot, shared->second, b.hasSize, n, false});
+          if (img.pieces.size() == 1 && img.pieces[0].at.offset % kTileAlign == 0)
+            candidates.push_back(
+                {b.objectIndex, obj.pointers.size() - 1, img.pieces[0].at, shared->second, 0});
+          continue;
+        }
+      }
       std::uint64_t &top = used[tile];
       top = alignUp(top, kTileAlign);
       const TileAddress buffer{tile, base[tile] + top};
       top += img.bytes;
+      if (b.direction == FieldDirection::In)
+        shared->second = buffer;
       obj.pointers.push_back({b.slot, buffer, b.hasSize, n, false});
       if (b.direction == FieldDirection::In && img.pieces.size() == 1 &&
           img.pieces[0].at.offset % kTileAlign == 0) {
@@ -119,7 +152,7 @@ void planExchange(CompilerContext &ctx) {
       if (plan.exchangeInPerTile)
         ctx.result.vertexObjects[c.objectIndex].pointers[c.pointer].target = c.source;
       else
-        host.add(c.source, c.buffer, c.bytes);
+        host.add(c.source, c.buffer, c.bytes); // a sharer's entry has 0 bytes: no copy
     }
     plan.hostExchangeIn = host.build();
     if (plan.exchangeInPerTile)
