@@ -236,3 +236,26 @@ TEST(ExecutableErrors, MovedFromExecutableSaysSo) {
   EXPECT_TRUE(throwsWithMessage<runtime_error>([&] { exe.serialize(out); }, {"moved from"}));
   EXPECT_TRUE(throwsWithMessage<runtime_error>([&] { Engine e(std::move(exe)); }, {"moved from"}));
 }
+
+TEST(ExecutableErrors, AnOlderFormatIsRefusedAskingToRecompile) {
+  // format_version is field 1, written first: version 2 is the bytes 0x08 0x02. Format 1 held
+  // 64-bit copies and a second exchange-in list per compute set.
+  LoopingScale p;
+  std::string bytes = serialized(p);
+  ASSERT_EQ(bytes.substr(0, 2), std::string("\x08\x02", 2));
+  bytes[1] = 1;
+  EXPECT_TRUE(throwsWithMessage<parse_error>([&] { deserialized(bytes); },
+                                             {"format version 1", "older", "recompile"}));
+  bytes[1] = 3;
+  EXPECT_TRUE(throwsWithMessage<parse_error>([&] { deserialized(bytes); },
+                                             {"format version 3", "newer", "recompile"}));
+}
+
+TEST(ExecutableErrors, AnOlderFormatThatNoLongerParsesIsStillNamed) {
+  // A format-1 stream's fields need not parse as this format's: the version is read first.
+  const std::string bytes("\x08\x01\x12\x03"
+                          "1.0\x22\xff",
+                          9);
+  EXPECT_TRUE(throwsWithMessage<parse_error>([&] { deserialized(bytes); },
+                                             {"format version 1", "older", "recompile"}));
+}

@@ -31,9 +31,9 @@ bool exchangeReadsUnwritten(const CopyList &exchangeIn, const std::vector<TileSp
   return !overlaps(reads, directWrites);
 }
 
-/// Per TileWork of the plan, its group in the host's exchange-in (or kNoGroup).
+/// Per TileWork of the plan, its group in the exchange-in (or kNoGroup).
 void assignTileExchangeInGroups(ComputeSetPlan &plan) {
-  const CopyList &in = plan.hostExchangeIn;
+  const CopyList &in = plan.exchangeIn;
   plan.tileExchangeInGroup.assign(plan.tiles.size(), ComputeSetPlan::kNoGroup);
   std::size_t g = 0;
   for (std::size_t t = 0; t < plan.tiles.size(); ++t) {
@@ -51,8 +51,6 @@ struct ReadInPlaceCandidate {
   unsigned objectIndex = 0;
   std::size_t pointer = 0; ///< Into the object's pointers; it points at the buffer until decided.
   TileAddress source;
-  TileAddress buffer;
-  std::uint64_t bytes = 0;
 };
 
 /// The identity of an input's data: its pieces in tile memory, in tensor order. Two input
@@ -79,7 +77,9 @@ void planExchange(CompilerContext &ctx) {
   for (std::size_t p = 0; p < ctx.result.computeSets.size(); ++p) {
     auto &plan = ctx.result.computeSets[p];
     std::map<unsigned, std::uint64_t> used; // per tile, bytes of this compute set's buffers
-    CopyListBuilder all, host, out;         // exchange-in as the IPU does it, as the host does it
+    // The exchange-in as the IPU does it; the copies of inputs a vertex may read where they lie
+    // are marked (the host skips them if the set allows it).
+    CopyListBuilder in, out;
     std::vector<TileSpan> directWrites;
     std::vector<ReadInPlaceCandidate> candidates;
     // Per tile, the buffers this set's input fields already fill, by what they hold: vertices
@@ -111,8 +111,7 @@ void planExchange(CompilerContext &ctx) {
         if (!inserted) {
           obj.pointers.push_back({b.slot, shared->second, b.hasSize, n, false});
           if (img.pieces.size() == 1 && img.pieces[0].at.offset % kTileAlign == 0)
-            candidates.push_back(
-                {b.objectIndex, obj.pointers.size() - 1, img.pieces[0].at, shared->second, 0});
+            candidates.push_back({b.objectIndex, obj.pointers.size() - 1, img.pieces[0].at});
           continue;
         }
       }
@@ -126,37 +125,39 @@ void planExchange(CompilerContext &ctx) {
       if (b.direction == FieldDirection::In && img.pieces.size() == 1 &&
           img.pieces[0].at.offset % kTileAlign == 0) {
         // As aligned as the buffer, so the vertex cannot tell the two apart.
-        candidates.push_back(
-            {b.objectIndex, obj.pointers.size() - 1, img.pieces[0].at, buffer, img.bytes});
-        all.add(img.pieces[0].at, buffer, img.bytes);
+        candidates.push_back({b.objectIndex, obj.pointers.size() - 1, img.pieces[0].at});
+        in.add(img.pieces[0].at, buffer, img.bytes, /*marked=*/true);
         continue;
       }
       for (const auto &piece : img.pieces) {
         const TileAddress local{tile, buffer.offset + piece.hostOffset};
-        if (b.direction != FieldDirection::Out) {
-          all.add(piece.at, local, piece.bytes);
-          host.add(piece.at, local, piece.bytes);
-        }
+        if (b.direction != FieldDirection::Out)
+          in.add(piece.at, local, piece.bytes);
         if (b.direction != FieldDirection::In)
           out.add(local, piece.at, piece.bytes);
       }
     }
     // The IPU copies every input into its buffer (exchangeIn, which the cost model and the
     // hazard checks see). On the host, when no vertex of the set writes what the exchange reads,
-    // a whole-piece input is read where it lies: the same bytes, without the copy.
-    plan.exchangeIn = all.build();
+    // a whole-piece input is read where it lies: the same bytes, without the copy. The host then
+    // skips the ops holding such copies, and makes the other copies of those ops on their own
+    // (hostPartialCopies). Otherwise it makes every copy.
+    std::vector<bool> marked;
+    CopyList partial;
+    plan.exchangeIn = in.build(&marked, &partial);
     plan.exchangeOut = out.build();
     plan.exchangeInPerTile =
         !plan.exchangeIn.empty() && exchangeReadsUnwritten(plan.exchangeIn, directWrites);
-    for (const auto &c : candidates) {
-      if (plan.exchangeInPerTile)
+    if (plan.exchangeInPerTile) {
+      for (const auto &c : candidates)
         ctx.result.vertexObjects[c.objectIndex].pointers[c.pointer].target = c.source;
-      else
-        host.add(c.source, c.buffer, c.bytes); // a sharer's entry has 0 bytes: no copy
-    }
-    plan.hostExchangeIn = host.build();
-    if (plan.exchangeInPerTile)
+      if (std::find(marked.begin(), marked.end(), true) != marked.end()) {
+        plan.hostSkips = std::move(marked);
+        if (!partial.empty())
+          plan.hostPartialCopies = std::move(partial);
+      }
       assignTileExchangeInGroups(plan);
+    }
     ctx.directWrites.push_back(std::move(directWrites));
     for (const auto &[tile, bytes] : used)
       if (bytes > area[tile]) {
