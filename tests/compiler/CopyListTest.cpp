@@ -100,10 +100,15 @@ TEST(CopyList, ExtendingPast32BitsOfBytesStartsANewOp) {
 TEST(CopyList, ACopyBeyond4GiBOfATileIsRefusedNamingTheTile) {
   CopyListBuilder b;
   EXPECT_TRUE(throwsWithMessage<graph_memory_allocation_error>(
-      [&] { b.add({5, 4 * kGiB - 4}, {1, 0}, 8); },
+      [&] {
+        b.add({5, 4 * kGiB - 4}, {1, 0}, 8);
+      },
       {"tile 5", "byte 4294967300", "4 GiB", "more tiles"}));
   EXPECT_TRUE(throwsWithMessage<graph_memory_allocation_error>(
-      [&] { b.add({0, 0}, {7, 5 * kGiB}, 8); }, {"tile 7", "4 GiB"}));
+      [&] {
+        b.add({0, 0}, {7, 5 * kGiB}, 8);
+      },
+      {"tile 7", "4 GiB"}));
 }
 
 TEST(CopyList, MarksNeverChangeHowCopiesMergeAndUnmarkedPartsAreKeptApart) {

@@ -116,8 +116,8 @@ TEST(CopyLists, ARowStrideBeyond2GiBOnACpuTileSplitsIntoOpsThatCopyTheRightBytes
   engine.run(0);
   std::vector<unsigned char> got(16);
   engine.readTensor("out", got.data(), got.data() + 16);
-  EXPECT_EQ(got, (std::vector<unsigned char>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
-                                             16}));
+  EXPECT_EQ(got,
+            (std::vector<unsigned char>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}));
 }
 
 TEST(CopyLists, ACopyBeyond4GiBOfATileIsRefusedNamingTheTile) {
@@ -129,6 +129,6 @@ TEST(CopyLists, ACopyBeyond4GiBOfATileIsRefusedNamingTheTile) {
   graph.setTileMapping(out, 0);
   graph.createHostRead("out", out);
   const Program copy = Copy(big.slice(5 * kGiB - 8, 5 * kGiB), out);
-  EXPECT_TRUE(throwsWithMessage<graph_memory_allocation_error>(
-      [&] { compileGraph(graph, {copy}); }, {"tile 0", "4 GiB", "more tiles"}));
+  EXPECT_TRUE(throwsWithMessage<graph_memory_allocation_error>([&] { compileGraph(graph, {copy}); },
+                                                               {"tile 0", "4 GiB", "more tiles"}));
 }

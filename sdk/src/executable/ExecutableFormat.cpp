@@ -321,7 +321,8 @@ public:
     expect(m.group_tile_size() == int(l.numGroups()), "copy groups");
     expect(l.groupBegin.empty() ? n == 0 : l.groupBegin.front() == 0, "copy groups");
     for (std::size_t g = 0; g < l.groupBegin.size(); ++g)
-      expect(l.groupBegin[g] <= std::size_t(n) && (g == 0 || l.groupBegin[g - 1] <= l.groupBegin[g]),
+      expect(l.groupBegin[g] <= std::size_t(n) &&
+                 (g == 0 || l.groupBegin[g - 1] <= l.groupBegin[g]),
              "copy groups");
     expect(l.groupBegin.empty() || l.groupBegin.back() == std::size_t(n), "copy groups");
     l.ops.resize(static_cast<std::size_t>(n));
@@ -790,8 +791,8 @@ std::uint32_t leadingFormatVersion(const std::string &bytes) {
 
 [[noreturn]] void refuseFormatVersion(std::uint32_t version) {
   throw parse_error("deserializing an executable: its format version " + std::to_string(version) +
-                    " is " + (version < kFormatVersion ? "older" : "newer") +
-                    " than this SDK's (" + std::to_string(kFormatVersion) +
+                    " is " + (version < kFormatVersion ? "older" : "newer") + " than this SDK's (" +
+                    std::to_string(kFormatVersion) +
                     "); recompile the graph with this SDK to get an executable it reads");
 }
 
