@@ -20,15 +20,32 @@ using tessera::FieldDirection;
 
 /// Whether no vertex of the set writes directly to memory that an exchange-in copy reads. Then
 /// each tile may run its own exchange-in just before its vertices, and a vertex may even read an
-/// input where it lies: either gives the bytes a separate exchange phase would.
-bool exchangeReadsUnwritten(const CopyList &exchangeIn, const std::vector<TileSpan> &directWrites) {
-  std::vector<TileSpan> reads;
-  reads.reserve(exchangeIn.ops.size());
+/// input where it lies: either gives the bytes a separate exchange phase would. The writes
+/// (one per output field) are merged into disjoint sorted spans and each copy's source span is
+/// looked up in them, rather than listing and sorting a span per copy (millions of them).
+bool exchangeReadsUnwritten(const CopyList &exchangeIn, std::vector<TileSpan> writes) {
+  std::sort(writes.begin(), writes.end());
+  std::vector<TileSpan> merged;
+  for (const auto &w : writes) {
+    if (!merged.empty() && merged.back().tile == w.tile && w.begin <= merged.back().end)
+      merged.back().end = std::max(merged.back().end, w.end);
+    else
+      merged.push_back(w);
+  }
+  if (merged.empty())
+    return true;
   for (const auto &op : exchangeIn.ops) {
     const auto [first, end] = op.sourceSpan();
-    reads.push_back({op.src.tile, first, end});
+    // The first written span on the copy's tile that ends after the read begins.
+    const auto it = std::lower_bound(merged.begin(), merged.end(), TileSpan{op.src.tile, 0, first},
+                                     [](const TileSpan &x, const TileSpan &key) {
+                                       return x.tile != key.tile ? x.tile < key.tile
+                                                                 : x.end <= key.end;
+                                     });
+    if (it != merged.end() && it->tile == op.src.tile && it->begin < end)
+      return false;
   }
-  return !overlaps(reads, directWrites);
+  return true;
 }
 
 /// Per TileWork of the plan, its group in the exchange-in (or kNoGroup).
