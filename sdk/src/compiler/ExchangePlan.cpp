@@ -37,11 +37,11 @@ bool exchangeReadsUnwritten(const CopyList &exchangeIn, std::vector<TileSpan> wr
   for (const auto &op : exchangeIn.ops) {
     const auto [first, end] = op.sourceSpan();
     // The first written span on the copy's tile that ends after the read begins.
-    const auto it = std::lower_bound(merged.begin(), merged.end(), TileSpan{op.src.tile, 0, first},
-                                     [](const TileSpan &x, const TileSpan &key) {
-                                       return x.tile != key.tile ? x.tile < key.tile
-                                                                 : x.end <= key.end;
-                                     });
+    const auto it =
+        std::lower_bound(merged.begin(), merged.end(), TileSpan{op.src.tile, 0, first},
+                         [](const TileSpan &x, const TileSpan &key) {
+                           return x.tile != key.tile ? x.tile < key.tile : x.end <= key.end;
+                         });
     if (it != merged.end() && it->tile == op.src.tile && it->begin < end)
       return false;
   }
