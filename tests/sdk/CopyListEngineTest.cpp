@@ -132,3 +132,44 @@ TEST(CopyLists, ACopyBeyond4GiBOfATileIsRefusedNamingTheTile) {
   EXPECT_TRUE(throwsWithMessage<graph_memory_allocation_error>([&] { compileGraph(graph, {copy}); },
                                                                {"tile 0", "4 GiB", "more tiles"}));
 }
+
+TEST(CopyLists, AnExecutableKeepsStridedAndBroadcastCopies) {
+  // A transposed copy is one op of many rows with strides; a broadcast one has source stride 0.
+  // The executable stores only such ops' rows and strides: both must come back as they were.
+  IPUModel model;
+  model.tilesPerIPU = 2;
+  Device device = model.createDevice();
+  Graph graph(device.getTarget());
+  Tensor in = graph.addVariable(FLOAT, {4, 6}, "in");
+  Tensor scalar = graph.addVariable(FLOAT, {1}, "scalar");
+  Tensor transposed = graph.addVariable(FLOAT, {6, 4}, "transposed");
+  Tensor spread = graph.addVariable(FLOAT, {5}, "spread");
+  graph.setTileMapping(in, 0);
+  graph.setTileMapping(scalar, 0);
+  graph.setTileMapping(transposed, 1);
+  graph.setTileMapping(spread, 1);
+  graph.createHostWrite("in", in);
+  graph.createHostWrite("scalar", scalar);
+  graph.createHostRead("transposed", transposed);
+  graph.createHostRead("spread", spread);
+  const Program program =
+      Sequence{Copy(in.transpose(), transposed), Copy(scalar.broadcast(5, 0), spread)};
+  std::stringstream bytes;
+  compileGraph(graph, {program}).serialize(bytes);
+  Engine engine(Executable::deserialize(bytes));
+  engine.load(device);
+  std::vector<float> values(24);
+  for (std::size_t i = 0; i < 24; ++i)
+    values[i] = float(i) + 0.5f;
+  const float s = 7.25f;
+  engine.writeTensor("in", values.data(), values.data() + 24);
+  engine.writeTensor("scalar", &s, &s + 1);
+  engine.run(0);
+  std::vector<float> t(24), b(5);
+  engine.readTensor("transposed", t.data(), t.data() + 24);
+  engine.readTensor("spread", b.data(), b.data() + 5);
+  for (std::size_t r = 0; r < 6; ++r)
+    for (std::size_t c = 0; c < 4; ++c)
+      EXPECT_EQ(t[r * 4 + c], values[c * 6 + r]) << r << "," << c;
+  EXPECT_EQ(b, std::vector<float>(5, s));
+}

@@ -36,27 +36,32 @@ void put(pb::Addresses &m, const TileAddress &a) {
 
 void put(pb::CopyList &m, const CopyList &l) {
   const auto n = int(l.ops.size());
-  for (auto *field : {m.mutable_src_tile(), m.mutable_src_offset(), m.mutable_dst_offset(),
-                      m.mutable_bytes(), m.mutable_repeat()})
+  for (auto *field : {m.mutable_src_tile(), m.mutable_src_offset(), m.mutable_bytes()})
     field->Reserve(n);
-  m.mutable_src_stride()->Reserve(n);
-  m.mutable_dst_stride()->Reserve(n);
-  for (const auto &op : l.ops) {
-    m.add_src_tile(op.src.tile);
-    m.add_src_offset(op.src.offset);
-    m.add_dst_offset(op.dst.offset);
-    m.add_bytes(op.bytes);
-    m.add_repeat(op.repeat);
-    m.add_src_stride(op.srcStride);
-    m.add_dst_stride(op.dstStride);
-  }
+  m.mutable_dst_offset_step()->Reserve(n);
+  std::size_t lastRowOp = 0;
   for (std::size_t g = 0; g < l.numGroups(); ++g) {
     const std::size_t begin = l.groupBegin[g], end = l.groupBegin[g + 1];
     const unsigned tile = begin < end ? l.ops[begin].dst.tile : 0;
-    for (std::size_t i = begin; i < end; ++i)
-      if (l.ops[i].dst.tile != tile)
+    std::int64_t lastDst = 0;
+    for (std::size_t i = begin; i < end; ++i) {
+      const CopyOp &op = l.ops[i];
+      if (op.dst.tile != tile)
         throw poplar_error("serializing an executable: a copy group has ops to tiles " +
-                           std::to_string(tile) + " and " + std::to_string(l.ops[i].dst.tile));
+                           std::to_string(tile) + " and " + std::to_string(op.dst.tile));
+      m.add_src_tile(op.src.tile);
+      m.add_src_offset(op.src.offset);
+      m.add_dst_offset_step(std::int64_t(op.dst.offset) - lastDst);
+      lastDst = std::int64_t(op.dst.offset);
+      m.add_bytes(op.bytes);
+      if (op.repeat != 1 || op.srcStride != 0 || op.dstStride != 0) {
+        m.add_row_op_step(std::uint32_t(i - lastRowOp));
+        lastRowOp = i;
+        m.add_repeat(op.repeat);
+        m.add_src_stride(op.srcStride);
+        m.add_dst_stride(op.dstStride);
+      }
+    }
     m.add_group_tile(tile);
   }
   for (auto g : l.groupBegin)
@@ -314,8 +319,11 @@ public:
   CopyList copies(const pb::CopyList &m) const {
     CopyList l;
     const int n = m.bytes_size();
-    expect(m.src_tile_size() == n && m.src_offset_size() == n && m.dst_offset_size() == n &&
-               m.repeat_size() == n && m.src_stride_size() == n && m.dst_stride_size() == n,
+    const int rowOps = m.row_op_step_size();
+    expect(m.src_tile_size() == n && m.src_offset_size() == n && m.dst_offset_step_size() == n,
+           "copy rows");
+    expect(m.repeat_size() == rowOps && m.src_stride_size() == rowOps &&
+               m.dst_stride_size() == rowOps && rowOps <= n,
            "copy rows");
     l.groupBegin.assign(m.group_begin().begin(), m.group_begin().end());
     expect(m.group_tile_size() == int(l.numGroups()), "copy groups");
@@ -326,20 +334,32 @@ public:
              "copy groups");
     expect(l.groupBegin.empty() || l.groupBegin.back() == std::size_t(n), "copy groups");
     l.ops.resize(static_cast<std::size_t>(n));
+    // The ops of more than one row, with their repeat and strides; the others keep CopyOp's.
+    std::uint64_t rowOp = 0;
+    for (int r = 0; r < rowOps; ++r) {
+      rowOp += m.row_op_step(r);
+      expect(rowOp < std::uint64_t(n) && (r == 0 || m.row_op_step(r) > 0), "copy rows");
+      auto &op = l.ops[rowOp];
+      op.repeat = m.repeat(r);
+      op.srcStride = m.src_stride(r);
+      op.dstStride = m.dst_stride(r);
+    }
     std::uint64_t total = 0;
     for (std::size_t g = 0; g < l.numGroups(); ++g) {
       const unsigned dstTile = m.group_tile(int(g));
       expect(dstTile < m_.num_tiles(), "tile out of range");
       const std::uint64_t dstTileBytes = m_.tile_bytes(int(dstTile));
+      std::int64_t dst = 0;
       for (std::size_t i = l.groupBegin[g]; i < l.groupBegin[g + 1]; ++i) {
         auto &op = l.ops[i];
         const int k = int(i);
+        const std::int64_t step = m.dst_offset_step(k);
+        expect(step >= -dst && step <= std::int64_t(kMaxCopyTileBytes) - 1 - dst,
+               "copy destination beyond its tile");
+        dst += step;
         op.src = {m.src_tile(k), m.src_offset(k)};
-        op.dst = {dstTile, m.dst_offset(k)};
+        op.dst = {dstTile, std::uint32_t(dst)};
         op.bytes = m.bytes(k);
-        op.repeat = m.repeat(k);
-        op.srcStride = m.src_stride(k);
-        op.dstStride = m.dst_stride(k);
         expect(op.src.tile < m_.num_tiles(), "tile out of range");
         expect(op.repeat >= 1, "copy repeat");
         // Every row inside its tile: the first and the last bound the rest (strides are linear).
