@@ -238,17 +238,21 @@ TEST(ExecutableErrors, MovedFromExecutableSaysSo) {
 }
 
 TEST(ExecutableErrors, AnOlderFormatIsRefusedAskingToRecompile) {
-  // format_version is field 1, written first: version 2 is the bytes 0x08 0x02. Format 1 held
-  // 64-bit copies and a second exchange-in list per compute set.
+  // format_version is field 1, written first: version 3 is the bytes 0x08 0x03. Format 1 held
+  // 64-bit copies and a second exchange-in list per compute set; format 2 stored every op's
+  // destination offset, repeat and strides.
   LoopingScale p;
   std::string bytes = serialized(p);
-  ASSERT_EQ(bytes.substr(0, 2), std::string("\x08\x02", 2));
-  bytes[1] = 1;
+  ASSERT_EQ(bytes.substr(0, 2), std::string("\x08\x03", 2));
+  for (const char old : {1, 2}) {
+    bytes[1] = old;
+    EXPECT_TRUE(throwsWithMessage<parse_error>(
+        [&] { deserialized(bytes); },
+        {"format version " + std::to_string(int(old)), "older", "recompile"}));
+  }
+  bytes[1] = 4;
   EXPECT_TRUE(throwsWithMessage<parse_error>([&] { deserialized(bytes); },
-                                             {"format version 1", "older", "recompile"}));
-  bytes[1] = 3;
-  EXPECT_TRUE(throwsWithMessage<parse_error>([&] { deserialized(bytes); },
-                                             {"format version 3", "newer", "recompile"}));
+                                             {"format version 4", "newer", "recompile"}));
 }
 
 TEST(ExecutableErrors, AnOlderFormatThatNoLongerParsesIsStillNamed) {

@@ -22,9 +22,11 @@ using namespace compiler;
 
 namespace {
 
+/// 1: 64-bit copy fields, and the host's exchange-in list beside the IPU's.
 /// 2: copies as 32-bit fields with the destination tile per group, and one exchange-in list per
-/// compute set (the host's is it less the ops marked in host_skips).
-constexpr std::uint32_t kFormatVersion = 2;
+/// compute set (the host's is it less the ops marked in host_skips, plus host_partial_copies).
+/// 3: as 2, with destination offsets as steps within a group and rows only for multi-row ops.
+constexpr std::uint32_t kFormatVersion = 3;
 constexpr const char *kKind = "tessera.executable";
 
 // --- writing ---------------------------------------------------------------------------------
