@@ -290,7 +290,7 @@ Tensor Graph::clone(const Type &type, const Tensor &t, const DebugContext &dc,
   });
   Tensor flat = newVariable(src.numElements);
   if (src.numElements == 0)
-    return flat.reshape(src.shape);
+    return flat.reshape(src.shape.vec());
   const unsigned vid = flat.data().regions.front().var;
   std::vector<std::size_t> newBegin(src.regions.size());
   std::size_t at = 0;

@@ -3,7 +3,9 @@
 #include <poplar/Tensor.hpp>
 
 #include <algorithm>
+#include <mutex>
 #include <numeric>
+#include <unordered_set>
 #include <ostream>
 
 #include <poplar/exceptions.hpp>
@@ -22,28 +24,101 @@ std::size_t product(const std::vector<std::size_t> &shape) {
   return n;
 }
 
-const std::vector<std::size_t> &TensorData::regionStarts() const {
-  std::call_once(startsOnce_, [this] {
-    starts_.reserve(regions.size() + 1);
-    std::size_t at = 0;
-    bool uniform = !regions.empty();
-    for (const auto &r : regions) {
-      starts_.push_back(at);
-      at += r.size();
-      uniform = uniform && r.size() == regions.front().size();
-    }
-    starts_.push_back(at);
-    uniformSize_ = uniform ? regions.front().size() : 0;
-  });
-  return starts_;
+namespace {
+struct ShapeHash {
+  std::size_t operator()(const std::vector<std::size_t> &s) const {
+    std::size_t h = s.size();
+    for (auto d : s)
+      h = (h ^ d) * 0x100000001b3ull + (h >> 29);
+    return h;
+  }
+};
+/// The process's shapes. Never destroyed: views held by static objects may outlive main.
+struct ShapeTable {
+  std::mutex mutex;
+  std::unordered_set<std::vector<std::size_t>, ShapeHash> shapes;
+};
+ShapeTable &shapeTable() {
+  static ShapeTable *table = new ShapeTable;
+  return *table;
+}
+} // namespace
+
+const std::vector<std::size_t> &InternedShape::emptyShape() {
+  static const std::vector<std::size_t> *empty = intern({});
+  return *empty;
+}
+
+const std::vector<std::size_t> *InternedShape::intern(const std::vector<std::size_t> &s) {
+  auto &t = shapeTable();
+  std::lock_guard<std::mutex> lock(t.mutex);
+  return &*t.shapes.insert(s).first; // node-based: the element's address never changes
+}
+
+const RegionStarts &TensorData::regionStarts() const {
+  if (const RegionStarts *s = starts_.load(std::memory_order_acquire))
+    return *s;
+  auto *built = new RegionStarts;
+  built->starts.reserve(regions.size() + 1);
+  std::size_t at = 0;
+  bool uniform = !regions.empty();
+  for (const auto &r : regions) {
+    built->starts.push_back(at);
+    at += r.size();
+    uniform = uniform && r.size() == regions.front().size();
+  }
+  built->starts.push_back(at);
+  built->uniformSize = uniform ? regions.front().size() : 0;
+  const RegionStarts *expected = nullptr;
+  if (starts_.compare_exchange_strong(expected, built, std::memory_order_acq_rel,
+                                      std::memory_order_acquire))
+    return *built;
+  delete built; // another reader got there first
+  return *expected;
+}
+
+RegionIndex::RegionIndex(const TensorData &t)
+    : regions_(t.regions.data()), count_(t.regions.size()) {
+  const std::size_t n = count_;
+  if (n > TensorData::kSmallRegionCount) {
+    shared_ = &t.regionStarts();
+    starts_ = shared_->starts.data();
+    uniformSize_ = shared_->uniformSize;
+    return;
+  }
+  std::size_t at = 0;
+  bool uniform = n > 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    local_[i] = at;
+    at += regions_[i].size();
+    uniform = uniform && regions_[i].size() == regions_[0].size();
+  }
+  local_[n] = at;
+  starts_ = local_;
+  uniformSize_ = uniform ? regions_[0].size() : 0;
+}
+
+RegionIndex &RegionIndex::operator=(const RegionIndex &o) {
+  regions_ = o.regions_;
+  count_ = o.count_;
+  uniformSize_ = o.uniformSize_;
+  shared_ = o.shared_;
+  if (shared_) {
+    starts_ = shared_->starts.data();
+  } else {
+    std::copy(o.local_, o.local_ + count_ + 1, local_);
+    starts_ = local_;
+  }
+  return *this;
 }
 
 void RegionIndex::append(RegionList &out, std::size_t begin, std::size_t end) const {
   if (begin >= end)
     return;
   std::size_t i = uniformSize_ ? begin / uniformSize_
-                               : std::upper_bound(starts_.begin(), starts_.end() - 1, begin) -
-                                     starts_.begin() - 1;
+                               : static_cast<std::size_t>(
+                                     std::upper_bound(starts_, starts_ + count_, begin) - starts_) -
+                                     1;
   for (; begin < end; ++i) {
     const Region &r = regions_[i];
     std::size_t from = r.begin + (begin - starts_[i]);
@@ -562,7 +637,7 @@ bool Tensor::intersectsWith(const Tensor &other) const {
 std::string Tensor::shortString() const {
   if (!valid())
     return "<invalid tensor>";
-  return data().type.toString() + shapeString(data().shape);
+  return data().type.toString() + shapeString(data().shape.vec());
 }
 
 bool Tensor::operator==(const Tensor &o) const {

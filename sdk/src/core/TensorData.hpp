@@ -1,8 +1,8 @@
 // The representation behind poplar::Tensor.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
-#include <mutex>
 #include <vector>
 
 #include <poplar/Type.hpp>
@@ -13,10 +13,50 @@ namespace poplar::core {
 
 struct GraphData;
 
+/// A tensor shape stored once per process: views hold a pointer to the one shared copy of their
+/// shape (graphs have few distinct shapes but millions of views), and equal shapes compare by
+/// pointer. Interned shapes live until the process ends; interning is thread-safe.
+class InternedShape {
+public:
+  InternedShape() : v_(&emptyShape()) {}
+  explicit InternedShape(const std::vector<std::size_t> &s) : v_(intern(s)) {}
+  InternedShape &operator=(const std::vector<std::size_t> &s) {
+    v_ = intern(s);
+    return *this;
+  }
+  template <class It> void assign(It begin, It end) {
+    v_ = intern(std::vector<std::size_t>(begin, end));
+  }
+
+  const std::vector<std::size_t> &vec() const { return *v_; }
+  operator const std::vector<std::size_t> &() const { return *v_; }
+  std::size_t size() const { return v_->size(); }
+  bool empty() const { return v_->empty(); }
+  std::size_t operator[](std::size_t i) const { return (*v_)[i]; }
+  auto begin() const { return v_->begin(); }
+  auto end() const { return v_->end(); }
+  std::size_t front() const { return v_->front(); }
+  std::size_t back() const { return v_->back(); }
+  friend bool operator==(const InternedShape &a, const InternedShape &b) { return a.v_ == b.v_; }
+
+private:
+  static const std::vector<std::size_t> &emptyShape();
+  static const std::vector<std::size_t> *intern(const std::vector<std::size_t> &s);
+  const std::vector<std::size_t> *v_;
+};
+
+/// Tensor-order start of every region of a view with many regions (see RegionIndex).
+struct RegionStarts {
+  std::vector<std::size_t> starts; ///< starts[i] = tensor-order index of regions[i]; back() = size.
+  std::size_t uniformSize = 0;     ///< The size every region has, or 0 when sizes differ.
+};
+
+/// One view: one allocation (the shared_ptr's) holding its type, an interned shape and its runs;
+/// a view of one run (most of them) needs nothing else.
 struct TensorData {
   const GraphData *graph = nullptr;
   Type type;
-  std::vector<std::size_t> shape;
+  InternedShape shape;
   RegionList regions; ///< Coalesced: consecutive entries never continue each other.
   std::size_t numElements = 0;
 
@@ -26,36 +66,37 @@ struct TensorData {
       : graph(o.graph), type(o.type), shape(o.shape), regions(o.regions),
         numElements(o.numElements) {}
   TensorData &operator=(const TensorData &) = delete;
+  ~TensorData() { delete starts_.load(std::memory_order_relaxed); }
 
-  /// starts[i] = tensor-order index of regions[i]; back() = element count. Computed once, on
-  /// first use: a shared tensor never changes, and views of big tensors are sliced many times
-  /// (once per tile), which must not rescan every region each time.
-  const std::vector<std::size_t> &regionStarts() const;
-  /// The size every region has, or 0 when sizes differ: then the region holding element i is
-  /// i / size, with no search (a transposed view has one region per element).
-  std::size_t uniformRegionSize() const {
-    regionStarts();
-    return uniformSize_;
-  }
+  /// Views with at most this many regions index them on the stack each time (RegionIndex);
+  /// longer ones build a RegionStarts once, on first use, and keep it.
+  static constexpr std::size_t kSmallRegionCount = 16;
+  /// The cached index of a view with more than kSmallRegionCount regions. A shared tensor never
+  /// changes, and views of big tensors are sliced many times (once per tile), which must not
+  /// rescan every region each time. Safe for concurrent readers: racing builders agree and one
+  /// keeps its copy.
+  const RegionStarts &regionStarts() const;
 
 private:
-  mutable std::once_flag startsOnce_;
-  mutable std::vector<std::size_t> starts_;
-  mutable std::size_t uniformSize_ = 0;
+  mutable std::atomic<const RegionStarts *> starts_{nullptr};
 };
 
 /// Random access to tensor-order ranges of a tensor's regions.
 class RegionIndex {
 public:
-  explicit RegionIndex(const TensorData &t)
-      : regions_(t.regions), starts_(t.regionStarts()), uniformSize_(t.uniformRegionSize()) {}
+  explicit RegionIndex(const TensorData &t);
+  RegionIndex(const RegionIndex &o) { *this = o; }
+  RegionIndex &operator=(const RegionIndex &o);
   /// Appends the regions covering tensor-order elements [begin, end) to `out`.
   void append(RegionList &out, std::size_t begin, std::size_t end) const;
 
 private:
-  const RegionList &regions_;
-  const std::vector<std::size_t> &starts_;
-  std::size_t uniformSize_;
+  const Region *regions_ = nullptr;
+  std::size_t count_ = 0;
+  const std::size_t *starts_ = nullptr; ///< Into shared_->starts or local_.
+  std::size_t uniformSize_ = 0;
+  const RegionStarts *shared_ = nullptr;
+  std::size_t local_[TensorData::kSmallRegionCount + 1];
 };
 
 std::size_t product(const std::vector<std::size_t> &shape);
