@@ -1,7 +1,10 @@
 // Everything a Graph owns. Shared by a graph and its virtual graphs; read by the compiler.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <initializer_list>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
@@ -33,12 +36,84 @@ struct VariableData {
   Tensor metadata;
 };
 
+/// A field's tensors: Scalar and Vector fields (most of them) hold one, inline, with no
+/// allocation of its own; VectorList fields hold any number in one array.
+class FieldTensors {
+public:
+  FieldTensors() = default;
+  FieldTensors(const FieldTensors &o) { assign(o.begin(), o.end()); }
+  FieldTensors(FieldTensors &&) noexcept = default;
+  FieldTensors &operator=(const FieldTensors &o) {
+    if (this != &o)
+      assign(o.begin(), o.end());
+    return *this;
+  }
+  FieldTensors &operator=(FieldTensors &&) noexcept = default;
+  FieldTensors &operator=(std::initializer_list<Tensor> l) {
+    assign(l.begin(), l.end());
+    return *this;
+  }
+
+  std::size_t size() const { return n_; }
+  bool empty() const { return n_ == 0; }
+  Tensor *begin() { return many_ ? many_.get() : &one_; }
+  Tensor *end() { return begin() + n_; }
+  const Tensor *begin() const { return many_ ? many_.get() : &one_; }
+  const Tensor *end() const { return begin() + n_; }
+  Tensor &operator[](std::size_t i) { return begin()[i]; }
+  const Tensor &operator[](std::size_t i) const { return begin()[i]; }
+  const Tensor &front() const { return *begin(); }
+
+  template <class It> void assign(It first, It last) {
+    const auto n = static_cast<std::size_t>(std::distance(first, last));
+    std::unique_ptr<Tensor[]> many;
+    Tensor one;
+    if (n > 1) {
+      many.reset(new Tensor[n]);
+      std::copy(first, last, many.get());
+    } else if (n == 1) {
+      one = *first;
+    }
+    many_ = std::move(many);
+    one_ = std::move(one);
+    n_ = n;
+  }
+  /// Keeps the first min(n, size()) tensors; new ones are invalid (unset).
+  void resize(std::size_t n) {
+    std::vector<Tensor> kept(begin(), begin() + std::min(n, n_));
+    kept.resize(n);
+    assign(kept.begin(), kept.end());
+  }
+
+private:
+  std::unique_ptr<Tensor[]> many_; ///< When more than one.
+  Tensor one_;                     ///< When exactly one.
+  std::size_t n_ = 0;
+};
+
+/// An optional element count in one word (std::optional<std::size_t> takes two).
+class FieldSize {
+public:
+  FieldSize &operator=(std::size_t n) {
+    n_ = n;
+    return *this;
+  }
+  explicit operator bool() const { return n_ != kNone; }
+  bool has_value() const { return n_ != kNone; }
+  std::size_t operator*() const { return n_; }
+  std::size_t value_or(std::size_t other) const { return has_value() ? n_ : other; }
+
+private:
+  static constexpr std::size_t kNone = ~std::size_t(0);
+  std::size_t n_ = kNone;
+};
+
 /// What one field of a vertex has been given so far.
 struct FieldState {
   /// Scalar/Vector: one tensor. VectorList: one per element (invalid where unset).
-  std::vector<Tensor> tensors;
-  std::optional<std::size_t> size;  ///< From setFieldSize.
+  FieldTensors tensors;
   std::vector<unsigned char> value; ///< Plain and PlainVector fields.
+  FieldSize size;                   ///< From setFieldSize.
   bool connected = false;
 };
 
