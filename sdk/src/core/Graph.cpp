@@ -127,7 +127,7 @@ Tensor newVariable(GraphData &g, const Type &type, ArrayRef<std::size_t> shape, 
   d->shape.assign(shape.begin(), shape.end());
   d->numElements = g.variables.back().numElements;
   if (d->numElements)
-    d->regions.push_back({id, 0, d->numElements});
+    d->regions = core::RegionList{core::Region{id, 0, d->numElements}};
   return Tensor(std::move(d));
 }
 } // namespace
@@ -336,7 +336,7 @@ Tensor Graph::getVariable(VariableRef v) const {
   d->shape = {var.numElements};
   d->numElements = var.numElements;
   if (var.numElements)
-    d->regions.push_back({v.id, 0, var.numElements});
+    d->regions = core::RegionList{core::Region{v.id, 0, var.numElements}};
   return Tensor(std::move(d));
 }
 

@@ -150,7 +150,18 @@ Tensor make(const TensorData &from, Shape shape, RegionList regions, Type type) 
   d->type = type;
   d->numElements = core::product(shape);
   d->shape = std::move(shape);
-  d->regions = std::move(regions);
+  d->regions = regions;
+  return Tensor(std::move(d));
+}
+
+/// The same runs under another shape or type.
+Tensor make(const TensorData &from, Shape shape, const core::RegionStore &regions, Type type) {
+  auto d = std::make_shared<TensorData>();
+  d->graph = from.graph;
+  d->type = type;
+  d->numElements = core::product(shape);
+  d->shape = std::move(shape);
+  d->regions = regions;
   return Tensor(std::move(d));
 }
 
@@ -390,7 +401,7 @@ Tensor Tensor::dimShuffle(ArrayRef<unsigned> perm) const {
   for (std::size_t i = 0; i < r; ++i)
     out[i] = d.shape[perm[i]];
   if (d.numElements == 0)
-    return make(d, out, {}, d.type);
+    return make(d, out, RegionList{}, d.type);
   // Trailing dimensions the shuffle leaves in place stay one contiguous block per step.
   const Shape st = stridesOf(d.shape);
   std::size_t keep = r, block = 1;
@@ -601,7 +612,7 @@ bool anyOverlap(RegionList regions) {
 }
 } // namespace
 
-bool Tensor::containsAliases() const { return anyOverlap(data().regions); }
+bool Tensor::containsAliases() const { return anyOverlap(data().regions.list()); }
 
 bool Tensor::containsConstant() const {
   const auto &d = data();
@@ -628,8 +639,8 @@ bool Tensor::intersectsWith(const Tensor &other) const {
     }
     return merged;
   };
-  RegionList all = normalise(data().regions);
-  RegionList b = normalise(other.data().regions);
+  RegionList all = normalise(data().regions.list());
+  RegionList b = normalise(other.data().regions.list());
   all.insert(all.end(), b.begin(), b.end());
   return anyOverlap(std::move(all));
 }

@@ -1,6 +1,7 @@
 // The representation behind poplar::Tensor.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <vector>
@@ -45,6 +46,63 @@ private:
   const std::vector<std::size_t> *v_;
 };
 
+/// A view's runs, immutable once built, in 32 bytes: one run inline (most views: a variable, a
+/// slice of one, a reshape of either), more in one heap array.
+class RegionStore {
+public:
+  RegionStore() : one_{} {}
+  RegionStore(const RegionStore &o) : RegionStore() { set(o.begin(), o.end()); }
+  explicit RegionStore(const RegionList &l) : RegionStore() { set(l.data(), l.data() + l.size()); }
+  RegionStore &operator=(const RegionStore &o) {
+    if (this != &o)
+      set(o.begin(), o.end());
+    return *this;
+  }
+  RegionStore &operator=(const RegionList &l) {
+    set(l.data(), l.data() + l.size());
+    return *this;
+  }
+  ~RegionStore() { release(); }
+
+  std::size_t size() const { return n_; }
+  bool empty() const { return n_ == 0; }
+  const Region *data() const { return n_ > 1 ? many_ : &one_; }
+  const Region *begin() const { return data(); }
+  const Region *end() const { return data() + n_; }
+  const Region &operator[](std::size_t i) const { return data()[i]; }
+  const Region &front() const { return *data(); }
+  const Region &back() const { return data()[n_ - 1]; }
+  RegionList list() const { return RegionList(begin(), end()); }
+  friend bool operator==(const RegionStore &a, const RegionStore &b) {
+    return a.n_ == b.n_ && std::equal(a.begin(), a.end(), b.begin());
+  }
+
+private:
+  void release() {
+    if (n_ > 1)
+      delete[] many_;
+    n_ = 0;
+  }
+  void set(const Region *first, const Region *last) {
+    const auto n = static_cast<std::size_t>(last - first);
+    Region *many = n > 1 ? new Region[n] : nullptr;
+    if (many)
+      std::copy(first, last, many);
+    const Region one = n == 1 ? *first : Region{};
+    release();
+    if (many)
+      many_ = many;
+    else
+      one_ = one;
+    n_ = n;
+  }
+  union {
+    Region one_;
+    Region *many_;
+  };
+  std::size_t n_ = 0;
+};
+
 /// Tensor-order start of every region of a view with many regions (see RegionIndex).
 struct RegionStarts {
   std::vector<std::size_t> starts; ///< starts[i] = tensor-order index of regions[i]; back() = size.
@@ -57,7 +115,7 @@ struct TensorData {
   const GraphData *graph = nullptr;
   Type type;
   InternedShape shape;
-  RegionList regions; ///< Coalesced: consecutive entries never continue each other.
+  RegionStore regions; ///< Coalesced: consecutive entries never continue each other.
   std::size_t numElements = 0;
 
   TensorData() = default;
