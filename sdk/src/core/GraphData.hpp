@@ -170,11 +170,12 @@ private:
 struct FieldState {
   /// Scalar/Vector: one tensor. VectorList: one per element (invalid where unset).
   FieldTensors tensors;
-  FieldValue value; ///< Plain and PlainVector fields.
-  FieldSize size;   ///< From setFieldSize.
+  /// Plain and PlainVector fields. May share its tail padding with `connected`.
+  [[no_unique_address]] FieldValue value;
   bool connected = false;
+  FieldSize size; ///< From setFieldSize.
 };
-static_assert(sizeof(FieldState) <= 56, "FieldState is kept per field of every vertex");
+static_assert(sizeof(FieldState) <= 48, "FieldState is kept per field of every vertex");
 
 struct VertexData {
   std::shared_ptr<const tessera::VertexTypeInfo> type;
