@@ -394,7 +394,7 @@ std::vector<Tensor> Graph::deserializeTensors(std::istream &in, SerializationFor
     core::RegionList regions;
     for (int k = 0; k < t.region_var_size(); ++k)
       core::appendRegion(regions, {newIds[t.region_var(k)], t.region_begin(k), t.region_end(k)});
-    d->regions = regions;
+    d->regions = std::move(regions);
     out.emplace_back(std::move(d));
   }
   return out;

@@ -150,7 +150,7 @@ Tensor make(const TensorData &from, Shape shape, RegionList regions, Type type) 
   d->type = type;
   d->numElements = core::product(shape);
   d->shape = std::move(shape);
-  d->regions = regions;
+  d->regions = std::move(regions);
   return Tensor(std::move(d));
 }
 

@@ -47,26 +47,42 @@ private:
 };
 
 /// A view's runs, immutable once built, in 32 bytes: one run inline (most views: a variable, a
-/// slice of one, a reshape of either), more in one heap array.
+/// slice of one, a reshape of either); up to kCopyLimit in an exact-size array; more in the
+/// builder's own list, taken over without a copy (a transpose of a big matrix has millions of
+/// runs: copying them would double the peak).
 class RegionStore {
 public:
+  static constexpr std::size_t kCopyLimit = 64;
+
   RegionStore() : one_{} {}
-  RegionStore(const RegionStore &o) : RegionStore() { set(o.begin(), o.end()); }
-  explicit RegionStore(const RegionList &l) : RegionStore() { set(l.data(), l.data() + l.size()); }
+  RegionStore(const RegionStore &o) : RegionStore() { *this = o; }
   RegionStore &operator=(const RegionStore &o) {
     if (this != &o)
-      set(o.begin(), o.end());
+      *this = RegionList(o.begin(), o.end());
     return *this;
   }
-  RegionStore &operator=(const RegionList &l) {
-    set(l.data(), l.data() + l.size());
+  RegionStore &operator=(RegionList &&l) {
+    release();
+    const std::size_t n = l.size();
+    if (n == 1) {
+      one_ = l.front();
+    } else if (n > 1 && n <= kCopyLimit) {
+      array_ = new Region[n];
+      std::copy(l.begin(), l.end(), array_);
+    } else if (n > kCopyLimit) {
+      list_ = new RegionList(std::move(l));
+    }
+    n_ = n;
     return *this;
   }
+  RegionStore &operator=(const RegionList &l) { return *this = RegionList(l); }
   ~RegionStore() { release(); }
 
   std::size_t size() const { return n_; }
   bool empty() const { return n_ == 0; }
-  const Region *data() const { return n_ > 1 ? many_ : &one_; }
+  const Region *data() const {
+    return n_ <= 1 ? &one_ : n_ <= kCopyLimit ? array_ : list_->data();
+  }
   const Region *begin() const { return data(); }
   const Region *end() const { return data() + n_; }
   const Region &operator[](std::size_t i) const { return data()[i]; }
@@ -79,26 +95,16 @@ public:
 
 private:
   void release() {
-    if (n_ > 1)
-      delete[] many_;
+    if (n_ > kCopyLimit)
+      delete list_;
+    else if (n_ > 1)
+      delete[] array_;
     n_ = 0;
-  }
-  void set(const Region *first, const Region *last) {
-    const auto n = static_cast<std::size_t>(last - first);
-    Region *many = n > 1 ? new Region[n] : nullptr;
-    if (many)
-      std::copy(first, last, many);
-    const Region one = n == 1 ? *first : Region{};
-    release();
-    if (many)
-      many_ = many;
-    else
-      one_ = one;
-    n_ = n;
   }
   union {
     Region one_;
-    Region *many_;
+    Region *array_;    ///< 2..kCopyLimit runs.
+    RegionList *list_; ///< More.
   };
   std::size_t n_ = 0;
 };
