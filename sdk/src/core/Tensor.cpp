@@ -55,23 +55,23 @@ const std::vector<std::size_t> *InternedShape::intern(const std::vector<std::siz
   return &*t.shapes.insert(s).first; // node-based: the element's address never changes
 }
 
-const RegionStarts &TensorData::regionStarts() const {
-  if (const RegionStarts *s = starts_.load(std::memory_order_acquire))
+const RegionStarts &RegionStore::starts() const {
+  if (const RegionStarts *s = shared_->starts.load(std::memory_order_acquire))
     return *s;
   auto *built = new RegionStarts;
-  built->starts.reserve(regions.size() + 1);
+  built->starts.reserve(n_ + 1);
   std::size_t at = 0;
-  bool uniform = !regions.empty();
-  for (const auto &r : regions) {
+  bool uniform = n_ > 0;
+  for (const auto &r : *this) {
     built->starts.push_back(at);
     at += r.size();
-    uniform = uniform && r.size() == regions.front().size();
+    uniform = uniform && r.size() == front().size();
   }
   built->starts.push_back(at);
-  built->uniformSize = uniform ? regions.front().size() : 0;
+  built->uniformSize = uniform ? front().size() : 0;
   const RegionStarts *expected = nullptr;
-  if (starts_.compare_exchange_strong(expected, built, std::memory_order_acq_rel,
-                                      std::memory_order_acquire))
+  if (shared_->starts.compare_exchange_strong(expected, built, std::memory_order_acq_rel,
+                                              std::memory_order_acquire))
     return *built;
   delete built; // another reader got there first
   return *expected;
@@ -80,8 +80,8 @@ const RegionStarts &TensorData::regionStarts() const {
 RegionIndex::RegionIndex(const TensorData &t)
     : regions_(t.regions.data()), count_(t.regions.size()) {
   const std::size_t n = count_;
-  if (n > TensorData::kSmallRegionCount) {
-    shared_ = &t.regionStarts();
+  if (n > RegionStore::kSmallCount) {
+    shared_ = &t.regions.starts();
     starts_ = shared_->starts.data();
     uniformSize_ = shared_->uniformSize;
     return;

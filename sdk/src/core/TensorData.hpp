@@ -46,31 +46,46 @@ private:
   const std::vector<std::size_t> *v_;
 };
 
+/// Tensor-order start of every region of a view with many regions (see RegionIndex).
+struct RegionStarts {
+  std::vector<std::size_t> starts; ///< starts[i] = tensor-order index of regions[i]; back() = size.
+  std::size_t uniformSize = 0;     ///< The size every region has, or 0 when sizes differ.
+};
+
 /// A view's runs, immutable once built, in 32 bytes: one run inline (most views: a variable, a
-/// slice of one, a reshape of either); up to kCopyLimit in an exact-size array; more in the
-/// builder's own list, taken over without a copy (a transpose of a big matrix has millions of
-/// runs: copying them would double the peak).
+/// slice of one, a reshape of either); up to kSmallCount in an exact-size array of its own; more
+/// in a list shared by every view with the same runs (a reshape, expand, squeeze or reinterpret
+/// of a transposed matrix with millions of runs costs no copy), taken over from the builder
+/// without a copy, with its region-start index built once on first use.
 class RegionStore {
 public:
-  static constexpr std::size_t kCopyLimit = 64;
+  /// Runs up to which a view owns them and RegionIndex indexes them on the stack.
+  static constexpr std::size_t kSmallCount = 16;
 
   RegionStore() : one_{} {}
   RegionStore(const RegionStore &o) : RegionStore() { *this = o; }
   RegionStore &operator=(const RegionStore &o) {
-    if (this != &o)
-      *this = RegionList(o.begin(), o.end());
-    return *this;
+    if (this == &o)
+      return *this;
+    if (o.n_ > kSmallCount) {
+      o.shared_->refs.fetch_add(1, std::memory_order_relaxed);
+      release();
+      shared_ = o.shared_;
+      n_ = o.n_;
+      return *this;
+    }
+    return *this = RegionList(o.begin(), o.end());
   }
   RegionStore &operator=(RegionList &&l) {
     release();
     const std::size_t n = l.size();
     if (n == 1) {
       one_ = l.front();
-    } else if (n > 1 && n <= kCopyLimit) {
+    } else if (n > 1 && n <= kSmallCount) {
       array_ = new Region[n];
       std::copy(l.begin(), l.end(), array_);
-    } else if (n > kCopyLimit) {
-      list_ = new RegionList(std::move(l));
+    } else if (n > kSmallCount) {
+      shared_ = new Shared(std::move(l));
     }
     n_ = n;
     return *this;
@@ -81,7 +96,7 @@ public:
   std::size_t size() const { return n_; }
   bool empty() const { return n_ == 0; }
   const Region *data() const {
-    return n_ <= 1 ? &one_ : n_ <= kCopyLimit ? array_ : list_->data();
+    return n_ <= 1 ? &one_ : n_ <= kSmallCount ? array_ : shared_->list.data();
   }
   const Region *begin() const { return data(); }
   const Region *end() const { return data() + n_; }
@@ -90,29 +105,37 @@ public:
   const Region &back() const { return data()[n_ - 1]; }
   RegionList list() const { return RegionList(begin(), end()); }
   friend bool operator==(const RegionStore &a, const RegionStore &b) {
-    return a.n_ == b.n_ && std::equal(a.begin(), a.end(), b.begin());
+    return a.n_ == b.n_ && (a.data() == b.data() || std::equal(a.begin(), a.end(), b.begin()));
   }
 
+  /// The start index of a store of more than kSmallCount runs, built on first use and shared
+  /// with every view of the same runs. Safe for concurrent readers: racing builders agree and
+  /// one keeps its copy.
+  const RegionStarts &starts() const;
+
 private:
+  struct Shared {
+    explicit Shared(RegionList &&l) : list(std::move(l)) {}
+    ~Shared() { delete starts.load(std::memory_order_relaxed); }
+    std::atomic<std::size_t> refs{1};
+    RegionList list;
+    std::atomic<const RegionStarts *> starts{nullptr};
+  };
   void release() {
-    if (n_ > kCopyLimit)
-      delete list_;
-    else if (n_ > 1)
+    if (n_ > kSmallCount) {
+      if (shared_->refs.fetch_sub(1, std::memory_order_acq_rel) == 1)
+        delete shared_;
+    } else if (n_ > 1) {
       delete[] array_;
+    }
     n_ = 0;
   }
   union {
     Region one_;
-    Region *array_;    ///< 2..kCopyLimit runs.
-    RegionList *list_; ///< More.
+    Region *array_;  ///< 2..kSmallCount runs.
+    Shared *shared_; ///< More.
   };
   std::size_t n_ = 0;
-};
-
-/// Tensor-order start of every region of a view with many regions (see RegionIndex).
-struct RegionStarts {
-  std::vector<std::size_t> starts; ///< starts[i] = tensor-order index of regions[i]; back() = size.
-  std::size_t uniformSize = 0;     ///< The size every region has, or 0 when sizes differ.
 };
 
 /// One view: one allocation (the shared_ptr's) holding its type, an interned shape and its runs;
@@ -123,26 +146,6 @@ struct TensorData {
   InternedShape shape;
   RegionStore regions; ///< Coalesced: consecutive entries never continue each other.
   std::size_t numElements = 0;
-
-  TensorData() = default;
-  /// Copies the view, not the cached index (the copy is usually edited before it is shared).
-  TensorData(const TensorData &o)
-      : graph(o.graph), type(o.type), shape(o.shape), regions(o.regions),
-        numElements(o.numElements) {}
-  TensorData &operator=(const TensorData &) = delete;
-  ~TensorData() { delete starts_.load(std::memory_order_relaxed); }
-
-  /// Views with at most this many regions index them on the stack each time (RegionIndex);
-  /// longer ones build a RegionStarts once, on first use, and keep it.
-  static constexpr std::size_t kSmallRegionCount = 16;
-  /// The cached index of a view with more than kSmallRegionCount regions. A shared tensor never
-  /// changes, and views of big tensors are sliced many times (once per tile), which must not
-  /// rescan every region each time. Safe for concurrent readers: racing builders agree and one
-  /// keeps its copy.
-  const RegionStarts &regionStarts() const;
-
-private:
-  mutable std::atomic<const RegionStarts *> starts_{nullptr};
 };
 
 /// Random access to tensor-order ranges of a tensor's regions.
@@ -160,7 +163,7 @@ private:
   const std::size_t *starts_ = nullptr; ///< Into shared_->starts or local_.
   std::size_t uniformSize_ = 0;
   const RegionStarts *shared_ = nullptr;
-  std::size_t local_[TensorData::kSmallRegionCount + 1];
+  std::size_t local_[RegionStore::kSmallCount + 1];
 };
 
 std::size_t product(const std::vector<std::size_t> &shape);
