@@ -2,7 +2,7 @@
 """Tessera's resnet50 beside the same model in PyTorch CPU, in one run, as ratios.
 
   compare_pytorch.py --trainer build/release/apps/resnet50/resnet50 [--mode throughput|train]
-                     [--depth 50 --width 0.125 --batch-size 32 --epochs 3 ...]
+                     [--depth 50 --width 0.125 --image-size 28 --batch-size 32 --epochs 3 ...]
 
 throughput: both train on synthetic data (Tessera: --synthetic-data for --steps steps; PyTorch:
 --synthetic-steps) and report images/s, in --rounds rounds
@@ -36,6 +36,9 @@ def main():
     p.add_argument("--depth", type=int, default=50)
     p.add_argument("--width", type=float, default=0.125)
     p.add_argument("--stem", default="small")
+    p.add_argument("--image-size", type=int, default=28,
+                   help="side of the square images (full-size ResNet-50: --width 1 --stem imagenet "
+                        "--image-size 224)")
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--epochs", type=int, default=3)
     p.add_argument("--learning-rate", type=float, default=0.05)
@@ -48,11 +51,13 @@ def main():
     p.add_argument("--quiet", action="store_true", help="send the trainers' progress to stderr")
     a = p.parse_args()
     model_args = [f"--depth={a.depth}", f"--width={a.width}", f"--stem={a.stem}",
+                  f"--image-size={a.image_size}",
                   f"--batch-size={a.batch_size}", f"--learning-rate={a.learning_rate}",
                   f"--momentum={a.momentum}", f"--weight-decay={a.weight_decay}",
                   f"--warmup-epochs={a.warmup_epochs}"]
     twin = os.path.join(HERE, "resnet_torch.py")
-    print(f"ResNet-{a.depth} width {a.width} stem {a.stem}, batch {a.batch_size}, mode {a.mode}")
+    print(f"ResNet-{a.depth} width {a.width} stem {a.stem} at {a.image_size} px, "
+          f"batch {a.batch_size}, mode {a.mode}")
     if a.mode == "throughput":
         medians, rounds = cc.interleaved(a, [
             ("Tessera", lambda: (cc.run_tessera(a, a.trainer, model_args), None)),

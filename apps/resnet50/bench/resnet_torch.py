@@ -84,11 +84,13 @@ def main():
     p.add_argument("--depth", type=int, default=50)
     p.add_argument("--width", type=float, default=0.25)
     p.add_argument("--stem", default="small", choices=["small", "imagenet"])
+    p.add_argument("--image-size", type=int, default=28)
     ct.add_training_arguments(p, weight_decay=5e-5)
     a = p.parse_args()
     ct.start(a)
-    print(ct.settings_line(a, f"depth={a.depth} width={a.width} stem={a.stem}"), flush=True)
-    ct.train(resnet(a.depth, a.width, a.stem), a)
+    print(ct.settings_line(a, f"depth={a.depth} width={a.width} stem={a.stem} "
+                              f"image_size={a.image_size}"), flush=True)
+    ct.train(resnet(a.depth, a.width, a.stem), a, a.image_size)
 
 
 if __name__ == "__main__":
