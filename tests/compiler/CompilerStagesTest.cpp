@@ -139,14 +139,17 @@ struct Planned {
 TEST(CompilerStages, VertexStatePlacesOneObjectPerVertexOnItsTile) {
   TwoTiles t;
   Planned p(t, {Sequence{Execute(t.scale), Execute(t.sum)}});
-  const auto &objects = p.ctx.result.vertexObjects;
+  const auto &plan = p.ctx.result;
+  const auto &objects = plan.vertexObjects;
   ASSERT_EQ(objects.size(), 2u);
-  EXPECT_EQ(objects[0].at.tile, 0u);
-  EXPECT_EQ(objects[0].type->name, "Scale");
-  EXPECT_EQ(objects[1].at.tile, 1u);
-  ASSERT_EQ(objects[0].values.size(), 1u) << "the plain member 'factor'";
+  EXPECT_EQ(objects[0].tile, 0u);
+  EXPECT_EQ(plan.typeOf(objects[0]).name, "Scale");
+  EXPECT_EQ(objects[1].tile, 1u);
+  ASSERT_EQ(plan.values(objects[0]).size(), 1u) << "the plain member 'factor'";
+  const auto &value = plan.values(objects[0])[0];
+  ASSERT_EQ(value.length, sizeof(float));
   float factor = 0;
-  std::memcpy(&factor, objects[0].values[0].bytes.data(), sizeof factor);
+  std::memcpy(&factor, plan.valueBytes.data() + value.pool, sizeof factor);
   EXPECT_EQ(factor, 2.0f);
 }
 

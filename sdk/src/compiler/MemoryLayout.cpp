@@ -22,19 +22,16 @@ void TileAllocator::place(unsigned tile, std::uint64_t offset, std::uint64_t byt
 
 std::uint64_t TileAllocator::allocateVertexState(unsigned tile, std::uint64_t bytes,
                                                  std::uint64_t align, unsigned computeSet,
-                                                 const std::string &computeSetName,
                                                  bool newVertex) {
   const std::uint64_t offset = alignUp(top_[tile], align);
   top_[tile] = offset + bytes;
   // A compute set's vertices are planned one after another, so its record is the tile's last.
-  auto &users = users_[tile];
-  if (!users.empty() && users.back().use == Use::VertexState &&
-      users.back().computeSet == computeSet) {
-    users.back().bytes += bytes;
-    users.back().count += newVertex;
+  auto &records = vertexState_[tile];
+  if (!records.empty() && records.back().computeSet == computeSet) {
+    records.back().bytes += bytes;
+    records.back().vertices += newVertex;
   } else {
-    users.push_back({bytes, Use::VertexState,
-                     "vertex state in compute set '" + computeSetName + "'", 1, computeSet});
+    records.push_back({bytes, computeSet, 1});
   }
   return offset;
 }

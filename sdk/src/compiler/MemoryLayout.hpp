@@ -24,35 +24,46 @@ inline std::uint64_t alignUp(std::uint64_t x, std::uint64_t a) { return (x + a -
 class TileAllocator {
 public:
   enum class Use { Variable, VertexState, Exchange };
+  /// A variable region or exchange area, named for memory reports.
   struct User {
     std::uint64_t bytes;
     Use use;
     std::string what;
-    std::size_t count = 1;     ///< Allocations summed into this record (vertex state).
-    unsigned computeSet = ~0u; ///< Vertex state: the compute set whose vertices these are.
+  };
+  /// The vertex state of one compute set on a tile: its vertices' objects, VectorList tables
+  /// and vector values, summed (16 bytes: a graph has millions of (tile, compute set) pairs, so
+  /// reports name the compute set only when they are printed).
+  struct VertexStateUse {
+    std::uint64_t bytes;
+    std::uint32_t computeSet; ///< core::GraphData::computeSets index.
+    std::uint32_t vertices;
   };
 
-  explicit TileAllocator(unsigned numTiles) : top_(numTiles, 0), users_(numTiles) {}
+  explicit TileAllocator(unsigned numTiles)
+      : top_(numTiles, 0), users_(numTiles), vertexState_(numTiles) {}
 
   std::uint64_t allocate(unsigned tile, std::uint64_t bytes, std::uint64_t align, Use use,
                          std::string what);
   /// Records `bytes` at `offset` (which may share bytes with other users whose contents are
   /// never needed at the same time), raising the tile's top if they end above it.
   void place(unsigned tile, std::uint64_t offset, std::uint64_t bytes, Use use, std::string what);
-  /// Allocates state of a vertex (its object, VectorList tables, vector values) of compute set
-  /// `computeSet`, named `computeSetName`. The tile's record of that compute set's vertex state
-  /// grows rather than one record per vertex: a graph has millions of vertices.
+  /// Allocates state of a vertex (its object when `newVertex`, else a VectorList table or vector
+  /// value of the last one) of compute set `computeSet`. The tile's record of that compute set's
+  /// vertex state grows rather than one record per vertex: a graph has millions of vertices.
   std::uint64_t allocateVertexState(unsigned tile, std::uint64_t bytes, std::uint64_t align,
-                                    unsigned computeSet, const std::string &computeSetName,
-                                    bool newVertex);
+                                    unsigned computeSet, bool newVertex);
   std::uint64_t top(unsigned tile) const { return top_[tile]; }
   void setTop(unsigned tile, std::uint64_t top) { top_[tile] = top; }
+  /// Variables and exchange areas on `tile`, in allocation order.
   const std::vector<User> &users(unsigned tile) const { return users_[tile]; }
+  /// Vertex state on `tile`, per compute set in the order they were planned.
+  const std::vector<VertexStateUse> &vertexState(unsigned tile) const { return vertexState_[tile]; }
   unsigned numTiles() const { return static_cast<unsigned>(top_.size()); }
 
 private:
   std::vector<std::uint64_t> top_;
   std::vector<std::vector<User>> users_;
+  std::vector<std::vector<VertexStateUse>> vertexState_;
 };
 
 /// Where every byte of every variable lives: per variable, its mapped intervals and their tile

@@ -48,6 +48,24 @@ void warnUnsetPlainMember(const core::GraphData &g, unsigned vertexId, const std
             << " (Poplar leaves it unspecified)\n";
 }
 
+/// The index of `type` in the plan's table of vertex types, added when new.
+std::uint32_t typeIndex(CompilerContext &ctx,
+                        const std::shared_ptr<const tessera::VertexTypeInfo> &type) {
+  auto [it, added] = ctx.vertexTypeIndex.try_emplace(
+      type.get(), static_cast<std::uint32_t>(ctx.result.vertexTypes.size()));
+  if (added)
+    ctx.result.vertexTypes.push_back(type);
+  return it->second;
+}
+
+/// `size` as the first index of `more` new entries of a 32-bit indexed array named `what`.
+std::uint32_t index32(std::size_t size, std::uint64_t more, const char *what) {
+  if (size + more >= (std::uint64_t(1) << 32))
+    throw graph_memory_allocation_error(std::string("the graph's vertices need more than 2^32 ") +
+                                        what + "; Tessera holds at most that many");
+  return static_cast<std::uint32_t>(size);
+}
+
 } // namespace
 
 void planVertexState(CompilerContext &ctx, const std::vector<unsigned> &computeSets) {
@@ -71,19 +89,43 @@ void planVertexState(CompilerContext &ctx, const std::vector<unsigned> &computeS
         throw invalid_tile_mapping(core::describeVertex(g, vid) +
                                    " is not mapped to a tile (call setTileMapping on it)");
       const unsigned tile = v.tile;
+      auto &r = ctx.result;
+      const unsigned objectIndex = static_cast<unsigned>(r.vertexObjects.size());
       VertexObject obj;
       obj.vertexId = vid;
       obj.computeSetPlan = planIndex;
-      obj.type = v.type;
-      obj.perfEstimate = v.perfEstimate;
-      obj.at = {tile, ctx.allocator.allocateVertexState(
-                          tile, type.size, std::max<std::uint64_t>(type.align, kTileAlign), csId,
-                          cs.name, true)};
-      const unsigned objectIndex = static_cast<unsigned>(ctx.result.vertexObjects.size());
+      obj.type = typeIndex(ctx, v.type);
+      obj.tile = tile;
+      const std::uint64_t at = ctx.allocator.allocateVertexState(
+          tile, type.size, std::max<std::uint64_t>(type.align, kTileAlign), csId, true);
+      obj.offset = offset32({tile, at});
+      if (v.perfEstimate)
+        r.perfEstimates.emplace_back(objectIndex, *v.perfEstimate);
+
+      // The object's pointer patches, in field order: one per field but plain members, and one
+      // per entry of a VectorList's table. Those the exchange stage points are left pending.
+      std::uint64_t numPatches = 0;
+      for (std::size_t f = 0; f < type.fields.size(); ++f) {
+        const auto kind = type.fields[f].kind;
+        numPatches += kind == FieldKind::Plain        ? 0
+                      : kind == FieldKind::VectorList ? 1 + v.fields[f].tensors.size()
+                                                      : 1;
+      }
+      obj.pointerBegin = index32(r.pointerPatches.size(), numPatches, "pointer patches");
+      obj.pointerCount = static_cast<std::uint32_t>(numPatches);
+      r.pointerPatches.resize(r.pointerPatches.size() + numPatches);
+      std::uint32_t nextPatch = obj.pointerBegin;
+      // The next patch, for the slot at `slotAt` (a byte offset in the tile).
+      auto patchAt = [&](std::uint64_t slotAt) -> PointerPatch & {
+        auto &p = r.pointerPatches[nextPatch++];
+        p.slot = static_cast<std::uint32_t>(offset32({tile, slotAt}) - obj.offset);
+        return p;
+      };
+      obj.valueBegin = index32(r.valuePatches.size(), type.fields.size(), "value patches");
 
       for (std::size_t f = 0; f < type.fields.size(); ++f) {
         const auto &info = type.fields[f];
-        const TileAddress slot{tile, obj.at.offset + info.offset};
+        const std::uint64_t slot = at + info.offset;
         const bool plain = info.kind == FieldKind::Plain || info.kind == FieldKind::PlainVector;
         core::FieldState unsetPlain;
         if (plain && !v.fields[f].connected) {
@@ -101,47 +143,51 @@ void planVertexState(CompilerContext &ctx, const std::vector<unsigned> &computeS
                    : ""));
         switch (info.kind) {
         case FieldKind::Scalar:
-        case FieldKind::Vector:
-          bindings.push_back({vid, objectIndex, slot, state.tensors.front(),
+        case FieldKind::Vector: {
+          const std::uint32_t patch = nextPatch;
+          patchAt(slot);
+          bindings.push_back({vid, objectIndex, patch, state.tensors.front(),
                               info.kind == FieldKind::Vector, info.direction});
           break;
+        }
         case FieldKind::VectorList: {
           const std::uint64_t n = state.tensors.size();
           if (n == 0) {
-            obj.pointers.push_back({slot, {}, true, 0, true});
+            pointAtNothing(patchAt(slot), true);
             break;
           }
-          const std::uint64_t table = ctx.allocator.allocateVertexState(
-              tile, n * kSpanBytes, kTileAlign, csId, cs.name, false);
-          obj.pointers.push_back({slot, {tile, table}, true, n, false});
-          for (std::uint64_t i = 0; i < n; ++i)
-            bindings.push_back({vid,
-                                objectIndex,
-                                {tile, table + i * kSpanBytes},
-                                state.tensors[i],
-                                true,
-                                info.direction});
+          const std::uint64_t table =
+              ctx.allocator.allocateVertexState(tile, n * kSpanBytes, kTileAlign, csId, false);
+          pointAt(patchAt(slot), {tile, table}, true, n);
+          for (std::uint64_t i = 0; i < n; ++i) {
+            const std::uint32_t patch = nextPatch;
+            patchAt(table + i * kSpanBytes);
+            bindings.push_back({vid, objectIndex, patch, state.tensors[i], true, info.direction});
+          }
           break;
         }
         case FieldKind::Plain:
-          obj.values.push_back({info.offset, state.value});
+          r.valuePatches.push_back({r.valueBytes.size(), static_cast<std::uint32_t>(info.offset),
+                                    static_cast<std::uint32_t>(state.value.size())});
+          r.valueBytes.insert(r.valueBytes.end(), state.value.begin(), state.value.end());
+          ++obj.valueCount;
           break;
         case FieldKind::PlainVector: {
           const std::uint64_t bytes = state.value.size();
           const std::uint64_t n = bytes / info.elementType.size();
           if (n == 0) {
-            obj.pointers.push_back({slot, {}, true, 0, true});
+            pointAtNothing(patchAt(slot), true);
             break;
           }
-          const std::uint64_t at =
-              ctx.allocator.allocateVertexState(tile, bytes, kTileAlign, csId, cs.name, false);
-          ctx.result.initialData.push_back({{tile, at}, state.value});
-          obj.pointers.push_back({slot, {tile, at}, true, n, false});
+          const std::uint64_t data =
+              ctx.allocator.allocateVertexState(tile, bytes, kTileAlign, csId, false);
+          r.initialData.push_back({{tile, data}, state.value});
+          pointAt(patchAt(slot), {tile, data}, true, n);
           break;
         }
         }
       }
-      ctx.result.vertexObjects.push_back(std::move(obj));
+      r.vertexObjects.push_back(obj);
       auto &work = tiles[tile];
       work.tile = tile;
       work.calls.push_back({objectIndex, type.isMultiVertex ? workers : 1u});
