@@ -34,7 +34,6 @@ struct CompilerContext {
 
   /// A vertex field slot still to be pointed at its tensor (decided by the exchange pass).
   struct PendingBinding {
-    unsigned vertexId;
     unsigned objectIndex;
     std::uint32_t patch; ///< Into result.pointerPatches: its slot is set, its target is not.
     Tensor tensor;

@@ -66,11 +66,61 @@ std::uint32_t index32(std::size_t size, std::uint64_t more, const char *what) {
   return static_cast<std::uint32_t>(size);
 }
 
+/// Pointer patches of vertex `v`: one per field but plain members, plus one per entry of a
+/// VectorList's table. The bindings among them (what the exchange stage points) are counted
+/// in `bindings`.
+std::uint64_t countPatches(const core::VertexData &v, std::uint64_t &bindings) {
+  std::uint64_t patches = 0;
+  for (std::size_t f = 0; f < v.type->fields.size(); ++f)
+    switch (v.type->fields[f].kind) {
+    case FieldKind::Plain:
+      break;
+    case FieldKind::VectorList:
+      patches += 1 + v.fields[f].tensors.size();
+      bindings += v.fields[f].tensors.size();
+      break;
+    case FieldKind::Scalar:
+    case FieldKind::Vector:
+      ++bindings;
+      patches += 1;
+      break;
+    case FieldKind::PlainVector:
+      patches += 1;
+      break;
+    }
+  return patches;
+}
+
+/// Reserves the plan's flat arrays for the vertices of `computeSets` at once: they hold millions
+/// of entries, and growing them by doubling would leave up to half their bytes unused.
+void reserveVertexObjects(CompilerContext &ctx, const std::vector<unsigned> &computeSets) {
+  const auto &g = ctx.graph;
+  std::uint64_t objects = 0, patches = 0, values = 0, valueBytes = 0, bindings = 0;
+  for (unsigned csId : computeSets)
+    for (unsigned vid : g.computeSets[csId].vertices) {
+      const auto &v = g.vertices[vid];
+      ++objects;
+      patches += countPatches(v, bindings);
+      for (std::size_t f = 0; f < v.type->fields.size(); ++f)
+        if (v.type->fields[f].kind == FieldKind::Plain) {
+          ++values;
+          valueBytes += v.fields[f].connected ? v.fields[f].value.size()
+                                              : v.type->fields[f].elementType.size();
+        }
+    }
+  auto &r = ctx.result;
+  r.vertexObjects.reserve(r.vertexObjects.size() + objects);
+  r.pointerPatches.reserve(r.pointerPatches.size() + patches);
+  r.valuePatches.reserve(r.valuePatches.size() + values);
+  r.valueBytes.reserve(r.valueBytes.size() + valueBytes);
+}
+
 } // namespace
 
 void planVertexState(CompilerContext &ctx, const std::vector<unsigned> &computeSets) {
   const auto &g = ctx.graph;
   const unsigned workers = g.target.getNumWorkerContexts();
+  reserveVertexObjects(ctx, computeSets);
   for (unsigned csId : computeSets) {
     const auto &cs = g.computeSets[csId];
     const unsigned planIndex = static_cast<unsigned>(ctx.result.computeSets.size());
@@ -81,6 +131,10 @@ void planVertexState(CompilerContext &ctx, const std::vector<unsigned> &computeS
     plan.numVertices = cs.vertices.size();
     std::map<unsigned, TileWork> tiles;
     std::vector<CompilerContext::PendingBinding> bindings;
+    std::uint64_t numBindings = 0;
+    for (unsigned vid : cs.vertices)
+      countPatches(g.vertices[vid], numBindings);
+    bindings.reserve(numBindings);
 
     for (unsigned vid : cs.vertices) {
       const auto &v = g.vertices[vid];
@@ -102,15 +156,10 @@ void planVertexState(CompilerContext &ctx, const std::vector<unsigned> &computeS
       if (v.perfEstimate)
         r.perfEstimates.emplace_back(objectIndex, *v.perfEstimate);
 
-      // The object's pointer patches, in field order: one per field but plain members, and one
-      // per entry of a VectorList's table. Those the exchange stage points are left pending.
-      std::uint64_t numPatches = 0;
-      for (std::size_t f = 0; f < type.fields.size(); ++f) {
-        const auto kind = type.fields[f].kind;
-        numPatches += kind == FieldKind::Plain        ? 0
-                      : kind == FieldKind::VectorList ? 1 + v.fields[f].tensors.size()
-                                                      : 1;
-      }
+      // The object's pointer patches, in field order. Those the exchange stage points are left
+      // pending.
+      std::uint64_t unused = 0;
+      const std::uint64_t numPatches = countPatches(v, unused);
       obj.pointerBegin = index32(r.pointerPatches.size(), numPatches, "pointer patches");
       obj.pointerCount = static_cast<std::uint32_t>(numPatches);
       r.pointerPatches.resize(r.pointerPatches.size() + numPatches);
@@ -146,7 +195,7 @@ void planVertexState(CompilerContext &ctx, const std::vector<unsigned> &computeS
         case FieldKind::Vector: {
           const std::uint32_t patch = nextPatch;
           patchAt(slot);
-          bindings.push_back({vid, objectIndex, patch, state.tensors.front(),
+          bindings.push_back({objectIndex, patch, state.tensors.front(),
                               info.kind == FieldKind::Vector, info.direction});
           break;
         }
@@ -162,16 +211,24 @@ void planVertexState(CompilerContext &ctx, const std::vector<unsigned> &computeS
           for (std::uint64_t i = 0; i < n; ++i) {
             const std::uint32_t patch = nextPatch;
             patchAt(table + i * kSpanBytes);
-            bindings.push_back({vid, objectIndex, patch, state.tensors[i], true, info.direction});
+            bindings.push_back({objectIndex, patch, state.tensors[i], true, info.direction});
           }
           break;
         }
-        case FieldKind::Plain:
-          r.valuePatches.push_back({r.valueBytes.size(), static_cast<std::uint32_t>(info.offset),
-                                    static_cast<std::uint32_t>(state.value.size())});
+        case FieldKind::Plain: {
+          // A member right after the previous one extends its patch: one copy at load.
+          const auto offset = static_cast<std::uint32_t>(info.offset);
+          const auto length = static_cast<std::uint32_t>(state.value.size());
+          if (obj.valueCount &&
+              r.valuePatches.back().offset + r.valuePatches.back().length == offset)
+            r.valuePatches.back().length += length;
+          else {
+            r.valuePatches.push_back({r.valueBytes.size(), offset, length});
+            ++obj.valueCount;
+          }
           r.valueBytes.insert(r.valueBytes.end(), state.value.begin(), state.value.end());
-          ++obj.valueCount;
           break;
+        }
         case FieldKind::PlainVector: {
           const std::uint64_t bytes = state.value.size();
           const std::uint64_t n = bytes / info.elementType.size();
