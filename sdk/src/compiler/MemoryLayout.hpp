@@ -24,11 +24,18 @@ inline std::uint64_t alignUp(std::uint64_t x, std::uint64_t a) { return (x + a -
 class TileAllocator {
 public:
   enum class Use { Variable, VertexState, Exchange };
-  /// A variable region or exchange area, named for memory reports.
+  /// An exchange area, named for memory reports.
   struct User {
     std::uint64_t bytes;
     Use use;
     std::string what;
+  };
+  /// A mapped interval [begin, end) of variable `variable` (32 bytes: a graph has hundreds of
+  /// thousands; reports name the variable only when they are printed).
+  struct VariableUse {
+    std::uint64_t bytes;
+    std::uint64_t begin, end;
+    std::uint32_t variable; ///< core::GraphData::variables index.
   };
   /// The vertex state of one compute set on a tile: its vertices' objects, VectorList tables
   /// and vector values, summed (16 bytes: a graph has millions of (tile, compute set) pairs, so
@@ -40,13 +47,17 @@ public:
   };
 
   explicit TileAllocator(unsigned numTiles)
-      : top_(numTiles, 0), users_(numTiles), vertexState_(numTiles) {}
+      : top_(numTiles, 0), users_(numTiles), variables_(numTiles), vertexState_(numTiles) {}
 
   std::uint64_t allocate(unsigned tile, std::uint64_t bytes, std::uint64_t align, Use use,
                          std::string what);
-  /// Records `bytes` at `offset` (which may share bytes with other users whose contents are
-  /// never needed at the same time), raising the tile's top if they end above it.
-  void place(unsigned tile, std::uint64_t offset, std::uint64_t bytes, Use use, std::string what);
+  /// Allocates the elements [begin, end) of variable `variable` that live on `tile`.
+  std::uint64_t allocateVariable(unsigned tile, std::uint64_t bytes, std::uint64_t align,
+                                 unsigned variable, std::uint64_t begin, std::uint64_t end);
+  /// Records variable elements at `offset` (which may share bytes with other variables whose
+  /// contents are never needed at the same time), raising the tile's top if they end above it.
+  void placeVariable(unsigned tile, std::uint64_t offset, std::uint64_t bytes, unsigned variable,
+                     std::uint64_t begin, std::uint64_t end);
   /// Allocates state of a vertex (its object when `newVertex`, else a VectorList table or vector
   /// value of the last one) of compute set `computeSet`. The tile's record of that compute set's
   /// vertex state grows rather than one record per vertex: a graph has millions of vertices.
@@ -54,8 +65,10 @@ public:
                                     unsigned computeSet, bool newVertex);
   std::uint64_t top(unsigned tile) const { return top_[tile]; }
   void setTop(unsigned tile, std::uint64_t top) { top_[tile] = top; }
-  /// Variables and exchange areas on `tile`, in allocation order.
+  /// Exchange areas on `tile`, in allocation order.
   const std::vector<User> &users(unsigned tile) const { return users_[tile]; }
+  /// Variable intervals on `tile`, in allocation order.
+  const std::vector<VariableUse> &variables(unsigned tile) const { return variables_[tile]; }
   /// Vertex state on `tile`, per compute set in the order they were planned.
   const std::vector<VertexStateUse> &vertexState(unsigned tile) const { return vertexState_[tile]; }
   unsigned numTiles() const { return static_cast<unsigned>(top_.size()); }
@@ -63,6 +76,7 @@ public:
 private:
   std::vector<std::uint64_t> top_;
   std::vector<std::vector<User>> users_;
+  std::vector<std::vector<VariableUse>> variables_;
   std::vector<std::vector<VertexStateUse>> vertexState_;
 };
 
@@ -92,7 +106,6 @@ private:
     unsigned var;
     std::size_t block;
     std::uint64_t bytes;
-    std::string what;
   };
   void placeShared(TileAllocator &allocator, unsigned tile, std::vector<Pending> &pending,
                    const Lifetimes &lifetimes);

@@ -27,31 +27,25 @@ std::string outOfMemoryReport(const CompilerContext &ctx) {
   }
   if (overflowing == 0)
     return {};
-  // The tile's users in allocation order (variables, vertex state, exchange areas); vertex state
-  // is named here, from its compute set, rather than when it was allocated.
+  // The tile's users in allocation order (variables, vertex state, exchange areas); variables and
+  // vertex state are named here rather than when they were allocated.
   using Use = TileAllocator::Use;
   struct Entry {
     std::uint64_t bytes;
     Use use;
     std::size_t count;
-    const std::string *what; ///< Variables and exchange areas.
-    unsigned computeSet = 0; ///< Vertex state.
+    const std::string *what = nullptr; ///< Exchange areas.
+    unsigned index = 0;                ///< Variables: the variable. Vertex state: the compute set.
+    std::uint64_t begin = 0, end = 0;  ///< Variables: the elements on the tile.
   };
   std::vector<Entry> users;
+  for (const auto &v : ctx.allocator.variables(worst))
+    users.push_back({v.bytes, Use::Variable, 1, nullptr, v.variable, v.begin, v.end});
   const auto &vertexState = ctx.allocator.vertexState(worst);
-  bool vertexStateAdded = false;
-  auto addVertexState = [&] {
-    for (const auto &v : vertexState)
-      users.push_back({v.bytes, Use::VertexState, v.vertices, nullptr, v.computeSet});
-    vertexStateAdded = true;
-  };
-  for (const auto &u : ctx.allocator.users(worst)) {
-    if (u.use == Use::Exchange && !vertexStateAdded)
-      addVertexState();
+  for (const auto &v : vertexState)
+    users.push_back({v.bytes, Use::VertexState, v.vertices, nullptr, v.computeSet});
+  for (const auto &u : ctx.allocator.users(worst))
     users.push_back({u.bytes, u.use, 1, &u.what});
-  }
-  if (!vertexStateAdded)
-    addVertexState();
   auto computeSetName = [&](unsigned cs) -> const std::string & {
     return ctx.graph.computeSets[cs].name;
   };
@@ -65,11 +59,18 @@ std::string outOfMemoryReport(const CompilerContext &ctx) {
   msg << ". Largest users on tile " << worst << ":";
   for (std::size_t i = 0; i < users.size() && i < 5; ++i) {
     msg << (i ? ";" : "") << ' ';
-    if (users[i].what)
-      msg << *users[i].what;
-    else
-      msg << "vertex state in compute set '" << computeSetName(users[i].computeSet) << "'";
-    msg << " (" << users[i].bytes << " bytes)";
+    const auto &u = users[i];
+    if (u.what) {
+      msg << *u.what;
+    } else if (u.use == Use::VertexState) {
+      msg << "vertex state in compute set '" << computeSetName(u.index) << "'";
+    } else {
+      const auto &var = ctx.graph.variables[u.index];
+      msg << "variable '" << (var.name.empty() ? "var" + std::to_string(u.index) : var.name) << "'";
+      if (u.begin != 0 || u.end != var.numElements)
+        msg << " [" << u.begin << ", " << u.end << ")";
+    }
+    msg << " (" << u.bytes << " bytes)";
   }
   // A tile can also fill up with thousands of small users none of which makes the list above:
   // say how much each kind adds up to, and how many there are.
@@ -113,6 +114,8 @@ void recordMemory(CompilerContext &ctx) {
     for (const auto &u : ctx.allocator.users(t))
       (u.use == TileAllocator::Use::Exchange ? r.memory[t].exchange : r.memory[t].variables) +=
           u.bytes;
+    for (const auto &v : ctx.allocator.variables(t))
+      r.memory[t].variables += v.bytes;
     for (const auto &v : ctx.allocator.vertexState(t))
       r.memory[t].vertexState += v.bytes;
     // Variables that share bytes are counted once.
