@@ -250,12 +250,15 @@ struct CompiledGraph {
   std::vector<TileMemoryUse> memory;    ///< Per tile.
   std::vector<std::uint64_t> tileBytes; ///< Arena size per tile (aligned).
 
-  /// Initial contents: constants and setInitialValue, as (address, bytes).
+  /// Initial contents: constants, setInitialValue and plain vector members, as (address,
+  /// `bytes` bytes of initialBytes from `pool`).
   struct InitialData {
     TileAddress at;
-    std::vector<unsigned char> bytes;
+    std::uint64_t pool = 0;
+    std::uint64_t bytes = 0;
   };
   std::vector<InitialData> initialData;
+  std::vector<unsigned char> initialBytes;
 
   /// Vertex objects, their types, pointer patches and plain values (struct of arrays: an
   /// object's patches are the ranges [pointerBegin, +pointerCount) and [valueBegin, +valueCount)

@@ -158,8 +158,13 @@ TensorImage MemoryLayout::image(const Tensor &t) const {
   return img;
 }
 
-std::vector<CompiledGraph::InitialData> MemoryLayout::initialData() const {
+std::vector<CompiledGraph::InitialData>
+MemoryLayout::initialData(std::vector<unsigned char> &pool) const {
   std::vector<CompiledGraph::InitialData> out;
+  std::uint64_t total = 0;
+  for (const auto &var : graph_->variables)
+    total += var.initialValue.size();
+  pool.reserve(pool.size() + total);
   for (unsigned v = 0; v < graph_->variables.size(); ++v) {
     const auto &var = graph_->variables[v];
     if (var.initialValue.empty())
@@ -167,8 +172,9 @@ std::vector<CompiledGraph::InitialData> MemoryLayout::initialData() const {
     const std::uint64_t elemSize = var.type.size();
     for (const auto &blk : blocks_[v]) {
       const auto *src = var.initialValue.data() + blk.begin * elemSize;
-      out.push_back(
-          {blk.at, std::vector<unsigned char>(src, src + (blk.end - blk.begin) * elemSize)});
+      const std::uint64_t bytes = (blk.end - blk.begin) * elemSize;
+      out.push_back({blk.at, pool.size(), bytes});
+      pool.insert(pool.end(), src, src + bytes);
     }
   }
   return out;

@@ -98,8 +98,9 @@ public:
   template <class Fn> void forEachPiece(const core::TensorData &t, Fn &&fn) const;
   /// The pieces of `t` with their host-image offsets.
   TensorImage image(const Tensor &t) const;
-  /// Where initial values must be written when the engine loads.
-  std::vector<CompiledGraph::InitialData> initialData() const;
+  /// Where initial values must be written when the engine loads; their bytes are appended to
+  /// `pool` (CompiledGraph::initialBytes).
+  std::vector<CompiledGraph::InitialData> initialData(std::vector<unsigned char> &pool) const;
 
 private:
   struct Pending {

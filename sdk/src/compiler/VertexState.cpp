@@ -238,7 +238,8 @@ void planVertexState(CompilerContext &ctx, const std::vector<unsigned> &computeS
           }
           const std::uint64_t data =
               ctx.allocator.allocateVertexState(tile, bytes, kTileAlign, csId, false);
-          r.initialData.push_back({{tile, data}, state.value});
+          r.initialData.push_back({{tile, data}, r.initialBytes.size(), bytes});
+          r.initialBytes.insert(r.initialBytes.end(), state.value.begin(), state.value.end());
           pointAt(patchAt(slot), {tile, data}, true, n);
           break;
         }

@@ -50,7 +50,7 @@ void TileMemory::load() {
     at += plan.tileBytes[t];
   }
   for (const auto &d : plan.initialData)
-    std::memcpy(address(d.at), d.bytes.data(), d.bytes.size());
+    std::memcpy(address(d.at), plan.initialBytes.data() + d.pool, d.bytes);
   for (const auto &obj : plan.vertexObjects) {
     unsigned char *base = address(obj.at());
     plan.typeOf(obj).construct(base);

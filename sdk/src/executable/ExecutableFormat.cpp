@@ -160,8 +160,8 @@ pb::Executable toProto(const Executable::Impl &exe) {
   std::string initial;
   for (const auto &d : plan.initialData) {
     put(*m.mutable_initial_at(), d.at);
-    m.add_initial_length(d.bytes.size());
-    initial.append(d.bytes.begin(), d.bytes.end());
+    m.add_initial_length(d.bytes);
+    initial.append(reinterpret_cast<const char *>(plan.initialBytes.data() + d.pool), d.bytes);
   }
   m.set_initial_bytes(std::move(initial));
   putVertexObjects(m, plan);
@@ -527,15 +527,15 @@ public:
     }
     const int numInitial = m_.initial_length_size();
     sized(m_.initial_at(), numInitial, "initial data");
+    plan.initialBytes.assign(m_.initial_bytes().begin(), m_.initial_bytes().end());
     std::uint64_t at = 0;
     for (int i = 0; i < numInitial; ++i) {
       const std::uint64_t length = m_.initial_length(i);
       const TileAddress where = address(m_.initial_at(), i);
-      expect(at + length <= m_.initial_bytes().size() &&
-                 where.offset + length <= m_.tile_bytes(int(where.tile)),
+      expect(length <= plan.initialBytes.size() - at &&
+                 length <= m_.tile_bytes(int(where.tile)) - where.offset,
              "initial data");
-      const auto *from = reinterpret_cast<const unsigned char *>(m_.initial_bytes().data()) + at;
-      plan.initialData.push_back({where, {from, from + length}});
+      plan.initialData.push_back({where, at, length});
       at += length;
     }
     vertexObjects(plan);
