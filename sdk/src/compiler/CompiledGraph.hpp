@@ -25,18 +25,31 @@ struct TileAddress {
   std::uint64_t offset = 0;
 };
 
+/// Where a copy reads or writes: a tile and a byte offset in it. Copies are the bulk of a compiled
+/// graph (millions of them for a whole IPU), so they address tile memory with 32 bits: a tile
+/// arena of more than 4 GiB is refused when the copies are planned (CopyListBuilder).
+struct CopyAddress {
+  std::uint32_t tile = 0;
+  std::uint32_t offset = 0;
+  operator TileAddress() const { return {tile, offset}; }
+};
+
+/// The largest tile arena copies can address (CopyAddress's offsets are 32 bits).
+constexpr std::uint64_t kMaxCopyTileBytes = std::uint64_t(1) << 32;
+
 /// A memcpy between tile memories, done `repeat` times from the same source to consecutive
 /// destinations (how a broadcast view is gathered: one run per repetition, not one op each).
 /// `repeat` rows of `bytes` each, in order: row r copies src + r·srcStride to dst + r·dstStride.
 /// A strided slice's pieces become one op (not one per piece); srcStride 0 is a broadcast.
+/// 32 bytes: a row size, count or stride that does not fit its field is planned as several ops.
 struct CopyOp {
-  TileAddress src;
-  TileAddress dst;
-  std::uint64_t bytes = 0; ///< Per row.
-  std::uint64_t repeat = 1;
-  std::int64_t srcStride = 0;
-  std::int64_t dstStride = 0;
-  std::uint64_t totalBytes() const { return bytes * repeat; }
+  CopyAddress src;
+  CopyAddress dst;
+  std::uint32_t bytes = 0; ///< Per row.
+  std::uint32_t repeat = 1;
+  std::int32_t srcStride = 0;
+  std::int32_t dstStride = 0;
+  std::uint64_t totalBytes() const { return std::uint64_t(bytes) * repeat; }
   /// The source bytes the rows read lie in [first, second) (with gaps when strided).
   std::pair<std::uint64_t, std::uint64_t> sourceSpan() const {
     const std::int64_t last = std::int64_t(src.offset) + std::int64_t(repeat - 1) * srcStride;
@@ -45,6 +58,7 @@ struct CopyOp {
     return {lo, hi + bytes};
   }
 };
+static_assert(sizeof(CopyOp) == 32, "CopyOp is the unit of every copy list: keep it compact");
 
 /// Copies grouped by destination tile; groups run in parallel, each group in order, so the
 /// result never depends on the number of host threads.
@@ -127,11 +141,9 @@ struct TileWork {
 struct ComputeSetPlan {
   unsigned computeSet = 0;
   std::string name;
-  /// The copies the exchange-in makes on the IPU: what costs, profiles and hazard checks see.
+  /// The copies the exchange-in makes on the IPU: what costs, profiles and hazard checks see,
+  /// and (less hostSkips) what the host does.
   CopyList exchangeIn;
-  /// The copies the host makes: exchangeIn less the inputs that vertices read in place (only
-  /// when exchangeInPerTile, whose condition makes that give the same bytes).
-  CopyList hostExchangeIn;
   std::vector<TileWork> tiles;
   CopyList exchangeOut;
   std::uint64_t numVertices = 0;
@@ -139,9 +151,19 @@ struct ComputeSetPlan {
   /// fetch its own inputs right before its compute (while they are hot in cache) with the same
   /// result as a separate exchange phase.
   bool exchangeInPerTile = false;
-  /// With exchangeInPerTile: per TileWork, its group in hostExchangeIn (or kNoGroup).
+  /// With exchangeInPerTile: per op of exchangeIn, whether the host skips it because it copies
+  /// an input that the vertices read where it lies (the same bytes, without the copy). One bit
+  /// per op instead of a second copy list; empty when the host makes every copy.
+  std::vector<bool> hostSkips;
+  /// The copies the host still makes of skipped ops that merged such an input with other
+  /// copies (usually few): group g goes to the tile of exchangeIn's group g. The host's
+  /// exchange-in is exchangeIn less hostSkips, plus these.
+  CopyList hostPartialCopies;
+  /// With exchangeInPerTile: per TileWork, its group in exchangeIn (or kNoGroup).
   std::vector<std::size_t> tileExchangeInGroup;
   static constexpr std::size_t kNoGroup = ~std::size_t(0);
+  /// Whether the host makes exchangeIn.ops[i].
+  bool hostCopies(std::size_t i) const { return hostSkips.empty() || !hostSkips[i]; }
 };
 
 struct TensorCopyPlan {

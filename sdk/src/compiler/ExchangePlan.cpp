@@ -20,20 +20,37 @@ using tessera::FieldDirection;
 
 /// Whether no vertex of the set writes directly to memory that an exchange-in copy reads. Then
 /// each tile may run its own exchange-in just before its vertices, and a vertex may even read an
-/// input where it lies: either gives the bytes a separate exchange phase would.
-bool exchangeReadsUnwritten(const CopyList &exchangeIn, const std::vector<TileSpan> &directWrites) {
-  std::vector<TileSpan> reads;
-  reads.reserve(exchangeIn.ops.size());
+/// input where it lies: either gives the bytes a separate exchange phase would. The writes
+/// (one per output field) are merged into disjoint sorted spans and each copy's source span is
+/// looked up in them, rather than listing and sorting a span per copy (millions of them).
+bool exchangeReadsUnwritten(const CopyList &exchangeIn, std::vector<TileSpan> writes) {
+  std::sort(writes.begin(), writes.end());
+  std::vector<TileSpan> merged;
+  for (const auto &w : writes) {
+    if (!merged.empty() && merged.back().tile == w.tile && w.begin <= merged.back().end)
+      merged.back().end = std::max(merged.back().end, w.end);
+    else
+      merged.push_back(w);
+  }
+  if (merged.empty())
+    return true;
   for (const auto &op : exchangeIn.ops) {
     const auto [first, end] = op.sourceSpan();
-    reads.push_back({op.src.tile, first, end});
+    // The first written span on the copy's tile that ends after the read begins.
+    const auto it =
+        std::lower_bound(merged.begin(), merged.end(), TileSpan{op.src.tile, 0, first},
+                         [](const TileSpan &x, const TileSpan &key) {
+                           return x.tile != key.tile ? x.tile < key.tile : x.end <= key.end;
+                         });
+    if (it != merged.end() && it->tile == op.src.tile && it->begin < end)
+      return false;
   }
-  return !overlaps(reads, directWrites);
+  return true;
 }
 
-/// Per TileWork of the plan, its group in the host's exchange-in (or kNoGroup).
+/// Per TileWork of the plan, its group in the exchange-in (or kNoGroup).
 void assignTileExchangeInGroups(ComputeSetPlan &plan) {
-  const CopyList &in = plan.hostExchangeIn;
+  const CopyList &in = plan.exchangeIn;
   plan.tileExchangeInGroup.assign(plan.tiles.size(), ComputeSetPlan::kNoGroup);
   std::size_t g = 0;
   for (std::size_t t = 0; t < plan.tiles.size(); ++t) {
@@ -51,8 +68,6 @@ struct ReadInPlaceCandidate {
   unsigned objectIndex = 0;
   std::size_t pointer = 0; ///< Into the plan's pointer patches; points at the buffer until decided.
   TileAddress source;
-  TileAddress buffer;
-  std::uint64_t bytes = 0;
 };
 
 /// The identity of an input's data: its pieces in tile memory, in tensor order. Two input
@@ -79,7 +94,9 @@ void planExchange(CompilerContext &ctx) {
   for (std::size_t p = 0; p < ctx.result.computeSets.size(); ++p) {
     auto &plan = ctx.result.computeSets[p];
     std::map<unsigned, std::uint64_t> used; // per tile, bytes of this compute set's buffers
-    CopyListBuilder all, host, out;         // exchange-in as the IPU does it, as the host does it
+    // The exchange-in as the IPU does it; the copies of inputs a vertex may read where they lie
+    // are marked (the host skips them if the set allows it).
+    CopyListBuilder in, out;
     std::vector<TileSpan> directWrites;
     std::vector<ReadInPlaceCandidate> candidates;
     // Per tile, the buffers this set's input fields already fill, by what they hold: vertices
@@ -111,7 +128,7 @@ void planExchange(CompilerContext &ctx) {
         if (!inserted) {
           pointAt(patch, shared->second, b.hasSize, n);
           if (img.pieces.size() == 1 && img.pieces[0].at.offset % kTileAlign == 0)
-            candidates.push_back({b.objectIndex, b.patch, img.pieces[0].at, shared->second, 0});
+            candidates.push_back({b.objectIndex, b.patch, img.pieces[0].at});
           continue;
         }
       }
@@ -125,38 +142,42 @@ void planExchange(CompilerContext &ctx) {
       if (b.direction == FieldDirection::In && img.pieces.size() == 1 &&
           img.pieces[0].at.offset % kTileAlign == 0) {
         // As aligned as the buffer, so the vertex cannot tell the two apart.
-        candidates.push_back({b.objectIndex, b.patch, img.pieces[0].at, buffer, img.bytes});
-        all.add(img.pieces[0].at, buffer, img.bytes);
+        candidates.push_back({b.objectIndex, b.patch, img.pieces[0].at});
+        in.add(img.pieces[0].at, buffer, img.bytes, /*marked=*/true);
         continue;
       }
       for (const auto &piece : img.pieces) {
         const TileAddress local{tile, buffer.offset + piece.hostOffset};
-        if (b.direction != FieldDirection::Out) {
-          all.add(piece.at, local, piece.bytes);
-          host.add(piece.at, local, piece.bytes);
-        }
+        if (b.direction != FieldDirection::Out)
+          in.add(piece.at, local, piece.bytes);
         if (b.direction != FieldDirection::In)
           out.add(local, piece.at, piece.bytes);
       }
     }
     // The IPU copies every input into its buffer (exchangeIn, which the cost model and the
     // hazard checks see). On the host, when no vertex of the set writes what the exchange reads,
-    // a whole-piece input is read where it lies: the same bytes, without the copy.
-    plan.exchangeIn = all.build();
+    // a whole-piece input is read where it lies: the same bytes, without the copy. The host then
+    // skips the ops holding such copies, and makes the other copies of those ops on their own
+    // (hostPartialCopies). Otherwise it makes every copy.
+    std::vector<bool> marked;
+    CopyList partial;
+    plan.exchangeIn = in.build(&marked, &partial);
     plan.exchangeOut = out.build();
     plan.exchangeInPerTile =
         !plan.exchangeIn.empty() && exchangeReadsUnwritten(plan.exchangeIn, directWrites);
-    for (const auto &c : candidates) {
-      if (plan.exchangeInPerTile) {
+    if (plan.exchangeInPerTile) {
+      for (const auto &c : candidates) {
         auto &patch = ctx.result.pointerPatches[c.pointer];
         patch.targetTile = c.source.tile;
         patch.targetOffset = offset32(c.source);
-      } else
-        host.add(c.source, c.buffer, c.bytes); // a sharer's entry has 0 bytes: no copy
-    }
-    plan.hostExchangeIn = host.build();
-    if (plan.exchangeInPerTile)
+      }
+      if (std::find(marked.begin(), marked.end(), true) != marked.end()) {
+        plan.hostSkips = std::move(marked);
+        if (!partial.empty())
+          plan.hostPartialCopies = std::move(partial);
+      }
       assignTileExchangeInGroups(plan);
+    }
     ctx.directWrites.push_back(std::move(directWrites));
     for (const auto &[tile, bytes] : used)
       if (bytes > area[tile]) {

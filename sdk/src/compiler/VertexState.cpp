@@ -226,7 +226,8 @@ void planVertexState(CompilerContext &ctx, const std::vector<unsigned> &computeS
             r.valuePatches.push_back({r.valueBytes.size(), offset, length});
             ++obj.valueCount;
           }
-          r.valueBytes.insert(r.valueBytes.end(), state.value.begin(), state.value.end());
+          r.valueBytes.insert(r.valueBytes.end(), state.value.data(),
+                              state.value.data() + state.value.size());
           break;
         }
         case FieldKind::PlainVector: {
@@ -239,7 +240,8 @@ void planVertexState(CompilerContext &ctx, const std::vector<unsigned> &computeS
           const std::uint64_t data =
               ctx.allocator.allocateVertexState(tile, bytes, kTileAlign, csId, false);
           r.initialData.push_back({{tile, data}, r.initialBytes.size(), bytes});
-          r.initialBytes.insert(r.initialBytes.end(), state.value.begin(), state.value.end());
+          r.initialBytes.insert(r.initialBytes.end(), state.value.data(),
+                                state.value.data() + state.value.size());
           pointAt(patchAt(slot), {tile, data}, true, n);
           break;
         }

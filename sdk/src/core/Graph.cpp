@@ -127,7 +127,7 @@ Tensor newVariable(GraphData &g, const Type &type, ArrayRef<std::size_t> shape, 
   d->shape.assign(shape.begin(), shape.end());
   d->numElements = g.variables.back().numElements;
   if (d->numElements)
-    d->regions.push_back({id, 0, d->numElements});
+    d->regions = core::RegionList{core::Region{id, 0, d->numElements}};
   return Tensor(std::move(d));
 }
 } // namespace
@@ -290,7 +290,7 @@ Tensor Graph::clone(const Type &type, const Tensor &t, const DebugContext &dc,
   });
   Tensor flat = newVariable(src.numElements);
   if (src.numElements == 0)
-    return flat.reshape(src.shape);
+    return flat.reshape(src.shape.vec());
   const unsigned vid = flat.data().regions.front().var;
   std::vector<std::size_t> newBegin(src.regions.size());
   std::size_t at = 0;
@@ -336,7 +336,7 @@ Tensor Graph::getVariable(VariableRef v) const {
   d->shape = {var.numElements};
   d->numElements = var.numElements;
   if (var.numElements)
-    d->regions.push_back({v.id, 0, var.numElements});
+    d->regions = core::RegionList{core::Region{v.id, 0, var.numElements}};
   return Tensor(std::move(d));
 }
 

@@ -391,8 +391,10 @@ std::vector<Tensor> Graph::deserializeTensors(std::istream &in, SerializationFor
     d->type = tensorTypes[i];
     d->shape.assign(t.shape().begin(), t.shape().end());
     d->numElements = core::product(d->shape);
+    core::RegionList regions;
     for (int k = 0; k < t.region_var_size(); ++k)
-      core::appendRegion(d->regions, {newIds[t.region_var(k)], t.region_begin(k), t.region_end(k)});
+      core::appendRegion(regions, {newIds[t.region_var(k)], t.region_begin(k), t.region_end(k)});
+    d->regions = std::move(regions);
     out.emplace_back(std::move(d));
   }
   return out;

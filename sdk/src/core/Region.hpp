@@ -2,7 +2,12 @@
 #pragma once
 
 #include <cstddef>
-#include <vector>
+
+// GCC's -Wstringop-overread misreads small_vector's copy of its inline element as an overread.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-overread"
+#include <boost/container/small_vector.hpp>
+#pragma GCC diagnostic pop
 
 namespace poplar::core {
 
@@ -17,7 +22,9 @@ struct Region {
   }
 };
 
-using RegionList = std::vector<Region>;
+/// A view's runs. Most views (a slice of a variable, a whole variable, a reshape of either) are
+/// one run, held inline: no allocation of its own.
+using RegionList = boost::container::small_vector<Region, 1>;
 
 /// Appends `r`, merging it into the last region when it continues it.
 inline void appendRegion(RegionList &out, const Region &r) {

@@ -3,7 +3,9 @@
 #include <poplar/Tensor.hpp>
 
 #include <algorithm>
+#include <mutex>
 #include <numeric>
+#include <unordered_set>
 #include <ostream>
 
 #include <poplar/exceptions.hpp>
@@ -22,28 +24,101 @@ std::size_t product(const std::vector<std::size_t> &shape) {
   return n;
 }
 
-const std::vector<std::size_t> &TensorData::regionStarts() const {
-  std::call_once(startsOnce_, [this] {
-    starts_.reserve(regions.size() + 1);
-    std::size_t at = 0;
-    bool uniform = !regions.empty();
-    for (const auto &r : regions) {
-      starts_.push_back(at);
-      at += r.size();
-      uniform = uniform && r.size() == regions.front().size();
-    }
-    starts_.push_back(at);
-    uniformSize_ = uniform ? regions.front().size() : 0;
-  });
-  return starts_;
+namespace {
+struct ShapeHash {
+  std::size_t operator()(const std::vector<std::size_t> &s) const {
+    std::size_t h = s.size();
+    for (auto d : s)
+      h = (h ^ d) * 0x100000001b3ull + (h >> 29);
+    return h;
+  }
+};
+/// The process's shapes. Never destroyed: views held by static objects may outlive main.
+struct ShapeTable {
+  std::mutex mutex;
+  std::unordered_set<std::vector<std::size_t>, ShapeHash> shapes;
+};
+ShapeTable &shapeTable() {
+  static ShapeTable *table = new ShapeTable;
+  return *table;
+}
+} // namespace
+
+const std::vector<std::size_t> &InternedShape::emptyShape() {
+  static const std::vector<std::size_t> *empty = intern({});
+  return *empty;
+}
+
+const std::vector<std::size_t> *InternedShape::intern(const std::vector<std::size_t> &s) {
+  auto &t = shapeTable();
+  std::lock_guard<std::mutex> lock(t.mutex);
+  return &*t.shapes.insert(s).first; // node-based: the element's address never changes
+}
+
+const RegionStarts &RegionStore::starts() const {
+  if (const RegionStarts *s = shared_->starts.load(std::memory_order_acquire))
+    return *s;
+  auto *built = new RegionStarts;
+  built->starts.reserve(n_ + 1);
+  std::size_t at = 0;
+  bool uniform = n_ > 0;
+  for (const auto &r : *this) {
+    built->starts.push_back(at);
+    at += r.size();
+    uniform = uniform && r.size() == front().size();
+  }
+  built->starts.push_back(at);
+  built->uniformSize = uniform ? front().size() : 0;
+  const RegionStarts *expected = nullptr;
+  if (shared_->starts.compare_exchange_strong(expected, built, std::memory_order_acq_rel,
+                                              std::memory_order_acquire))
+    return *built;
+  delete built; // another reader got there first
+  return *expected;
+}
+
+RegionIndex::RegionIndex(const TensorData &t)
+    : regions_(t.regions.data()), count_(t.regions.size()) {
+  const std::size_t n = count_;
+  if (n > RegionStore::kSmallCount) {
+    shared_ = &t.regions.starts();
+    starts_ = shared_->starts.data();
+    uniformSize_ = shared_->uniformSize;
+    return;
+  }
+  std::size_t at = 0;
+  bool uniform = n > 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    local_[i] = at;
+    at += regions_[i].size();
+    uniform = uniform && regions_[i].size() == regions_[0].size();
+  }
+  local_[n] = at;
+  starts_ = local_;
+  uniformSize_ = uniform ? regions_[0].size() : 0;
+}
+
+RegionIndex &RegionIndex::operator=(const RegionIndex &o) {
+  regions_ = o.regions_;
+  count_ = o.count_;
+  uniformSize_ = o.uniformSize_;
+  shared_ = o.shared_;
+  if (shared_) {
+    starts_ = shared_->starts.data();
+  } else {
+    std::copy(o.local_, o.local_ + count_ + 1, local_);
+    starts_ = local_;
+  }
+  return *this;
 }
 
 void RegionIndex::append(RegionList &out, std::size_t begin, std::size_t end) const {
   if (begin >= end)
     return;
   std::size_t i = uniformSize_ ? begin / uniformSize_
-                               : std::upper_bound(starts_.begin(), starts_.end() - 1, begin) -
-                                     starts_.begin() - 1;
+                               : static_cast<std::size_t>(
+                                     std::upper_bound(starts_, starts_ + count_, begin) - starts_) -
+                                     1;
   for (; begin < end; ++i) {
     const Region &r = regions_[i];
     std::size_t from = r.begin + (begin - starts_[i]);
@@ -76,6 +151,17 @@ Tensor make(const TensorData &from, Shape shape, RegionList regions, Type type) 
   d->numElements = core::product(shape);
   d->shape = std::move(shape);
   d->regions = std::move(regions);
+  return Tensor(std::move(d));
+}
+
+/// The same runs under another shape or type.
+Tensor make(const TensorData &from, Shape shape, const core::RegionStore &regions, Type type) {
+  auto d = std::make_shared<TensorData>();
+  d->graph = from.graph;
+  d->type = type;
+  d->numElements = core::product(shape);
+  d->shape = std::move(shape);
+  d->regions = regions;
   return Tensor(std::move(d));
 }
 
@@ -315,7 +401,7 @@ Tensor Tensor::dimShuffle(ArrayRef<unsigned> perm) const {
   for (std::size_t i = 0; i < r; ++i)
     out[i] = d.shape[perm[i]];
   if (d.numElements == 0)
-    return make(d, out, {}, d.type);
+    return make(d, out, RegionList{}, d.type);
   // Trailing dimensions the shuffle leaves in place stay one contiguous block per step.
   const Shape st = stridesOf(d.shape);
   std::size_t keep = r, block = 1;
@@ -526,7 +612,7 @@ bool anyOverlap(RegionList regions) {
 }
 } // namespace
 
-bool Tensor::containsAliases() const { return anyOverlap(data().regions); }
+bool Tensor::containsAliases() const { return anyOverlap(data().regions.list()); }
 
 bool Tensor::containsConstant() const {
   const auto &d = data();
@@ -553,8 +639,8 @@ bool Tensor::intersectsWith(const Tensor &other) const {
     }
     return merged;
   };
-  RegionList all = normalise(data().regions);
-  RegionList b = normalise(other.data().regions);
+  RegionList all = normalise(data().regions.list());
+  RegionList b = normalise(other.data().regions.list());
   all.insert(all.end(), b.begin(), b.end());
   return anyOverlap(std::move(all));
 }
@@ -562,7 +648,7 @@ bool Tensor::intersectsWith(const Tensor &other) const {
 std::string Tensor::shortString() const {
   if (!valid())
     return "<invalid tensor>";
-  return data().type.toString() + shapeString(data().shape);
+  return data().type.toString() + shapeString(data().shape.vec());
 }
 
 bool Tensor::operator==(const Tensor &o) const {

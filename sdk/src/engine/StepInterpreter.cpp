@@ -108,10 +108,14 @@ std::string StepInterpreter::runTile(unsigned index, std::size_t t) const {
   const auto &cs = plan_.computeSets[index];
   const auto &rt = memory_.computeSets()[index];
   if (cs.exchangeInPerTile) {
-    if (const std::size_t g = cs.tileExchangeInGroup[t]; g != cs.kNoGroup)
-      for (std::size_t i = cs.hostExchangeIn.groupBegin[g]; i < cs.hostExchangeIn.groupBegin[g + 1];
-           ++i)
-        memory_.copy(cs.hostExchangeIn.ops[i]);
+    if (const std::size_t g = cs.tileExchangeInGroup[t]; g != cs.kNoGroup) {
+      for (std::size_t i = cs.exchangeIn.groupBegin[g]; i < cs.exchangeIn.groupBegin[g + 1]; ++i)
+        if (cs.hostCopies(i))
+          memory_.copy(cs.exchangeIn.ops[i]);
+      if (const auto &partial = cs.hostPartialCopies; !partial.empty())
+        for (std::size_t i = partial.groupBegin[g]; i < partial.groupBegin[g + 1]; ++i)
+          memory_.copy(partial.ops[i]);
+    }
   }
   const RuntimeCall *end = rt.calls.data() + rt.tileBegin[t + 1];
   const int traps = trappedExceptions_;
@@ -160,8 +164,8 @@ std::string StepInterpreter::runTile(unsigned index, std::size_t t) const {
 
 void StepInterpreter::executeComputeSet(unsigned index) {
   const auto &cs = plan_.computeSets[index];
-  if (!cs.exchangeInPerTile)
-    runCopies(cs.hostExchangeIn);
+  if (!cs.exchangeInPerTile) // else each tile makes its own (runTile)
+    runCopies(cs.exchangeIn);
   // The first failure on the lowest-numbered tile is reported, whatever the thread count.
   std::mutex failMutex;
   std::size_t failTile = ~std::size_t(0);

@@ -47,6 +47,9 @@ public:
   unsigned char *address(const compiler::TileAddress &a) const {
     return tileBase_[a.tile] + a.offset;
   }
+  unsigned char *address(const compiler::CopyAddress &a) const {
+    return tileBase_[a.tile] + a.offset;
+  }
   /// Tensor bytes between tile memory and a host image of `img.bytes` bytes.
   void gather(const compiler::TensorImage &img, unsigned char *host) const {
     for (const auto &p : img.pieces)
@@ -64,7 +67,7 @@ public:
       return;
     }
     // Rows in order, each as its own copy would have been.
-    for (std::uint64_t r = 0; r < op.repeat; ++r, dst += op.dstStride, src += op.srcStride)
+    for (std::uint32_t r = 0; r < op.repeat; ++r, dst += op.dstStride, src += op.srcStride)
       std::memmove(dst, src, op.bytes);
   }
 

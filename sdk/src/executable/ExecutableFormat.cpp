@@ -22,8 +22,13 @@ using namespace compiler;
 
 namespace {
 
-// 2: vertex objects as a struct of arrays with 32-bit, object-relative patch slots.
-constexpr std::uint32_t kFormatVersion = 2;
+/// 1: 64-bit copy fields, and the host's exchange-in list beside the IPU's.
+/// 2: copies as 32-bit fields with the destination tile per group, and one exchange-in list per
+/// compute set (the host's is it less the ops marked in host_skips, plus host_partial_copies).
+/// 3: as 2, with destination offsets as steps within a group and rows only for multi-row ops.
+/// 4: vertex objects as a struct of arrays: per-object patch counts, 32-bit object-relative
+/// pointer slots, target tiles relative to the object's, sparse perf estimates.
+constexpr std::uint32_t kFormatVersion = 4;
 constexpr const char *kKind = "tessera.executable";
 
 // --- writing ---------------------------------------------------------------------------------
@@ -34,17 +39,47 @@ void put(pb::Addresses &m, const TileAddress &a) {
 }
 
 void put(pb::CopyList &m, const CopyList &l) {
-  for (const auto &op : l.ops) {
-    put(*m.mutable_src(), op.src);
-    put(*m.mutable_dst(), op.dst);
-    m.add_bytes(op.bytes);
-    m.add_repeat(op.repeat);
-    m.add_src_stride(op.srcStride);
-    m.add_dst_stride(op.dstStride);
+  const auto n = int(l.ops.size());
+  for (auto *field : {m.mutable_src_tile(), m.mutable_src_offset(), m.mutable_bytes()})
+    field->Reserve(n);
+  m.mutable_dst_offset_step()->Reserve(n);
+  std::size_t lastRowOp = 0;
+  for (std::size_t g = 0; g < l.numGroups(); ++g) {
+    const std::size_t begin = l.groupBegin[g], end = l.groupBegin[g + 1];
+    const unsigned tile = begin < end ? l.ops[begin].dst.tile : 0;
+    std::int64_t lastDst = 0;
+    for (std::size_t i = begin; i < end; ++i) {
+      const CopyOp &op = l.ops[i];
+      if (op.dst.tile != tile)
+        throw poplar_error("serializing an executable: a copy group has ops to tiles " +
+                           std::to_string(tile) + " and " + std::to_string(op.dst.tile));
+      m.add_src_tile(op.src.tile);
+      m.add_src_offset(op.src.offset);
+      m.add_dst_offset_step(std::int64_t(op.dst.offset) - lastDst);
+      lastDst = std::int64_t(op.dst.offset);
+      m.add_bytes(op.bytes);
+      if (op.repeat != 1 || op.srcStride != 0 || op.dstStride != 0) {
+        m.add_row_op_step(std::uint32_t(i - lastRowOp));
+        lastRowOp = i;
+        m.add_repeat(op.repeat);
+        m.add_src_stride(op.srcStride);
+        m.add_dst_stride(op.dstStride);
+      }
+    }
+    m.add_group_tile(tile);
   }
   for (auto g : l.groupBegin)
     m.add_group_begin(g);
   m.set_total_bytes(l.totalBytes);
+}
+
+/// One bit per element, least significant bit first.
+std::string packBits(const std::vector<bool> &bits) {
+  std::string out((bits.size() + 7) / 8, '\0');
+  for (std::size_t i = 0; i < bits.size(); ++i)
+    if (bits[i])
+      out[i / 8] = char(out[i / 8] | (1 << (i % 8)));
+  return out;
 }
 
 void put(pb::TensorPieces &m, const std::vector<TensorPiece> &pieces) {
@@ -121,7 +156,6 @@ void putComputeSet(pb::ComputeSetPlan &m, const ComputeSetPlan &cs) {
   m.set_compute_set(cs.computeSet);
   m.set_name(cs.name);
   put(*m.mutable_exchange_in(), cs.exchangeIn);
-  put(*m.mutable_host_exchange_in(), cs.hostExchangeIn);
   for (const auto &w : cs.tiles) {
     m.add_work_tile(w.tile);
     m.add_work_call_begin(std::uint64_t(m.call_object_size()));
@@ -136,6 +170,9 @@ void putComputeSet(pb::ComputeSetPlan &m, const ComputeSetPlan &cs) {
   m.set_exchange_in_per_tile(cs.exchangeInPerTile);
   for (auto g : cs.tileExchangeInGroup)
     m.add_tile_exchange_in_group(g);
+  m.set_host_skips(packBits(cs.hostSkips));
+  if (!cs.hostPartialCopies.empty())
+    put(*m.mutable_host_partial_copies(), cs.hostPartialCopies);
 }
 
 pb::Executable toProto(const Executable::Impl &exe) {
@@ -300,34 +337,62 @@ public:
   CopyList copies(const pb::CopyList &m) const {
     CopyList l;
     const int n = m.bytes_size();
-    sized(m.src(), n, "copy sources");
-    sized(m.dst(), n, "copy destinations");
-    expect(m.repeat_size() == n && m.src_stride_size() == n && m.dst_stride_size() == n,
+    const int rowOps = m.row_op_step_size();
+    expect(m.src_tile_size() == n && m.src_offset_size() == n && m.dst_offset_step_size() == n,
            "copy rows");
-    l.ops.resize(static_cast<std::size_t>(n));
-    for (int i = 0; i < n; ++i) {
-      auto &op = l.ops[std::size_t(i)];
-      op.src = address(m.src(), i);
-      op.dst = address(m.dst(), i);
-      op.bytes = m.bytes(i);
-      op.repeat = m.repeat(i);
-      op.srcStride = m.src_stride(i);
-      op.dstStride = m.dst_stride(i);
-      expect(op.repeat >= 1, "copy repeat");
-      const auto [lo, hi] = op.sourceSpan();
-      expect(lo <= hi && hi <= m_.tile_bytes(int(op.src.tile)), "copy source beyond its tile");
-      const std::int64_t lastDst =
-          std::int64_t(op.dst.offset) + std::int64_t(op.repeat - 1) * op.dstStride;
-      expect(lastDst >= 0 && std::uint64_t(lastDst) + op.bytes <= m_.tile_bytes(int(op.dst.tile)) &&
-                 op.dst.offset + op.bytes <= m_.tile_bytes(int(op.dst.tile)),
-             "copy destination beyond its tile");
-    }
+    expect(m.repeat_size() == rowOps && m.src_stride_size() == rowOps &&
+               m.dst_stride_size() == rowOps && rowOps <= n,
+           "copy rows");
     l.groupBegin.assign(m.group_begin().begin(), m.group_begin().end());
+    expect(m.group_tile_size() == int(l.numGroups()), "copy groups");
+    expect(l.groupBegin.empty() ? n == 0 : l.groupBegin.front() == 0, "copy groups");
     for (std::size_t g = 0; g < l.groupBegin.size(); ++g)
-      expect(l.groupBegin[g] <= l.ops.size() && (g == 0 || l.groupBegin[g - 1] <= l.groupBegin[g]),
+      expect(l.groupBegin[g] <= std::size_t(n) &&
+                 (g == 0 || l.groupBegin[g - 1] <= l.groupBegin[g]),
              "copy groups");
-    expect(l.groupBegin.empty() || l.groupBegin.back() == l.ops.size(), "copy groups");
+    expect(l.groupBegin.empty() || l.groupBegin.back() == std::size_t(n), "copy groups");
+    l.ops.resize(static_cast<std::size_t>(n));
+    // The ops of more than one row, with their repeat and strides; the others keep CopyOp's.
+    std::uint64_t rowOp = 0;
+    for (int r = 0; r < rowOps; ++r) {
+      rowOp += m.row_op_step(r);
+      expect(rowOp < std::uint64_t(n) && (r == 0 || m.row_op_step(r) > 0), "copy rows");
+      auto &op = l.ops[rowOp];
+      op.repeat = m.repeat(r);
+      op.srcStride = m.src_stride(r);
+      op.dstStride = m.dst_stride(r);
+    }
+    std::uint64_t total = 0;
+    for (std::size_t g = 0; g < l.numGroups(); ++g) {
+      const unsigned dstTile = m.group_tile(int(g));
+      expect(dstTile < m_.num_tiles(), "tile out of range");
+      const std::uint64_t dstTileBytes = m_.tile_bytes(int(dstTile));
+      std::int64_t dst = 0;
+      for (std::size_t i = l.groupBegin[g]; i < l.groupBegin[g + 1]; ++i) {
+        auto &op = l.ops[i];
+        const int k = int(i);
+        const std::int64_t step = m.dst_offset_step(k);
+        expect(step >= -dst && step <= std::int64_t(kMaxCopyTileBytes) - 1 - dst,
+               "copy destination beyond its tile");
+        dst += step;
+        op.src = {m.src_tile(k), m.src_offset(k)};
+        op.dst = {dstTile, std::uint32_t(dst)};
+        op.bytes = m.bytes(k);
+        expect(op.src.tile < m_.num_tiles(), "tile out of range");
+        expect(op.repeat >= 1, "copy repeat");
+        // Every row inside its tile: the first and the last bound the rest (strides are linear).
+        const auto [lo, hi] = op.sourceSpan();
+        expect(lo <= hi && hi <= m_.tile_bytes(int(op.src.tile)), "copy source beyond its tile");
+        const std::int64_t lastDst =
+            std::int64_t(op.dst.offset) + std::int64_t(op.repeat - 1) * op.dstStride;
+        expect(lastDst >= 0 && std::uint64_t(lastDst) + op.bytes <= dstTileBytes &&
+                   std::uint64_t(op.dst.offset) + op.bytes <= dstTileBytes,
+               "copy destination beyond its tile");
+        total += op.totalBytes();
+      }
+    }
     l.totalBytes = m.total_bytes();
+    expect(l.totalBytes == total, "copy bytes");
     return l;
   }
 
@@ -472,7 +537,6 @@ public:
     cs.computeSet = m.compute_set();
     cs.name = m.name();
     cs.exchangeIn = copies(m.exchange_in());
-    cs.hostExchangeIn = copies(m.host_exchange_in());
     const int numWork = m.work_tile_size();
     expect(m.work_call_begin_size() == numWork + 1 && m.call_workers_size() == m.call_object_size(),
            "compute set tiles");
@@ -496,7 +560,26 @@ public:
     if (cs.exchangeInPerTile) {
       expect(cs.tileExchangeInGroup.size() == cs.tiles.size(), "per-tile exchange");
       for (auto g : cs.tileExchangeInGroup)
-        expect(g == cs.kNoGroup || g < cs.hostExchangeIn.numGroups(), "per-tile exchange");
+        expect(g == cs.kNoGroup || g < cs.exchangeIn.numGroups(), "per-tile exchange");
+    }
+    const std::string &skips = m.host_skips();
+    if (!skips.empty()) {
+      const std::size_t n = cs.exchangeIn.ops.size();
+      expect(cs.exchangeInPerTile && skips.size() == (n + 7) / 8, "host exchange marks");
+      cs.hostSkips.resize(n);
+      for (std::size_t i = 0; i < n; ++i)
+        cs.hostSkips[i] = (static_cast<unsigned char>(skips[i / 8]) >> (i % 8)) & 1;
+    }
+    if (m.has_host_partial_copies()) {
+      cs.hostPartialCopies = copies(m.host_partial_copies());
+      const CopyList &in = cs.exchangeIn, &partial = cs.hostPartialCopies;
+      expect(!cs.hostSkips.empty() && partial.numGroups() == in.numGroups(),
+             "host exchange copies");
+      for (std::size_t g = 0; g < partial.numGroups(); ++g)
+        for (std::size_t i = partial.groupBegin[g]; i < partial.groupBegin[g + 1]; ++i)
+          expect(in.groupBegin[g] < in.groupBegin[g + 1] &&
+                     partial.ops[i].dst.tile == in.ops[in.groupBegin[g]].dst.tile,
+                 "host exchange copies");
     }
     return cs;
   }
@@ -764,6 +847,31 @@ Encoded::Encoded(Encoded &&) noexcept = default;
 Encoded::~Encoded() = default;
 std::string Encoded::bytes() const { return message_->m.SerializeAsString(); }
 
+namespace {
+
+/// format_version as it starts a serialized executable (protobuf writes fields in number order,
+/// and it is field 1), or 0 when the bytes do not start with it.
+std::uint32_t leadingFormatVersion(const std::string &bytes) {
+  if (bytes.size() < 2 || bytes[0] != 0x08) // field 1, varint
+    return 0;
+  std::uint64_t value = 0;
+  for (std::size_t i = 1; i < bytes.size() && i <= 5; ++i) {
+    value |= std::uint64_t(static_cast<unsigned char>(bytes[i]) & 0x7f) << (7 * (i - 1));
+    if (!(static_cast<unsigned char>(bytes[i]) & 0x80))
+      return value <= 0xffffffffu ? std::uint32_t(value) : 0;
+  }
+  return 0;
+}
+
+[[noreturn]] void refuseFormatVersion(std::uint32_t version) {
+  throw parse_error("deserializing an executable: its format version " + std::to_string(version) +
+                    " is " + (version < kFormatVersion ? "older" : "newer") + " than this SDK's (" +
+                    std::to_string(kFormatVersion) +
+                    "); recompile the graph with this SDK to get an executable it reads");
+}
+
+} // namespace
+
 void write(const Executable::Impl &exe, std::ostream &out) {
   const pb::Executable m = toProto(exe);
   if (!m.SerializeToOstream(&out) || !out)
@@ -789,18 +897,18 @@ Executable::Impl read(std::istream &in) {
   if (bytes.empty())
     throw parse_error("deserializing an executable: the stream is empty");
   pb::Executable m;
-  if (!m.ParseFromString(bytes))
+  if (!m.ParseFromString(bytes)) {
+    // Another format's fields need not parse as this one's: name the version if it differs.
+    if (const std::uint32_t version = leadingFormatVersion(bytes);
+        version != 0 && version != kFormatVersion)
+      refuseFormatVersion(version);
     throw parse_error("deserializing an executable: the stream is truncated or corrupt (" +
                       std::to_string(bytes.size()) + " bytes that are not a whole executable)");
+  }
   if (m.format_version() == 0 || m.kind() != kKind)
     throw parse_error("deserializing an executable: the stream is not a Tessera executable");
   if (m.format_version() != kFormatVersion)
-    throw parse_error(
-        "deserializing an executable: format version " + std::to_string(m.format_version()) +
-        " is not this SDK's (" + std::to_string(kFormatVersion) + ")" +
-        (m.format_version() < kFormatVersion
-             ? ": it is older; recompile the graph with this SDK"
-             : ": it is newer; recompile the graph with this SDK or use a newer one"));
+    refuseFormatVersion(m.format_version());
   if (m.sdk_build_id() != sdkBuildId())
     throw parse_error("deserializing an executable: it was compiled by SDK build " +
                       m.sdk_build_id() + " (" + m.sdk_version() + ") but this is SDK build " +

@@ -72,7 +72,7 @@ public:
     }
     const core::TensorData &d = t.data();
     h_.word(1 + static_cast<std::uint64_t>(d.type.id()));
-    h_.bytes(d.shape.data(), d.shape.size() * sizeof(std::size_t));
+    h_.bytes(d.shape.vec().data(), d.shape.size() * sizeof(std::size_t));
     h_.word(d.regions.size());
     for (const auto &r : d.regions) {
       h_.word(r.var);
