@@ -173,3 +173,30 @@ TEST(CopyLists, AnExecutableKeepsStridedAndBroadcastCopies) {
       EXPECT_EQ(t[r * 4 + c], values[c * 6 + r]) << r << "," << c;
   EXPECT_EQ(b, std::vector<float>(5, s));
 }
+
+TEST(CopyLists, DamagedHostSkipsAndPartialCopiesNeverCrash) {
+  // The reader checks the skip bits and the host's partial copies as it checks every copy:
+  // flipping bytes of the compute set plans (and what follows them) either still gives a
+  // valid executable or fails with a poplar_error. The plans follow the vertex objects in the
+  // stream and start with the first set's name.
+  ReadInPlace p;
+  std::stringstream out;
+  compileGraph(p.graph, {p.program}).serialize(out);
+  const std::string bytes = out.str();
+  const std::size_t plans = bytes.find("sums0");
+  ASSERT_NE(plans, std::string::npos);
+  std::size_t ran = 0, refused = 0; // damaged streams that still ran, and those refused
+  for (std::size_t at = plans; at < bytes.size(); ++at) {
+    std::string damaged = bytes;
+    damaged[at] = char(damaged[at] ^ 0x5a);
+    try {
+      std::istringstream in(damaged);
+      Engine engine(Executable::deserialize(in));
+      p.run(engine);
+      ++ran;
+    } catch (const poplar_error &) {
+      ++refused;
+    }
+  }
+  EXPECT_GT(refused, 0u) << "the reader caught none of " << ran + refused << " damages";
+}
