@@ -5,6 +5,7 @@
 #include <ostream>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include <poplar/Version.hpp>
 #include <poplar/exceptions.hpp>
@@ -434,6 +435,87 @@ public:
     return types;
   }
 
+  /// Bytes of tile memory the load writes vertex state to (objects and VectorList tables), as
+  /// (tile, begin, end), sorted.
+  using Regions = std::vector<std::tuple<std::uint32_t, std::uint64_t, std::uint64_t>>;
+
+  /// Object `obj`'s pointer patches against its type's fields: a slot inside the object must be
+  /// a pointer field's (a scalar's without a size, the others' with one); a slot after it, an
+  /// entry of one of the object's VectorList tables. What each pointer reaches (its elements at
+  /// the field's element size, a table's entries at two words each) lies within the target's
+  /// tile. Without `state`, adds the object and its tables to `regions`; with it (every object's
+  /// and table's bytes, sorted), checks that no field but a list's reaches into vertex state, so
+  /// no vertex reads or writes beyond tile memory or another vertex's pointers.
+  void checkPointersAgainstFields(const CompiledGraph &plan, const VertexObject &obj,
+                                  Regions *regions, const Regions *state) const {
+    using tessera::FieldKind;
+    constexpr std::uint64_t kSpanBytes = 2 * sizeof(void *);
+    const auto &type = plan.typeOf(obj);
+    const auto fits = [&](const PointerPatch &p, std::uint64_t bytes) {
+      expect(p.null() || bytes <= m_.tile_bytes(int(p.targetTile)) - p.targetOffset,
+             "field size beyond its tile");
+      if (!state || p.null() || bytes == 0)
+        return;
+      // The first region ending after the target's start must begin at or after its end.
+      const std::uint64_t begin = p.targetOffset, end = begin + bytes;
+      const auto next = std::upper_bound(state->begin(), state->end(),
+                                         std::make_tuple(p.targetTile, begin, ~std::uint64_t(0)));
+      if (next != state->begin()) {
+        const auto &[tile, b, e] = *std::prev(next);
+        expect(tile != p.targetTile || e <= begin, "field pointing into vertex state");
+      }
+      if (next != state->end()) {
+        const auto &[tile, b, e] = *next;
+        expect(tile != p.targetTile || b >= end, "field pointing into vertex state");
+      }
+    };
+    struct Table {
+      std::uint64_t begin, entries, elementBytes;
+    };
+    std::vector<Table> tables;
+    if (regions)
+      regions->emplace_back(obj.tile, obj.offset, std::uint64_t(obj.offset) + type.size);
+    for (const auto &p : plan.pointers(obj)) {
+      if (p.slot >= type.size)
+        continue; // a table entry: below, once the tables are known
+      const auto field = std::find_if(type.fields.begin(), type.fields.end(), [&](const auto &f) {
+        return f.offset == p.slot && f.kind != FieldKind::Plain;
+      });
+      expect(field != type.fields.end(), "pointer slot that is no field of its vertex");
+      const std::uint64_t elementBytes = std::max<std::uint64_t>(field->elementType.size(), 1);
+      if (field->kind == FieldKind::Scalar) {
+        expect(!p.hasSize(), "scalar field with a size");
+        fits(p, elementBytes);
+        continue;
+      }
+      expect(p.hasSize(), "vector field without a size");
+      if (field->kind != FieldKind::VectorList) {
+        fits(p, p.size * elementBytes);
+        continue;
+      }
+      expect(p.null() || (p.targetTile == obj.tile &&
+                          p.size <= (m_.tile_bytes(int(obj.tile)) - p.targetOffset) / kSpanBytes),
+             "vector list table beyond its tile");
+      if (p.null())
+        continue;
+      tables.push_back({p.targetOffset, p.size, elementBytes});
+      if (regions)
+        regions->emplace_back(obj.tile, p.targetOffset, p.targetOffset + p.size * kSpanBytes);
+    }
+    for (const auto &p : plan.pointers(obj)) {
+      if (p.slot < type.size)
+        continue;
+      const std::uint64_t at = std::uint64_t(obj.offset) + p.slot;
+      const auto table = std::find_if(tables.begin(), tables.end(), [&](const Table &t) {
+        return at >= t.begin && (at - t.begin) % kSpanBytes == 0 &&
+               (at - t.begin) / kSpanBytes < t.entries;
+      });
+      expect(table != tables.end(), "pointer slot that is no entry of its vertex's lists");
+      expect(p.hasSize(), "vector list entry without a size");
+      fits(p, p.size * table->elementBytes);
+    }
+  }
+
   /// The vertex objects, their types and patches: every object within its tile, every patch's
   /// slot within the object (or wholly after it, in its tables) and within the tile, every
   /// pointer's target and the elements after it within the target's tile, every value within
@@ -457,6 +539,8 @@ public:
     plan.valuePatches.resize(std::size_t(numValues));
     plan.valueBytes.assign(o.value_bytes().begin(), o.value_bytes().end());
     std::uint64_t pointerAt = 0, valueAt = 0, valuePool = 0;
+    Regions regions;
+    regions.reserve(std::size_t(n));
     for (int i = 0; i < n; ++i) {
       VertexObject &obj = plan.vertexObjects[std::size_t(i)];
       obj.vertexId = o.vertex_id(i);
@@ -499,12 +583,10 @@ public:
         }
         p.size = hasSize ? o.pointer_size(k) : PointerPatch::kNoSize;
         expect(hasSize || o.pointer_size(k) == 0, "pointer patch size");
-        // A field's element count: at least a byte each, all within the target's tile.
-        expect(!hasSize || (null ? p.size == 0
-                                 : p.size <= m_.tile_bytes(int(p.targetTile)) - p.targetOffset),
-               "field size beyond its tile");
+        expect(!hasSize || !null || p.size == 0, "null pointer patch");
       }
       pointerAt += obj.pointerCount;
+      checkPointersAgainstFields(plan, obj, &regions, nullptr);
       obj.valueBegin = std::uint32_t(valueAt);
       obj.valueCount = o.value_count(i);
       expect(valueAt + obj.valueCount <= std::uint64_t(numValues), "value patch range");
@@ -520,6 +602,14 @@ public:
       valueAt += obj.valueCount;
     }
     expect(pointerAt == std::uint64_t(numPointers), "pointer patch range");
+    // No two objects or tables share a byte, and no field but a list's points into them.
+    std::sort(regions.begin(), regions.end());
+    for (std::size_t r = 1; r < regions.size(); ++r)
+      expect(std::get<0>(regions[r - 1]) != std::get<0>(regions[r]) ||
+                 std::get<2>(regions[r - 1]) <= std::get<1>(regions[r]),
+             "vertex objects overlapping");
+    for (const auto &obj : plan.vertexObjects)
+      checkPointersAgainstFields(plan, obj, nullptr, &regions);
     expect(valueAt == std::uint64_t(numValues) && valuePool == plan.valueBytes.size(),
            "value patch range");
     expect(o.perf_estimate_object_size() == o.perf_estimate_size(), "perf estimates");
