@@ -139,15 +139,78 @@ struct Planned {
 TEST(CompilerStages, VertexStatePlacesOneObjectPerVertexOnItsTile) {
   TwoTiles t;
   Planned p(t, {Sequence{Execute(t.scale), Execute(t.sum)}});
-  const auto &objects = p.ctx.result.vertexObjects;
+  const auto &plan = p.ctx.result;
+  const auto &objects = plan.vertexObjects;
   ASSERT_EQ(objects.size(), 2u);
-  EXPECT_EQ(objects[0].at.tile, 0u);
-  EXPECT_EQ(objects[0].type->name, "Scale");
-  EXPECT_EQ(objects[1].at.tile, 1u);
-  ASSERT_EQ(objects[0].values.size(), 1u) << "the plain member 'factor'";
+  EXPECT_EQ(objects[0].tile, 0u);
+  EXPECT_EQ(plan.typeOf(objects[0]).name, "Scale");
+  EXPECT_EQ(objects[1].tile, 1u);
+  ASSERT_EQ(plan.values(objects[0]).size(), 1u) << "the plain member 'factor'";
+  const auto &value = plan.values(objects[0])[0];
+  ASSERT_EQ(value.length, sizeof(float));
   float factor = 0;
-  std::memcpy(&factor, objects[0].values[0].bytes.data(), sizeof factor);
+  std::memcpy(&factor, plan.valueBytes.data() + value.pool, sizeof factor);
   EXPECT_EQ(factor, 2.0f);
+}
+
+TEST(CompilerStages, VertexObjectsAreRangesOfFlatPatchArraysInObjectOrder) {
+  // Two Scale vertices (a plain member each) and a SumList whose two-entry list lies on the
+  // other tile: one type table entry per type, patches in object order, list entries after
+  // their object, every pointer aimed once the exchange stage has run.
+  TwoTiles t;
+  Tensor other = t.graph.addVariable(FLOAT, {8}, "other");
+  t.graph.setTileMapping(other, 1);
+  ComputeSet cs = t.graph.addComputeSet("lists");
+  for (unsigned i = 0; i < 2; ++i) {
+    VertexRef v = t.graph.addVertex(cs, "Scale", {{"data", other.slice(4 * i, 4 * i + 4)}});
+    t.graph.setInitialValue(v["factor"], 3.0f + float(i));
+    t.graph.setTileMapping(v, 1);
+  }
+  VertexRef list = t.graph.addVertex(
+      cs, "SumList",
+      {{"in", std::vector<Tensor>{t.data.slice(0, 2), t.data.slice(2, 8)}}, {"out", t.total}});
+  t.graph.setTileMapping(list, 1);
+  Planned p(t, {Execute(cs)});
+  const auto &plan = p.ctx.result;
+  ASSERT_EQ(plan.vertexObjects.size(), 3u);
+  ASSERT_EQ(plan.vertexTypes.size(), 2u) << "Scale and SumList, once each";
+  std::uint32_t pointers = 0, values = 0;
+  for (const auto &obj : plan.vertexObjects) {
+    EXPECT_EQ(obj.pointerBegin, pointers);
+    EXPECT_EQ(obj.valueBegin, values);
+    pointers += obj.pointerCount;
+    values += obj.valueCount;
+    for (const auto &patch : plan.pointers(obj))
+      EXPECT_FALSE(patch.null()) << "every field is connected to data";
+  }
+  EXPECT_EQ(pointers, plan.pointerPatches.size());
+  EXPECT_EQ(values, plan.valuePatches.size());
+  for (unsigned i = 0; i < 2; ++i) {
+    const auto &scale = plan.vertexObjects[i];
+    EXPECT_EQ(plan.typeOf(scale).name, "Scale");
+    ASSERT_EQ(scale.pointerCount, 1u) << "'data'";
+    EXPECT_EQ(plan.pointers(scale)[0].targetTile, 1u) << "'data' is used where it lies";
+    EXPECT_EQ(plan.pointers(scale)[0].size, 4u);
+    ASSERT_EQ(scale.valueCount, 1u) << "'factor'";
+    float factor = 0;
+    std::memcpy(&factor, plan.valueBytes.data() + plan.values(scale)[0].pool, sizeof factor);
+    EXPECT_EQ(factor, 3.0f + float(i));
+  }
+  const auto &sumList = plan.vertexObjects[2];
+  EXPECT_EQ(plan.typeOf(sumList).name, "SumList");
+  ASSERT_EQ(sumList.pointerCount, 4u) << "the list's table, its two entries and 'out'";
+  const auto patches = plan.pointers(sumList);
+  const std::uint64_t objectBytes = plan.typeOf(sumList).size;
+  EXPECT_LT(patches[0].slot, objectBytes) << "the table pointer is a member";
+  EXPECT_EQ(patches[0].size, 2u);
+  EXPECT_EQ(patches[0].targetTile, 1u);
+  EXPECT_EQ(patches[1].slot, patches[0].targetOffset - sumList.offset)
+      << "entry 0 is the table's first span, after the object";
+  EXPECT_GE(patches[1].slot, objectBytes);
+  EXPECT_EQ(patches[2].slot, patches[1].slot + 2 * sizeof(void *));
+  EXPECT_EQ(patches[1].size, 2u);
+  EXPECT_EQ(patches[2].size, 6u);
+  EXPECT_FALSE(patches[3].hasSize()) << "'out' is a scalar: a pointer alone";
 }
 
 TEST(CompilerStages, ExchangeBringsOnlyRemoteInputsAcross) {

@@ -175,6 +175,29 @@ TEST(EngineErrors, TileOverflowNamesTileAndLargestVariable) {
       {"tile 3", "4096", "'hugeActivations' (6000 bytes)", "debug.allowOutOfMemory"});
 }
 
+TEST(EngineErrors, TileOverflowNamesThePartOfASpreadVariableOnTheTile) {
+  // The report names a variable's elements on the tile when only part of it lives there, and
+  // counts the exchange buffers a remote input needs.
+  testvertices::registerTestVertices();
+  Device device = deviceWithTileBytes(4, 4096);
+  Graph graph(device.getTarget());
+  Tensor spread = graph.addVariable(FLOAT, {1600}, "spread");
+  graph.setTileMapping(spread.slice(0, 100), 0);
+  graph.setTileMapping(spread.slice(100, 1600), 2);
+  Tensor remote = graph.addVariable(FLOAT, {300}, "remote");
+  graph.setTileMapping(remote, 1);
+  Tensor out = graph.addVariable(FLOAT, {}, "out");
+  graph.setTileMapping(out, 2);
+  ComputeSet cs = graph.addComputeSet("sumRemote");
+  VertexRef v = graph.addVertex(cs, "Sum", {{"in", remote}, {"out", out}});
+  graph.setTileMapping(v, 2);
+  expectThrowWithMessage<graph_memory_allocation_error>(
+      [&] { Engine e(graph, Execute(cs)); },
+      {"Out of memory on tile 2", "variable 'spread' [100, 1600) (6000 bytes)",
+       "vertex state in compute set 'sumRemote'", "exchange buffers (1200 bytes)",
+       "1 vertices' state", "most vertex state from compute set 'sumRemote' (1 vertices"});
+}
+
 TEST(EngineErrors, TileFullOfSmallVerticesNamesTheirComputeSet) {
   // No single user stands out: hundreds of small vertices of one compute set fill the tile.
   testvertices::registerTestVertices();

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -85,29 +86,47 @@ struct TensorImage {
   std::uint64_t bytes = 0;
 };
 
-/// A vertex object to construct in tile memory at load time.
-struct VertexObject {
-  unsigned vertexId = 0;
-  unsigned computeSetPlan = 0; ///< Index into CompiledGraph::computeSets (for error messages).
-  TileAddress at;
-  std::shared_ptr<const tessera::VertexTypeInfo> type;
-  std::optional<std::uint64_t> perfEstimate; ///< From Graph::setPerfEstimate.
-  /// Pointer slots to fill: slot ← address of target (and, when hasSize, the size after it).
-  struct PointerPatch {
-    TileAddress slot;
-    TileAddress target;
-    bool hasSize = false;
-    std::uint64_t size = 0;
-    bool null = false; ///< Empty vector: pointer stays null.
-  };
-  std::vector<PointerPatch> pointers;
-  /// Plain member values copied into the object (offset relative to the object).
-  struct ValuePatch {
-    std::uint64_t offset = 0;
-    std::vector<unsigned char> bytes;
-  };
-  std::vector<ValuePatch> values;
+/// A pointer slot of a vertex object to fill at load: slot ← address of the target (and, unless
+/// the field has no size, the element count after it). 16 bytes; a graph holds tens of millions.
+/// Offsets are 32-bit: the compiler refuses a tile of 4 GiB or more (kMaxTileBytes).
+struct PointerPatch {
+  static constexpr std::uint32_t kNullTarget = ~std::uint32_t(0); ///< targetTile: stays null.
+  static constexpr std::uint32_t kNoSize = ~std::uint32_t(0);     ///< size: a pointer alone.
+  /// Bytes from the object's start to the slot, on the object's tile (a VectorList's table
+  /// entries lie after the object, in the vertex state allocated with it).
+  std::uint32_t slot = 0;
+  std::uint32_t targetTile = kNullTarget;
+  std::uint32_t targetOffset = 0;
+  std::uint32_t size = kNoSize; ///< Elements of the field.
+  bool null() const { return targetTile == kNullTarget; }
+  bool hasSize() const { return size != kNoSize; }
+  TileAddress target() const { return {targetTile, targetOffset}; }
 };
+
+/// A plain member value copied into a vertex object at load: `length` bytes of
+/// CompiledGraph::valueBytes from `pool`, to `offset` bytes from the object's start.
+struct ValuePatch {
+  std::uint64_t pool = 0;
+  std::uint32_t offset = 0;
+  std::uint32_t length = 0;
+};
+
+/// A vertex object to construct in tile memory at load time. Its patches are ranges of the
+/// graph's flat patch arrays (CompiledGraph::pointerPatches, valuePatches) and its type an index
+/// into CompiledGraph::vertexTypes: 36 bytes per vertex and nothing allocated per object.
+struct VertexObject {
+  std::uint32_t vertexId = 0;
+  std::uint32_t computeSetPlan = 0; ///< Index into CompiledGraph::computeSets.
+  std::uint32_t type = 0;           ///< Index into CompiledGraph::vertexTypes.
+  std::uint32_t tile = 0;
+  std::uint32_t offset = 0; ///< Of the object in its tile's memory.
+  std::uint32_t pointerBegin = 0, pointerCount = 0;
+  std::uint32_t valueBegin = 0, valueCount = 0;
+  TileAddress at() const { return {tile, offset}; }
+};
+
+/// Offsets in tile memory are 32-bit in vertex objects and their patches.
+inline constexpr std::uint64_t kMaxTileBytes = std::uint64_t(1) << 32;
 
 struct VertexCall {
   unsigned objectIndex = 0; ///< Into CompiledGraph::vertexObjects.
@@ -253,14 +272,44 @@ struct CompiledGraph {
   std::vector<TileMemoryUse> memory;    ///< Per tile.
   std::vector<std::uint64_t> tileBytes; ///< Arena size per tile (aligned).
 
-  /// Initial contents: constants and setInitialValue, as (address, bytes).
+  /// Initial contents: constants, setInitialValue and plain vector members, as (address,
+  /// `bytes` bytes of initialBytes from `pool`).
   struct InitialData {
     TileAddress at;
-    std::vector<unsigned char> bytes;
+    std::uint64_t pool = 0;
+    std::uint64_t bytes = 0;
   };
   std::vector<InitialData> initialData;
+  std::vector<unsigned char> initialBytes;
 
+  /// Vertex objects, their types, pointer patches and plain values (struct of arrays: an
+  /// object's patches are the ranges [pointerBegin, +pointerCount) and [valueBegin, +valueCount)
+  /// of the flat arrays, in object order).
   std::vector<VertexObject> vertexObjects;
+  std::vector<std::shared_ptr<const tessera::VertexTypeInfo>> vertexTypes;
+  std::vector<PointerPatch> pointerPatches;
+  std::vector<ValuePatch> valuePatches;
+  std::vector<unsigned char> valueBytes;
+  /// Graph::setPerfEstimate of the objects that have one: (object index, cycles), by index.
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> perfEstimates;
+
+  const tessera::VertexTypeInfo &typeOf(const VertexObject &obj) const {
+    return *vertexTypes[obj.type];
+  }
+  std::span<const PointerPatch> pointers(const VertexObject &obj) const {
+    return {pointerPatches.data() + obj.pointerBegin, obj.pointerCount};
+  }
+  std::span<const ValuePatch> values(const VertexObject &obj) const {
+    return {valuePatches.data() + obj.valueBegin, obj.valueCount};
+  }
+  /// The perf estimate Graph::setPerfEstimate gave vertex object `object`, if any.
+  std::optional<std::uint64_t> perfEstimate(std::uint32_t object) const {
+    const auto it = std::lower_bound(perfEstimates.begin(), perfEstimates.end(),
+                                     std::pair<std::uint32_t, std::uint64_t>(object, 0));
+    if (it == perfEstimates.end() || it->first != object)
+      return std::nullopt;
+    return it->second;
+  }
   /// Per vertex object, the cost model's estimate from its fields' sizes (estimateVertexCycles).
   std::vector<std::uint64_t> defaultVertexCycles;
   std::vector<ComputeSetPlan> computeSets;

@@ -27,7 +27,7 @@ void recordHostInterface(CompilerContext &ctx) {
   r.numWorkerContexts = graph.target.getNumWorkerContexts();
   r.bytesPerTile = graph.target.getBytesPerTile();
   // Variables' initial values first, then what vertex state added (plain vector members).
-  auto variables = ctx.layout.initialData();
+  auto variables = ctx.layout.initialData(r.initialBytes);
   r.initialData.insert(r.initialData.begin(), std::make_move_iterator(variables.begin()),
                        std::make_move_iterator(variables.end()));
   for (const auto &s : graph.streams)

@@ -66,7 +66,7 @@ void assignTileExchangeInGroups(ComputeSetPlan &plan) {
 /// it whole into the field's buffer, and the host may let the vertex read it in place instead.
 struct ReadInPlaceCandidate {
   unsigned objectIndex = 0;
-  std::size_t pointer = 0; ///< Into the object's pointers; it points at the buffer until decided.
+  std::size_t pointer = 0; ///< Into the plan's pointer patches; points at the buffer until decided.
   TileAddress source;
 };
 
@@ -105,16 +105,16 @@ void planExchange(CompilerContext &ctx) {
     // the data to the tile once.
     std::map<std::pair<unsigned, InputKey>, TileAddress> sharedInputs;
     for (const auto &b : ctx.bindings[p]) {
-      auto &obj = ctx.result.vertexObjects[b.objectIndex];
-      const unsigned tile = obj.at.tile;
+      const unsigned tile = ctx.result.vertexObjects[b.objectIndex].tile;
+      auto &patch = ctx.result.pointerPatches[b.patch];
       const TensorImage img = ctx.layout.image(b.tensor);
       const std::uint64_t n = b.tensor.numElements();
       if (img.bytes == 0) {
-        obj.pointers.push_back({b.slot, {}, b.hasSize, 0, true});
+        pointAtNothing(patch, b.hasSize);
         continue;
       }
       if (img.pieces.size() == 1 && img.pieces[0].at.tile == tile) {
-        obj.pointers.push_back({b.slot, img.pieces[0].at, b.hasSize, n, false});
+        pointAt(patch, img.pieces[0].at, b.hasSize, n);
         if (b.direction != FieldDirection::In)
           directWrites.push_back(
               {tile, img.pieces[0].at.offset, img.pieces[0].at.offset + img.bytes});
@@ -126,9 +126,9 @@ void planExchange(CompilerContext &ctx) {
         bool inserted = false;
         std::tie(shared, inserted) = sharedInputs.try_emplace({tile, inputKey(img)});
         if (!inserted) {
-          obj.pointers.push_back({b.slot, shared->second, b.hasSize, n, false});
+          pointAt(patch, shared->second, b.hasSize, n);
           if (img.pieces.size() == 1 && img.pieces[0].at.offset % kTileAlign == 0)
-            candidates.push_back({b.objectIndex, obj.pointers.size() - 1, img.pieces[0].at});
+            candidates.push_back({b.objectIndex, b.patch, img.pieces[0].at});
           continue;
         }
       }
@@ -138,11 +138,11 @@ void planExchange(CompilerContext &ctx) {
       top += img.bytes;
       if (b.direction == FieldDirection::In)
         shared->second = buffer;
-      obj.pointers.push_back({b.slot, buffer, b.hasSize, n, false});
+      pointAt(patch, buffer, b.hasSize, n);
       if (b.direction == FieldDirection::In && img.pieces.size() == 1 &&
           img.pieces[0].at.offset % kTileAlign == 0) {
         // As aligned as the buffer, so the vertex cannot tell the two apart.
-        candidates.push_back({b.objectIndex, obj.pointers.size() - 1, img.pieces[0].at});
+        candidates.push_back({b.objectIndex, b.patch, img.pieces[0].at});
         in.add(img.pieces[0].at, buffer, img.bytes, /*marked=*/true);
         continue;
       }
@@ -166,8 +166,11 @@ void planExchange(CompilerContext &ctx) {
     plan.exchangeInPerTile =
         !plan.exchangeIn.empty() && exchangeReadsUnwritten(plan.exchangeIn, directWrites);
     if (plan.exchangeInPerTile) {
-      for (const auto &c : candidates)
-        ctx.result.vertexObjects[c.objectIndex].pointers[c.pointer].target = c.source;
+      for (const auto &c : candidates) {
+        auto &patch = ctx.result.pointerPatches[c.pointer];
+        patch.targetTile = c.source.tile;
+        patch.targetOffset = offset32(c.source);
+      }
       if (std::find(marked.begin(), marked.end(), true) != marked.end()) {
         plan.hostSkips = std::move(marked);
         if (!partial.empty())

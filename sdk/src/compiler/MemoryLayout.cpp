@@ -14,27 +14,33 @@ std::uint64_t TileAllocator::allocate(unsigned tile, std::uint64_t bytes, std::u
   return offset;
 }
 
-void TileAllocator::place(unsigned tile, std::uint64_t offset, std::uint64_t bytes, Use use,
-                          std::string what) {
+std::uint64_t TileAllocator::allocateVariable(unsigned tile, std::uint64_t bytes,
+                                              std::uint64_t align, unsigned variable,
+                                              std::uint64_t begin, std::uint64_t end) {
+  const std::uint64_t offset = alignUp(top_[tile], align);
+  top_[tile] = offset + bytes;
+  variables_[tile].push_back({bytes, begin, end, variable});
+  return offset;
+}
+
+void TileAllocator::placeVariable(unsigned tile, std::uint64_t offset, std::uint64_t bytes,
+                                  unsigned variable, std::uint64_t begin, std::uint64_t end) {
   top_[tile] = std::max(top_[tile], offset + bytes);
-  users_[tile].push_back({bytes, use, std::move(what)});
+  variables_[tile].push_back({bytes, begin, end, variable});
 }
 
 std::uint64_t TileAllocator::allocateVertexState(unsigned tile, std::uint64_t bytes,
                                                  std::uint64_t align, unsigned computeSet,
-                                                 const std::string &computeSetName,
                                                  bool newVertex) {
   const std::uint64_t offset = alignUp(top_[tile], align);
   top_[tile] = offset + bytes;
   // A compute set's vertices are planned one after another, so its record is the tile's last.
-  auto &users = users_[tile];
-  if (!users.empty() && users.back().use == Use::VertexState &&
-      users.back().computeSet == computeSet) {
-    users.back().bytes += bytes;
-    users.back().count += newVertex;
+  auto &records = vertexState_[tile];
+  if (!records.empty() && records.back().computeSet == computeSet) {
+    records.back().bytes += bytes;
+    records.back().vertices += newVertex;
   } else {
-    users.push_back({bytes, Use::VertexState,
-                     "vertex state in compute set '" + computeSetName + "'", 1, computeSet});
+    records.push_back({bytes, computeSet, 1});
   }
   return offset;
 }
@@ -51,7 +57,8 @@ void MemoryLayout::place(TileAllocator &allocator, const Lifetimes &lifetimes) {
   std::vector<std::vector<Pending>> shared(allocator.numTiles());
   for (unsigned v = 0; v < graph.variables.size(); ++v) {
     const auto &var = graph.variables[v];
-    const std::string name = var.name.empty() ? "var" + std::to_string(v) : var.name;
+    // Only for error messages: a graph has many variables and no string is needed otherwise.
+    auto name = [&] { return var.name.empty() ? "var" + std::to_string(v) : var.name; };
     std::size_t expect = 0;
     for (const auto &e : var.mapping.entries()) {
       if (e.begin != expect)
@@ -66,7 +73,7 @@ void MemoryLayout::place(TileAllocator &allocator, const Lifetimes &lifetimes) {
           break;
         first = e.end;
       }
-      throw invalid_tile_mapping("variable '" + name + "' (" + var.type.toString() + ", " +
+      throw invalid_tile_mapping("variable '" + name() + "' (" + var.type.toString() + ", " +
                                  std::to_string(var.numElements) +
                                  " elements) is not completely mapped to tiles: element " +
                                  std::to_string(first) + " has no tile");
@@ -74,20 +81,17 @@ void MemoryLayout::place(TileAllocator &allocator, const Lifetimes &lifetimes) {
     const std::uint64_t elemSize = var.type.size();
     for (const auto &e : var.mapping.entries()) {
       if (e.tile >= allocator.numTiles())
-        throw invalid_tile_mapping("variable '" + name + "' is mapped to tile " +
+        throw invalid_tile_mapping("variable '" + name() + "' is mapped to tile " +
                                    std::to_string(e.tile) + " but the target has " +
                                    std::to_string(allocator.numTiles()) + " tiles");
       const std::uint64_t bytes = (e.end - e.begin) * elemSize;
-      std::string what = "variable '" + name + "'";
-      if (e.begin != 0 || e.end != var.numElements)
-        what += " [" + std::to_string(e.begin) + ", " + std::to_string(e.end) + ")";
       if (!lifetimes.persistent[v]) {
-        shared[e.tile].push_back({v, blocks_[v].size(), bytes, std::move(what)});
+        shared[e.tile].push_back({v, blocks_[v].size(), bytes});
         blocks_[v].push_back({e.begin, e.end, TileAddress{e.tile, 0}});
         continue;
       }
-      const std::uint64_t off = allocator.allocate(e.tile, bytes, kTileAlign,
-                                                   TileAllocator::Use::Variable, std::move(what));
+      const std::uint64_t off =
+          allocator.allocateVariable(e.tile, bytes, kTileAlign, v, e.begin, e.end);
       blocks_[v].push_back({e.begin, e.end, TileAddress{e.tile, off}});
     }
   }
@@ -128,8 +132,9 @@ void MemoryLayout::placeShared(TileAllocator &allocator, unsigned tile,
       at = std::max(at, alignUp(q.end, kTileAlign));
     }
     live.push_back({at, at + p.bytes, p.var, lifetimes.spans[p.var].back().second});
-    blocks_[p.var][p.block].at = TileAddress{tile, at};
-    allocator.place(tile, at, p.bytes, TileAllocator::Use::Variable, std::move(p.what));
+    auto &block = blocks_[p.var][p.block];
+    block.at = TileAddress{tile, at};
+    allocator.placeVariable(tile, at, p.bytes, p.var, block.begin, block.end);
   }
 }
 
@@ -153,8 +158,13 @@ TensorImage MemoryLayout::image(const Tensor &t) const {
   return img;
 }
 
-std::vector<CompiledGraph::InitialData> MemoryLayout::initialData() const {
+std::vector<CompiledGraph::InitialData>
+MemoryLayout::initialData(std::vector<unsigned char> &pool) const {
   std::vector<CompiledGraph::InitialData> out;
+  std::uint64_t total = 0;
+  for (const auto &var : graph_->variables)
+    total += var.initialValue.size();
+  pool.reserve(pool.size() + total);
   for (unsigned v = 0; v < graph_->variables.size(); ++v) {
     const auto &var = graph_->variables[v];
     if (var.initialValue.empty())
@@ -162,8 +172,9 @@ std::vector<CompiledGraph::InitialData> MemoryLayout::initialData() const {
     const std::uint64_t elemSize = var.type.size();
     for (const auto &blk : blocks_[v]) {
       const auto *src = var.initialValue.data() + blk.begin * elemSize;
-      out.push_back(
-          {blk.at, std::vector<unsigned char>(src, src + (blk.end - blk.begin) * elemSize)});
+      const std::uint64_t bytes = (blk.end - blk.begin) * elemSize;
+      out.push_back({blk.at, pool.size(), bytes});
+      pool.insert(pool.end(), src, src + bytes);
     }
   }
   return out;

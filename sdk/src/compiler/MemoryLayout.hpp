@@ -24,35 +24,60 @@ inline std::uint64_t alignUp(std::uint64_t x, std::uint64_t a) { return (x + a -
 class TileAllocator {
 public:
   enum class Use { Variable, VertexState, Exchange };
+  /// An exchange area, named for memory reports.
   struct User {
     std::uint64_t bytes;
     Use use;
     std::string what;
-    std::size_t count = 1;     ///< Allocations summed into this record (vertex state).
-    unsigned computeSet = ~0u; ///< Vertex state: the compute set whose vertices these are.
+  };
+  /// A mapped interval [begin, end) of variable `variable` (32 bytes: a graph has hundreds of
+  /// thousands; reports name the variable only when they are printed).
+  struct VariableUse {
+    std::uint64_t bytes;
+    std::uint64_t begin, end;
+    std::uint32_t variable; ///< core::GraphData::variables index.
+  };
+  /// The vertex state of one compute set on a tile: its vertices' objects, VectorList tables
+  /// and vector values, summed (16 bytes: a graph has millions of (tile, compute set) pairs, so
+  /// reports name the compute set only when they are printed).
+  struct VertexStateUse {
+    std::uint64_t bytes;
+    std::uint32_t computeSet; ///< core::GraphData::computeSets index.
+    std::uint32_t vertices;
   };
 
-  explicit TileAllocator(unsigned numTiles) : top_(numTiles, 0), users_(numTiles) {}
+  explicit TileAllocator(unsigned numTiles)
+      : top_(numTiles, 0), users_(numTiles), variables_(numTiles), vertexState_(numTiles) {}
 
   std::uint64_t allocate(unsigned tile, std::uint64_t bytes, std::uint64_t align, Use use,
                          std::string what);
-  /// Records `bytes` at `offset` (which may share bytes with other users whose contents are
-  /// never needed at the same time), raising the tile's top if they end above it.
-  void place(unsigned tile, std::uint64_t offset, std::uint64_t bytes, Use use, std::string what);
-  /// Allocates state of a vertex (its object, VectorList tables, vector values) of compute set
-  /// `computeSet`, named `computeSetName`. The tile's record of that compute set's vertex state
-  /// grows rather than one record per vertex: a graph has millions of vertices.
+  /// Allocates the elements [begin, end) of variable `variable` that live on `tile`.
+  std::uint64_t allocateVariable(unsigned tile, std::uint64_t bytes, std::uint64_t align,
+                                 unsigned variable, std::uint64_t begin, std::uint64_t end);
+  /// Records variable elements at `offset` (which may share bytes with other variables whose
+  /// contents are never needed at the same time), raising the tile's top if they end above it.
+  void placeVariable(unsigned tile, std::uint64_t offset, std::uint64_t bytes, unsigned variable,
+                     std::uint64_t begin, std::uint64_t end);
+  /// Allocates state of a vertex (its object when `newVertex`, else a VectorList table or vector
+  /// value of the last one) of compute set `computeSet`. The tile's record of that compute set's
+  /// vertex state grows rather than one record per vertex: a graph has millions of vertices.
   std::uint64_t allocateVertexState(unsigned tile, std::uint64_t bytes, std::uint64_t align,
-                                    unsigned computeSet, const std::string &computeSetName,
-                                    bool newVertex);
+                                    unsigned computeSet, bool newVertex);
   std::uint64_t top(unsigned tile) const { return top_[tile]; }
   void setTop(unsigned tile, std::uint64_t top) { top_[tile] = top; }
+  /// Exchange areas on `tile`, in allocation order.
   const std::vector<User> &users(unsigned tile) const { return users_[tile]; }
+  /// Variable intervals on `tile`, in allocation order.
+  const std::vector<VariableUse> &variables(unsigned tile) const { return variables_[tile]; }
+  /// Vertex state on `tile`, per compute set in the order they were planned.
+  const std::vector<VertexStateUse> &vertexState(unsigned tile) const { return vertexState_[tile]; }
   unsigned numTiles() const { return static_cast<unsigned>(top_.size()); }
 
 private:
   std::vector<std::uint64_t> top_;
   std::vector<std::vector<User>> users_;
+  std::vector<std::vector<VariableUse>> variables_;
+  std::vector<std::vector<VertexStateUse>> vertexState_;
 };
 
 /// Where every byte of every variable lives: per variable, its mapped intervals and their tile
@@ -73,15 +98,15 @@ public:
   template <class Fn> void forEachPiece(const core::TensorData &t, Fn &&fn) const;
   /// The pieces of `t` with their host-image offsets.
   TensorImage image(const Tensor &t) const;
-  /// Where initial values must be written when the engine loads.
-  std::vector<CompiledGraph::InitialData> initialData() const;
+  /// Where initial values must be written when the engine loads; their bytes are appended to
+  /// `pool` (CompiledGraph::initialBytes).
+  std::vector<CompiledGraph::InitialData> initialData(std::vector<unsigned char> &pool) const;
 
 private:
   struct Pending {
     unsigned var;
     std::size_t block;
     std::uint64_t bytes;
-    std::string what;
   };
   void placeShared(TileAllocator &allocator, unsigned tile, std::vector<Pending> &pending,
                    const Lifetimes &lifetimes);

@@ -465,8 +465,9 @@ std::vector<VertexCycleEstimate> Engine::getVertexCycleEstimates() const {
   std::vector<VertexCycleEstimate> out;
   for (std::size_t i = 0; i < im.plan().vertexObjects.size(); ++i) {
     const auto &obj = im.plan().vertexObjects[i];
-    out.push_back({obj.vertexId, obj.type->name, obj.at.tile, im.memory().typeCycleEstimates()[i],
-                   obj.perfEstimate});
+    out.push_back({obj.vertexId, im.plan().typeOf(obj).name, obj.tile,
+                   im.memory().typeCycleEstimates()[i],
+                   im.plan().perfEstimate(static_cast<std::uint32_t>(i))});
   }
   return out;
 }

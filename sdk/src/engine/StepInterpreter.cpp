@@ -130,7 +130,7 @@ std::string StepInterpreter::runTile(unsigned index, std::size_t t) const {
         if (!call->compute(call->object, worker)) {
           ok = false;
           problem = "returned false";
-          if (const auto *type = plan_.vertexObjects[call->objectIndex].type.get();
+          if (const auto *type = &plan_.typeOf(plan_.vertexObjects[call->objectIndex]);
               type->failureReason)
             problem += std::string(": ") + type->failureReason(call->object);
           break;
@@ -155,8 +155,8 @@ std::string StepInterpreter::runTile(unsigned index, std::size_t t) const {
     if (call->workers > 1 && worker < call->workers)
       problem = "worker " + std::to_string(worker) + " " + problem;
     const auto &obj = plan_.vertexObjects[call->objectIndex];
-    return "vertex " + std::to_string(obj.vertexId) + " '" + obj.type->name + "' in compute set '" +
-           plan_.computeSets[obj.computeSetPlan].name + "' on tile " +
+    return "vertex " + std::to_string(obj.vertexId) + " '" + plan_.typeOf(obj).name +
+           "' in compute set '" + plan_.computeSets[obj.computeSetPlan].name + "' on tile " +
            std::to_string(cs.tiles[t].tile) + " " + problem;
   }
   return {};

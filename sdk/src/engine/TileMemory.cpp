@@ -13,7 +13,7 @@ void TileMemory::destroyObjects() {
   if (!loaded_)
     return;
   for (const auto &obj : plan_.vertexObjects)
-    obj.type->destroy(address(obj.at));
+    plan_.typeOf(obj).destroy(address(obj.at()));
   loaded_ = false;
 }
 
@@ -50,27 +50,28 @@ void TileMemory::load() {
     at += plan.tileBytes[t];
   }
   for (const auto &d : plan.initialData)
-    std::memcpy(address(d.at), d.bytes.data(), d.bytes.size());
+    std::memcpy(address(d.at), plan.initialBytes.data() + d.pool, d.bytes);
   for (const auto &obj : plan.vertexObjects) {
-    unsigned char *base = address(obj.at);
-    obj.type->construct(base);
-    for (const auto &v : obj.values)
-      std::memcpy(base + v.offset, v.bytes.data(), v.bytes.size());
-    for (const auto &p : obj.pointers) {
-      void *target = p.null ? nullptr : address(p.target);
-      unsigned char *slot = address(p.slot);
+    unsigned char *base = address(obj.at());
+    plan.typeOf(obj).construct(base);
+    for (const auto &v : plan.values(obj))
+      std::memcpy(base + v.offset, plan.valueBytes.data() + v.pool, v.length);
+    for (const auto &p : plan.pointers(obj)) {
+      void *target = p.null() ? nullptr : address(p.target());
+      unsigned char *slot = base + p.slot;
       std::memcpy(slot, &target, sizeof(void *));
-      if (p.hasSize) {
+      if (p.hasSize()) {
         const std::size_t n = p.size;
         std::memcpy(slot + sizeof(void *), &n, sizeof(n));
       }
     }
   }
   typeCycleEstimates_.clear();
-  for (const auto &obj : plan.vertexObjects)
-    typeCycleEstimates_.push_back(obj.type->cycleEstimate
-                                      ? std::optional(obj.type->cycleEstimate(address(obj.at)))
-                                      : std::nullopt);
+  for (const auto &obj : plan.vertexObjects) {
+    const auto &type = plan.typeOf(obj);
+    typeCycleEstimates_.push_back(
+        type.cycleEstimate ? std::optional(type.cycleEstimate(address(obj.at()))) : std::nullopt);
+  }
   computeSets_.clear();
   for (const auto &cs : plan.computeSets) {
     RuntimeComputeSet rt;
@@ -78,7 +79,7 @@ void TileMemory::load() {
       rt.tileBegin.push_back(rt.calls.size());
       for (const auto &c : tile.calls) {
         const auto &obj = plan.vertexObjects[c.objectIndex];
-        rt.calls.push_back({address(obj.at), obj.type->compute, c.workers, c.objectIndex});
+        rt.calls.push_back({address(obj.at()), plan.typeOf(obj).compute, c.workers, c.objectIndex});
       }
     }
     rt.tileBegin.push_back(rt.calls.size());

@@ -5,6 +5,7 @@
 #include <ostream>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include <poplar/Version.hpp>
 #include <poplar/exceptions.hpp>
@@ -26,7 +27,9 @@ namespace {
 /// 2: copies as 32-bit fields with the destination tile per group, and one exchange-in list per
 /// compute set (the host's is it less the ops marked in host_skips, plus host_partial_copies).
 /// 3: as 2, with destination offsets as steps within a group and rows only for multi-row ops.
-constexpr std::uint32_t kFormatVersion = 3;
+/// 4: vertex objects as a struct of arrays: per-object patch counts, 32-bit object-relative
+/// pointer slots, target tiles relative to the object's, sparse perf estimates.
+constexpr std::uint32_t kFormatVersion = 4;
 constexpr const char *kKind = "tessera.executable";
 
 // --- writing ---------------------------------------------------------------------------------
@@ -97,43 +100,57 @@ void put(pb::TensorImage &m, const TensorImage &t) {
 }
 
 void putVertexObjects(pb::Executable &m, const CompiledGraph &plan) {
-  std::map<const tessera::VertexTypeInfo *, std::uint32_t> typeIndex;
   std::set<std::string> carriedOrigins; // a codelet object travels once, with its first type
+  for (const auto &type : plan.vertexTypes) {
+    auto &t = *m.add_vertex_types();
+    t.set_name(type->name);
+    t.set_origin(type->origin);
+    t.set_fingerprint(fingerprint(*type));
+    if (carriedOrigins.insert(type->origin).second)
+      t.set_object(codeletObjectBytes(*type));
+  }
   auto &objects = *m.mutable_vertex_objects();
+  const int n = int(plan.vertexObjects.size());
+  const int numPointers = int(plan.pointerPatches.size());
+  const int numValues = int(plan.valuePatches.size());
+  for (auto *field : {objects.mutable_vertex_id(), objects.mutable_compute_set_plan(),
+                      objects.mutable_tile(), objects.mutable_offset(), objects.mutable_type(),
+                      objects.mutable_pointer_count(), objects.mutable_value_count()})
+    field->Reserve(n);
+  for (auto *field : {objects.mutable_pointer_slot(), objects.mutable_pointer_flags(),
+                      objects.mutable_pointer_target_offset(), objects.mutable_pointer_size()})
+    field->Reserve(numPointers);
+  objects.mutable_pointer_target_tile()->Reserve(numPointers);
+  objects.mutable_value_offset()->Reserve(numValues);
+  objects.mutable_value_length()->Reserve(numValues);
   std::string values;
   for (const auto &obj : plan.vertexObjects) {
-    auto [it, added] = typeIndex.try_emplace(obj.type.get(), std::uint32_t(typeIndex.size()));
-    if (added) {
-      auto &t = *m.add_vertex_types();
-      t.set_name(obj.type->name);
-      t.set_origin(obj.type->origin);
-      t.set_fingerprint(fingerprint(*obj.type));
-      if (carriedOrigins.insert(obj.type->origin).second)
-        t.set_object(codeletObjectBytes(*obj.type));
-    }
     objects.add_vertex_id(obj.vertexId);
     objects.add_compute_set_plan(obj.computeSetPlan);
-    put(*objects.mutable_at(), obj.at);
-    objects.add_type(it->second);
-    objects.add_has_perf_estimate(obj.perfEstimate.has_value());
-    objects.add_perf_estimate(obj.perfEstimate.value_or(0));
-    objects.add_pointer_begin(std::uint64_t(objects.pointer_flags_size()));
-    for (const auto &p : obj.pointers) {
-      put(*objects.mutable_pointer_slot(), p.slot);
-      put(*objects.mutable_pointer_target(), p.target);
-      objects.add_pointer_flags((p.hasSize ? 1u : 0u) | (p.null ? 2u : 0u));
-      objects.add_pointer_size(p.size);
+    objects.add_tile(obj.tile);
+    objects.add_offset(obj.offset);
+    objects.add_type(obj.type);
+    objects.add_pointer_count(obj.pointerCount);
+    objects.add_value_count(obj.valueCount);
+    for (const auto &p : plan.pointers(obj)) {
+      objects.add_pointer_slot(p.slot);
+      objects.add_pointer_flags((p.hasSize() ? 1u : 0u) | (p.null() ? 2u : 0u));
+      objects.add_pointer_target_tile(
+          p.null() ? 0 : std::int32_t(std::int64_t(p.targetTile) - std::int64_t(obj.tile)));
+      objects.add_pointer_target_offset(p.null() ? 0 : p.targetOffset);
+      objects.add_pointer_size(p.hasSize() ? p.size : 0);
     }
-    objects.add_value_begin(std::uint64_t(objects.value_offset_size()));
-    for (const auto &v : obj.values) {
+    for (const auto &v : plan.values(obj)) {
       objects.add_value_offset(v.offset);
-      objects.add_value_length(v.bytes.size());
-      values.append(v.bytes.begin(), v.bytes.end());
+      objects.add_value_length(v.length);
+      values.append(reinterpret_cast<const char *>(plan.valueBytes.data() + v.pool), v.length);
     }
   }
-  objects.add_pointer_begin(std::uint64_t(objects.pointer_flags_size()));
-  objects.add_value_begin(std::uint64_t(objects.value_offset_size()));
   objects.set_value_bytes(std::move(values));
+  for (const auto &[object, cycles] : plan.perfEstimates) {
+    objects.add_perf_estimate_object(object);
+    objects.add_perf_estimate(cycles);
+  }
 }
 
 void putComputeSet(pb::ComputeSetPlan &m, const ComputeSetPlan &cs) {
@@ -181,8 +198,8 @@ pb::Executable toProto(const Executable::Impl &exe) {
   std::string initial;
   for (const auto &d : plan.initialData) {
     put(*m.mutable_initial_at(), d.at);
-    m.add_initial_length(d.bytes.size());
-    initial.append(d.bytes.begin(), d.bytes.end());
+    m.add_initial_length(d.bytes);
+    initial.append(reinterpret_cast<const char *>(plan.initialBytes.data() + d.pool), d.bytes);
   }
   m.set_initial_bytes(std::move(initial));
   putVertexObjects(m, plan);
@@ -418,66 +435,191 @@ public:
     return types;
   }
 
-  std::vector<VertexObject> vertexObjects() const {
-    const auto types = vertexTypes();
+  /// Bytes of tile memory the load writes vertex state to (objects and VectorList tables), as
+  /// (tile, begin, end), sorted.
+  using Regions = std::vector<std::tuple<std::uint32_t, std::uint64_t, std::uint64_t>>;
+
+  /// Object `obj`'s pointer patches against its type's fields: a slot inside the object must be
+  /// a pointer field's (a scalar's without a size, the others' with one); a slot after it, an
+  /// entry of one of the object's VectorList tables. What each pointer reaches (its elements at
+  /// the field's element size, a table's entries at two words each) lies within the target's
+  /// tile. Without `state`, adds the object and its tables to `regions`; with it (every object's
+  /// and table's bytes, sorted), checks that no field but a list's reaches into vertex state, so
+  /// no vertex reads or writes beyond tile memory or another vertex's pointers.
+  void checkPointersAgainstFields(const CompiledGraph &plan, const VertexObject &obj,
+                                  Regions *regions, const Regions *state) const {
+    using tessera::FieldKind;
+    constexpr std::uint64_t kSpanBytes = 2 * sizeof(void *);
+    const auto &type = plan.typeOf(obj);
+    const auto fits = [&](const PointerPatch &p, std::uint64_t bytes) {
+      expect(p.null() || bytes <= m_.tile_bytes(int(p.targetTile)) - p.targetOffset,
+             "field size beyond its tile");
+      if (!state || p.null() || bytes == 0)
+        return;
+      // The first region ending after the target's start must begin at or after its end.
+      const std::uint64_t begin = p.targetOffset, end = begin + bytes;
+      const auto next = std::upper_bound(state->begin(), state->end(),
+                                         std::make_tuple(p.targetTile, begin, ~std::uint64_t(0)));
+      if (next != state->begin()) {
+        const auto &[tile, b, e] = *std::prev(next);
+        expect(tile != p.targetTile || e <= begin, "field pointing into vertex state");
+      }
+      if (next != state->end()) {
+        const auto &[tile, b, e] = *next;
+        expect(tile != p.targetTile || b >= end, "field pointing into vertex state");
+      }
+    };
+    struct Table {
+      std::uint64_t begin, entries, elementBytes;
+    };
+    std::vector<Table> tables;
+    if (regions)
+      regions->emplace_back(obj.tile, obj.offset, std::uint64_t(obj.offset) + type.size);
+    for (const auto &p : plan.pointers(obj)) {
+      if (p.slot >= type.size)
+        continue; // a table entry: below, once the tables are known
+      const auto field = std::find_if(type.fields.begin(), type.fields.end(), [&](const auto &f) {
+        return f.offset == p.slot && f.kind != FieldKind::Plain;
+      });
+      expect(field != type.fields.end(), "pointer slot that is no field of its vertex");
+      const std::uint64_t elementBytes = std::max<std::uint64_t>(field->elementType.size(), 1);
+      if (field->kind == FieldKind::Scalar) {
+        expect(!p.hasSize(), "scalar field with a size");
+        fits(p, elementBytes);
+        continue;
+      }
+      expect(p.hasSize(), "vector field without a size");
+      if (field->kind != FieldKind::VectorList) {
+        fits(p, p.size * elementBytes);
+        continue;
+      }
+      expect(p.null() || (p.targetTile == obj.tile &&
+                          p.size <= (m_.tile_bytes(int(obj.tile)) - p.targetOffset) / kSpanBytes),
+             "vector list table beyond its tile");
+      if (p.null())
+        continue;
+      tables.push_back({p.targetOffset, p.size, elementBytes});
+      if (regions)
+        regions->emplace_back(obj.tile, p.targetOffset, p.targetOffset + p.size * kSpanBytes);
+    }
+    for (const auto &p : plan.pointers(obj)) {
+      if (p.slot < type.size)
+        continue;
+      const std::uint64_t at = std::uint64_t(obj.offset) + p.slot;
+      const auto table = std::find_if(tables.begin(), tables.end(), [&](const Table &t) {
+        return at >= t.begin && (at - t.begin) % kSpanBytes == 0 &&
+               (at - t.begin) / kSpanBytes < t.entries;
+      });
+      expect(table != tables.end(), "pointer slot that is no entry of its vertex's lists");
+      expect(p.hasSize(), "vector list entry without a size");
+      fits(p, p.size * table->elementBytes);
+    }
+  }
+
+  /// The vertex objects, their types and patches: every object within its tile, every patch's
+  /// slot within the object (or wholly after it, in its tables) and within the tile, every
+  /// pointer's target and the elements after it within the target's tile, every value within
+  /// its object.
+  void vertexObjects(CompiledGraph &plan) const {
+    plan.vertexTypes = vertexTypes();
     const auto &o = m_.vertex_objects();
     const int n = o.vertex_id_size();
-    sized(o.at(), n, "vertex objects");
-    expect(o.compute_set_plan_size() == n && o.type_size() == n &&
-               o.has_perf_estimate_size() == n && o.perf_estimate_size() == n &&
-               o.pointer_begin_size() == n + 1 && o.value_begin_size() == n + 1,
+    expect(o.compute_set_plan_size() == n && o.tile_size() == n && o.offset_size() == n &&
+               o.type_size() == n && o.pointer_count_size() == n && o.value_count_size() == n,
            "vertex objects");
-    const int numPointers = o.pointer_flags_size();
-    sized(o.pointer_slot(), numPointers, "pointer patches");
-    sized(o.pointer_target(), numPointers, "pointer patches");
-    expect(o.pointer_size_size() == numPointers, "pointer patches");
+    const int numPointers = o.pointer_slot_size();
+    expect(o.pointer_flags_size() == numPointers && o.pointer_target_tile_size() == numPointers &&
+               o.pointer_target_offset_size() == numPointers &&
+               o.pointer_size_size() == numPointers,
+           "pointer patches");
     const int numValues = o.value_offset_size();
     expect(o.value_length_size() == numValues, "value patches");
-    std::vector<VertexObject> out(static_cast<std::size_t>(n));
-    std::uint64_t valueAt = 0;
+    plan.vertexObjects.resize(std::size_t(n));
+    plan.pointerPatches.resize(std::size_t(numPointers));
+    plan.valuePatches.resize(std::size_t(numValues));
+    plan.valueBytes.assign(o.value_bytes().begin(), o.value_bytes().end());
+    std::uint64_t pointerAt = 0, valueAt = 0, valuePool = 0;
+    Regions regions;
+    regions.reserve(std::size_t(n));
     for (int i = 0; i < n; ++i) {
-      VertexObject &obj = out[std::size_t(i)];
+      VertexObject &obj = plan.vertexObjects[std::size_t(i)];
       obj.vertexId = o.vertex_id(i);
       obj.computeSetPlan = o.compute_set_plan(i);
       expect(obj.computeSetPlan < std::uint32_t(m_.compute_sets_size()), "vertex compute set");
-      obj.at = address(o.at(), i);
-      expect(o.type(i) < types.size(), "vertex type index");
-      obj.type = types[o.type(i)];
-      expect(obj.at.offset + obj.type->size <= m_.tile_bytes(int(obj.at.tile)),
-             "vertex object beyond its tile");
-      if (o.has_perf_estimate(i))
-        obj.perfEstimate = o.perf_estimate(i);
-      const auto pb = o.pointer_begin(i), pe = o.pointer_begin(i + 1);
-      expect(pb <= pe && pe <= std::uint64_t(numPointers), "pointer patch range");
-      for (auto k = int(pb); k < int(pe); ++k) {
-        VertexObject::PointerPatch p;
-        p.slot = address(o.pointer_slot(), k);
-        p.target = address(o.pointer_target(), k);
-        p.hasSize = (o.pointer_flags(k) & 1u) != 0;
-        p.null = (o.pointer_flags(k) & 2u) != 0;
-        p.size = o.pointer_size(k);
-        const std::uint64_t slotBytes = sizeof(void *) + (p.hasSize ? sizeof(std::size_t) : 0);
-        expect(p.slot.offset + slotBytes <= m_.tile_bytes(int(p.slot.tile)),
+      obj.tile = o.tile(i);
+      obj.offset = o.offset(i);
+      expect(obj.tile < m_.num_tiles(), "vertex object's tile");
+      const std::uint64_t tileBytes = m_.tile_bytes(int(obj.tile));
+      expect(o.type(i) < plan.vertexTypes.size(), "vertex type index");
+      obj.type = o.type(i);
+      const std::uint64_t objectBytes = plan.vertexTypes[obj.type]->size;
+      expect(obj.offset + objectBytes <= tileBytes, "vertex object beyond its tile");
+      obj.pointerBegin = std::uint32_t(pointerAt);
+      obj.pointerCount = o.pointer_count(i);
+      expect(pointerAt + obj.pointerCount <= std::uint64_t(numPointers), "pointer patch range");
+      for (auto k = int(pointerAt); k < int(pointerAt + obj.pointerCount); ++k) {
+        PointerPatch &p = plan.pointerPatches[std::size_t(k)];
+        const std::uint32_t flags = o.pointer_flags(k);
+        expect(flags <= 3, "pointer patch flags");
+        const bool hasSize = (flags & 1u) != 0, null = (flags & 2u) != 0;
+        p.slot = o.pointer_slot(k);
+        const std::uint64_t slotBytes = sizeof(void *) + (hasSize ? sizeof(std::size_t) : 0);
+        expect(obj.offset + std::uint64_t(p.slot) + slotBytes <= tileBytes,
                "pointer slot beyond its tile");
-        // A field's element count: at least a byte each, all within the target's tile.
-        expect(!p.hasSize || p.null ||
-                   p.size <= m_.tile_bytes(int(p.target.tile)) - p.target.offset,
-               "field size beyond its tile");
-        obj.pointers.push_back(p);
+        expect(p.slot >= objectBytes || p.slot + slotBytes <= objectBytes,
+               "pointer slot across its object's end");
+        if (null) {
+          expect(o.pointer_target_tile(k) == 0 && o.pointer_target_offset(k) == 0,
+                 "null pointer patch");
+          p.targetTile = PointerPatch::kNullTarget;
+          p.targetOffset = 0;
+        } else {
+          const std::int64_t target = std::int64_t(obj.tile) + o.pointer_target_tile(k);
+          expect(target >= 0 && target < std::int64_t(m_.num_tiles()), "pointer target's tile");
+          p.targetTile = std::uint32_t(target);
+          p.targetOffset = o.pointer_target_offset(k);
+          expect(p.targetOffset <= m_.tile_bytes(int(p.targetTile)),
+                 "pointer target beyond its tile");
+        }
+        p.size = hasSize ? o.pointer_size(k) : PointerPatch::kNoSize;
+        expect(hasSize || o.pointer_size(k) == 0, "pointer patch size");
+        expect(!hasSize || !null || p.size == 0, "null pointer patch");
       }
-      const auto vb = o.value_begin(i), ve = o.value_begin(i + 1);
-      expect(vb <= ve && ve <= std::uint64_t(numValues), "value patch range");
-      for (auto k = int(vb); k < int(ve); ++k) {
-        const std::uint64_t length = o.value_length(k);
-        expect(valueAt + length <= o.value_bytes().size(), "value bytes");
-        expect(o.value_offset(k) + length <= obj.type->size, "value beyond its object");
-        const auto *from =
-            reinterpret_cast<const unsigned char *>(o.value_bytes().data()) + valueAt;
-        obj.values.push_back({o.value_offset(k), {from, from + length}});
-        valueAt += length;
+      pointerAt += obj.pointerCount;
+      checkPointersAgainstFields(plan, obj, &regions, nullptr);
+      obj.valueBegin = std::uint32_t(valueAt);
+      obj.valueCount = o.value_count(i);
+      expect(valueAt + obj.valueCount <= std::uint64_t(numValues), "value patch range");
+      for (auto k = int(valueAt); k < int(valueAt + obj.valueCount); ++k) {
+        ValuePatch &v = plan.valuePatches[std::size_t(k)];
+        v.pool = valuePool;
+        v.offset = o.value_offset(k);
+        v.length = o.value_length(k);
+        expect(valuePool + v.length <= plan.valueBytes.size(), "value bytes");
+        expect(std::uint64_t(v.offset) + v.length <= objectBytes, "value beyond its object");
+        valuePool += v.length;
       }
+      valueAt += obj.valueCount;
     }
-    return out;
+    expect(pointerAt == std::uint64_t(numPointers), "pointer patch range");
+    // No two objects or tables share a byte, and no field but a list's points into them.
+    std::sort(regions.begin(), regions.end());
+    for (std::size_t r = 1; r < regions.size(); ++r)
+      expect(std::get<0>(regions[r - 1]) != std::get<0>(regions[r]) ||
+                 std::get<2>(regions[r - 1]) <= std::get<1>(regions[r]),
+             "vertex objects overlapping");
+    for (const auto &obj : plan.vertexObjects)
+      checkPointersAgainstFields(plan, obj, nullptr, &regions);
+    expect(valueAt == std::uint64_t(numValues) && valuePool == plan.valueBytes.size(),
+           "value patch range");
+    expect(o.perf_estimate_object_size() == o.perf_estimate_size(), "perf estimates");
+    for (int i = 0; i < o.perf_estimate_object_size(); ++i) {
+      const std::uint32_t object = o.perf_estimate_object(i);
+      expect(object < std::uint32_t(n) &&
+                 (plan.perfEstimates.empty() || plan.perfEstimates.back().first < object),
+             "perf estimates");
+      plan.perfEstimates.emplace_back(object, o.perf_estimate(i));
+    }
   }
 
   ComputeSetPlan computeSet(const pb::ComputeSetPlan &m, std::size_t numObjects) const {
@@ -558,18 +700,18 @@ public:
     }
     const int numInitial = m_.initial_length_size();
     sized(m_.initial_at(), numInitial, "initial data");
+    plan.initialBytes.assign(m_.initial_bytes().begin(), m_.initial_bytes().end());
     std::uint64_t at = 0;
     for (int i = 0; i < numInitial; ++i) {
       const std::uint64_t length = m_.initial_length(i);
       const TileAddress where = address(m_.initial_at(), i);
-      expect(at + length <= m_.initial_bytes().size() &&
-                 where.offset + length <= m_.tile_bytes(int(where.tile)),
+      expect(length <= plan.initialBytes.size() - at &&
+                 length <= m_.tile_bytes(int(where.tile)) - where.offset,
              "initial data");
-      const auto *from = reinterpret_cast<const unsigned char *>(m_.initial_bytes().data()) + at;
-      plan.initialData.push_back({where, {from, from + length}});
+      plan.initialData.push_back({where, at, length});
       at += length;
     }
-    plan.vertexObjects = vertexObjects();
+    vertexObjects(plan);
     for (const auto &cs : m_.compute_sets())
       plan.computeSets.push_back(computeSet(cs, plan.vertexObjects.size()));
     for (const auto &c : m_.copies())

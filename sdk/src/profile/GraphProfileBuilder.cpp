@@ -84,10 +84,13 @@ tp::GraphProfile describeGraph(const core::GraphData &graph, const compiler::Com
     out.name = cs.name;
     out.vertices = cs.numVertices;
     out.tiles = static_cast<unsigned>(cs.tiles.size());
-    std::map<std::string, std::uint64_t> types;
+    std::map<std::uint32_t, std::uint64_t> perType; // by index into plan.vertexTypes
     for (const auto &tile : cs.tiles)
       for (const auto &call : tile.calls)
-        ++types[plan.vertexObjects[call.objectIndex].type->name];
+        ++perType[plan.vertexObjects[call.objectIndex].type];
+    std::map<std::string, std::uint64_t> types;
+    for (const auto &[type, count] : perType)
+      types[plan.vertexTypes[type]->name] += count;
     for (const auto &[type, count] : types)
       out.vertexTypes.push_back({type, count});
     p.computeSets.push_back(std::move(out));

@@ -52,9 +52,10 @@ void ProfileSession::ensurePriced() const {
     std::optional<std::uint64_t> fromType;
     if (typeEstimates_ && i < typeEstimates_->size())
       fromType = (*typeEstimates_)[i];
-    cycles[i] = plan.vertexObjects[i].perfEstimate.value_or(
-        fromType.value_or(plan.defaultVertexCycles.at(i)));
+    cycles[i] = fromType.value_or(plan.defaultVertexCycles.at(i));
   }
+  for (const auto &[object, estimate] : plan.perfEstimates) // Graph::setPerfEstimate wins
+    cycles.at(object) = estimate;
   priceGraph(graph_, plan, cycles);
   graph_.hasVertexTypeEstimates = typeEstimates_.has_value();
   priced_ = true;
