@@ -1,5 +1,7 @@
 #include "Workloads.hpp"
 
+#include "IpuEstimateCommand.hpp"
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -27,33 +29,23 @@ const Workload &workloadNamed(const std::string &name) {
 
 namespace {
 
-// The model flags tessera-bench ipu-estimate gives (apps/bench/IpuEstimateCommand.cpp; its
+// The trainer flags `tessera-bench ipu-estimate` runs (apps/bench/IpuEstimateCommand.cpp: its
 // POD-shape flags only change the printed estimate, not what is compiled), with the micro-batch
 // as the size: ResNet-50 v1.5 at full width on 224x224 images, and BERT-Large (the trainer
 // compiles one and two encoder layers and infers the rest).
 std::vector<std::string> estimateArguments(const std::string &trainer, unsigned size) {
-  const std::string batch = std::to_string(size);
-  if (trainer == "resnet50")
-    return {"--estimate-ipu", "--depth",      "50",  "--width",      "1",   "--stem",
-            "imagenet",       "--image-size", "224", "--batch-size", batch, "--precision",
-            "16.16",          "--ipus",       "1",   "--tiles",      "0"};
-  return {"--estimate-ipu",
-          "--config",
-          "large",
-          "--sequence-length",
-          "128",
-          "--batch-size",
-          batch,
-          "--precision",
-          "16.16",
-          "--optimiser",
-          "lamb",
-          "--vocab-size",
-          "30400",
-          "--tiles",
-          "0",
-          "--tile-memory",
-          "0"};
+  for (const auto &spec : tessera::bench::ipuEstimateSpecs()) {
+    if (spec.app != trainer)
+      continue;
+    std::vector<std::string> args = spec.args;
+    const auto batch = std::find(args.begin(), args.end(), "--batch-size");
+    if (batch == args.end() || batch + 1 == args.end())
+      throw std::logic_error("ipu-estimate's " + spec.name + " arguments set no --batch-size");
+    *(batch + 1) = std::to_string(size);
+    return args;
+  }
+  throw std::invalid_argument("tessera-bench ipu-estimate prices no model of trainer '" +
+                              trainer + "'");
 }
 
 } // namespace
