@@ -40,8 +40,8 @@ TEST(StridedRuns, TransposeOfAContiguousMatrixHoldsOneRunPerColumn) {
   Tensor t = a.transpose();
   expectRuns(t, N, static_cast<std::int32_t>(N), M);
   viewref::expectView(t, {N, M}, viewref::onVar(a, viewref::naiveMap({N, M}, [&](const Shape &i) {
-                                   return i[1] * N + i[0];
-                                 })));
+                                                  return i[1] * N + i[0];
+                                                })));
   // The public API still reports one contiguous region per element.
   EXPECT_EQ(t.getVarRegions().size(), M * N);
   EXPECT_EQ(t.getContiguousRegions().size(), M * N);
@@ -81,13 +81,13 @@ TEST(StridedRuns, SliceOfATransposeCutsItsStridedRuns) {
   Tensor s = a.transpose().slice({1, 2}, {4, 6}); // columns 1..3, rows 2..5 of a
   expectRuns(s, 3, static_cast<std::int32_t>(N), 4);
   viewref::expectView(s, {3, 4}, viewref::onVar(a, viewref::naiveMap({3, 4}, [&](const Shape &i) {
-                                   return (i[1] + 2) * N + (i[0] + 1);
-                                 })));
+                                                  return (i[1] + 2) * N + (i[0] + 1);
+                                                })));
   Tensor flat = a.transpose().flatten().slice(3, 17);
   viewref::expectView(flat, {14}, viewref::onVar(a, viewref::naiveMap({14}, [&](const Shape &i) {
-                                    const std::size_t k = i[0] + 3;
-                                    return (k % M) * N + k / M;
-                                  })));
+                                                   const std::size_t k = i[0] + 3;
+                                                   return (k % M) * N + k / M;
+                                                 })));
 }
 
 TEST(StridedRuns, ReverseOfASubSampleIsOneNegativeStrideRun) {
@@ -98,8 +98,8 @@ TEST(StridedRuns, ReverseOfASubSampleIsOneNegativeStrideRun) {
   Tensor rev = sub.reverse(0); // 18, 15, ..., 0
   expectRuns(rev, 1, -3, 7);
   viewref::expectView(rev, {7}, viewref::onVar(a, viewref::naiveMap({7}, [](const Shape &i) {
-                                  return 18 - 3 * i[0];
-                                })));
+                                                 return 18 - 3 * i[0];
+                                               })));
   Tensor r = a.reverse(0);
   expectRuns(r, 1, -1, 20);
   EXPECT_TRUE(r.reverse(0) == a);
@@ -112,8 +112,8 @@ TEST(StridedRuns, SubSampleOfATransposedMatrixMatchesTheIndexMap) {
   Tensor a = rig.graph.addVariable(FLOAT, {M, N}, "a");
   Tensor v = a.transpose().subSample(2, 1).reverse(0); // [N, 3]
   viewref::expectView(v, {N, 3}, viewref::onVar(a, viewref::naiveMap({N, 3}, [&](const Shape &i) {
-                                   return (2 * i[1]) * N + (N - 1 - i[0]);
-                                 })));
+                                                  return (2 * i[1]) * N + (N - 1 - i[0]);
+                                                })));
 }
 
 TEST(StridedRuns, BroadcastOfOneElementIsOneRepeatingRun) {
@@ -125,9 +125,8 @@ TEST(StridedRuns, BroadcastOfOneElementIsOneRepeatingRun) {
   viewref::expectView(b, {6}, viewref::onVar(a, std::vector<std::size_t>(6, 2)));
   Tensor u = a.upsample(3, 0, UpsampleMethod::REPEAT); // 0,0,0,1,1,1,...
   expectRuns(u, 4, 0, 3);
-  viewref::expectView(u, {12}, viewref::onVar(a, viewref::naiveMap({12}, [](const Shape &i) {
-                                   return i[0] / 3;
-                                 })));
+  viewref::expectView(
+      u, {12}, viewref::onVar(a, viewref::naiveMap({12}, [](const Shape &i) { return i[0] / 3; })));
 }
 
 TEST(StridedRuns, UnitRunsJoinPiecesThatContinueEachOther) {
