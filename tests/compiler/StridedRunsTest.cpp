@@ -169,3 +169,11 @@ TEST(StridedRuns, ClonesAndTileMappingsOfATransposeMatchTheElementwiseForm) {
   ASSERT_EQ(after[3].size(), 1u);
   EXPECT_EQ(after[3][0].size(), M * N);
 }
+
+TEST(StridedRuns, DimShuffleOfAScalarIsTheScalar) {
+  Rig rig;
+  Tensor s = rig.graph.addVariable(FLOAT, {}, "s");
+  Tensor t = s.dimShuffle({});
+  EXPECT_TRUE(t == s);
+  EXPECT_TRUE(t.isContiguous());
+}

@@ -415,7 +415,7 @@ Tensor Tensor::dimShuffle(ArrayRef<unsigned> perm) const {
   core::RegionList regions;
   // One contiguous source with the innermost dimension moved (a weight transposed for a
   // backward pass): each innermost output row is one strided run, appended whole.
-  if (keep == r && d.regions.size() == 1 && d.regions.front().isContiguous() &&
+  if (r > 0 && keep == r && d.regions.size() == 1 && d.regions.front().isContiguous() &&
       st[perm[r - 1]] <= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
     const Region &src = d.regions.front();
     const std::size_t inner = out[r - 1];
