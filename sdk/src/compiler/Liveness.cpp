@@ -93,8 +93,10 @@ private:
 void addRegions(std::vector<Access> &out, const Tensor &t, bool read, bool write) {
   if (!t.valid())
     return;
-  for (const auto &r : t.data().regions)
-    out.push_back({r, read, write});
+  // Definedness is tracked over contiguous element ranges: strided runs are expanded.
+  core::forEachUnitRun(t.data().regions, [&](unsigned var, std::size_t b, std::size_t e) {
+    out.push_back({core::Region::contiguous(var, b, e), read, write});
+  });
 }
 
 class Walker {
@@ -187,14 +189,14 @@ private:
     if (it == d.begin())
       return false;
     --it;
-    return it->first <= r.begin && r.end <= it->second;
+    return it->first <= r.begin && r.next() <= it->second;
   }
 
   void define(const core::Region &r) {
     auto &d = defined_[r.var];
     if (scopes_ > 0)
       undo_.push_back({r.var, d});
-    Interval x{r.begin, r.end};
+    Interval x{r.begin, r.next()};
     auto it = std::lower_bound(d.begin(), d.end(), x);
     if (it != d.begin() && std::prev(it)->second >= x.first)
       --it;

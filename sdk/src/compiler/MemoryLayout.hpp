@@ -121,27 +121,28 @@ private:
 template <class Fn> void MemoryLayout::forEachPiece(const core::TensorData &t, Fn &&fn) const {
   const std::uint64_t elemSize = t.type.size();
   std::uint64_t at = 0;
-  for (const auto &r : t.regions) {
-    const auto &blocks = blocks_[r.var];
-    // First block ending after r.begin.
+  // Contiguous pieces, strided runs expanded (the pieces are byte ranges of tile memory).
+  core::forEachUnitRun(t.regions, [&](unsigned var, std::size_t rb, std::size_t re) {
+    const auto &blocks = blocks_[var];
+    // First block ending after rb.
     std::size_t lo = 0, hi = blocks.size();
     while (lo < hi) {
       std::size_t mid = (lo + hi) / 2;
-      if (blocks[mid].end <= r.begin)
+      if (blocks[mid].end <= rb)
         lo = mid + 1;
       else
         hi = mid;
     }
-    std::size_t b = r.begin;
-    for (std::size_t i = lo; b < r.end; ++i) {
+    std::size_t b = rb;
+    for (std::size_t i = lo; b < re; ++i) {
       const Block &blk = blocks[i];
-      const std::size_t e = std::min(r.end, blk.end);
+      const std::size_t e = std::min(re, blk.end);
       fn(at, TileAddress{blk.at.tile, blk.at.offset + (b - blk.begin) * elemSize},
          (e - b) * elemSize);
       at += (e - b) * elemSize;
       b = e;
     }
-  }
+  });
 }
 
 /// Compiler stage, tile memory layout: places each variable's mapped intervals in its tiles'

@@ -84,8 +84,9 @@ Graph::getSortedContiguousRegions(const Tensor &t, ArrayRef<Interval> regions,
       throw index_error("getSortedContiguousRegions of " + core::describe(t) + ": interval [" +
                         std::to_string(iv.begin()) + ", " + std::to_string(iv.end()) +
                         ") is outside its " + std::to_string(d.numElements) + " elements");
-    core::RegionList runs;
-    index.append(runs, iv.begin(), iv.end());
+    core::RegionList strided;
+    index.append(strided, iv.begin(), iv.end());
+    const core::RegionList runs = core::unitRuns(strided);
     std::size_t at = iv.begin();
     for (const auto &r : runs) {
       // Split the run where its elements change tile (unmapped elements count as one tile).
@@ -94,13 +95,13 @@ Graph::getSortedContiguousRegions(const Tensor &t, ArrayRef<Interval> regions,
         if (b < e)
           pieces.push_back({r.var, b, e, tile, at + (b - r.begin)});
       };
-      data_->variables[r.var].mapping.forEachOverlap(r.begin, r.end,
+      data_->variables[r.var].mapping.forEachOverlap(r.begin, r.next(),
                                                      [&](const core::TileIntervalMap::Entry &e) {
                                                        emit(pos, e.begin, core::kNoTile);
                                                        emit(e.begin, e.end, e.tile);
                                                        pos = e.end;
                                                      });
-      emit(pos, r.end, core::kNoTile);
+      emit(pos, r.next(), core::kNoTile);
       at += r.size();
     }
   }

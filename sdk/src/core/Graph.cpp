@@ -127,7 +127,7 @@ Tensor newVariable(GraphData &g, const Type &type, ArrayRef<std::size_t> shape, 
   d->shape.assign(shape.begin(), shape.end());
   d->numElements = g.variables.back().numElements;
   if (d->numElements)
-    d->regions = core::RegionList{core::Region{id, 0, d->numElements}};
+    d->regions = core::RegionList{core::Region::contiguous(id, 0, d->numElements)};
   return Tensor(std::move(d));
 }
 } // namespace
@@ -219,8 +219,8 @@ void Graph::setInitialValueImpl(const Tensor &t, Type hostType, const void *valu
     auto &var = data_->variables[r.var];
     if (var.initialValue.empty())
       var.initialValue.assign(var.numElements * var.type.size(), 0);
-    for (std::size_t i = r.begin; i < r.end; ++i, ++at)
-      std::memcpy(var.initialValue.data() + i * elemSize,
+    for (std::size_t k = 0; k < r.count; ++k, ++at)
+      std::memcpy(var.initialValue.data() + r.at(k) * elemSize,
                   converted.data() + (broadcastOne ? 0 : at * elemSize), elemSize);
   }
 }
@@ -246,8 +246,8 @@ Tensor Graph::clone(const Type &type, const Tensor &t, const DebugContext &dc,
     std::vector<std::size_t> order;
     order.reserve(src.numElements);
     for (const auto &r : src.regions)
-      for (std::size_t i = r.begin; i < r.end; ++i)
-        order.push_back(slot.emplace(std::make_pair(r.var, i), slot.size()).first->second);
+      for (std::size_t k = 0; k < r.count; ++k)
+        order.push_back(slot.emplace(std::make_pair(r.var, r.at(k)), slot.size()).first->second);
     Tensor flat = newVariable(slot.size());
     // Map each new element to the tile of its first source occurrence.
     std::vector<bool> mapped(slot.size(), false);
@@ -272,7 +272,7 @@ Tensor Graph::clone(const Type &type, const Tensor &t, const DebugContext &dc,
     core::RegionList regions;
     const unsigned vid = flat.data().regions.front().var;
     for (auto idx : order)
-      core::appendRegion(regions, {vid, idx, idx + 1});
+      core::appendRegion(regions, core::Region::contiguous(vid, idx, idx + 1));
     auto d = std::make_shared<TensorData>(src);
     d->type = type;
     d->regions = std::move(regions);
@@ -281,32 +281,35 @@ Tensor Graph::clone(const Type &type, const Tensor &t, const DebugContext &dc,
   // The new variable stores the elements in the source's memory order, not its view order, so
   // a clone of a column-blocked table (or of any shuffled view) is laid out on each tile
   // exactly like the original and element-wise work over both stays contiguous.
-  std::vector<std::size_t> byMemory(src.regions.size());
+  // Contiguous pieces (strided runs expanded): the order is by memory within a variable.
+  const core::RegionList units = core::unitRuns(src.regions);
+  std::vector<std::size_t> byMemory(units.size());
   for (std::size_t i = 0; i < byMemory.size(); ++i)
     byMemory[i] = i;
   std::stable_sort(byMemory.begin(), byMemory.end(), [&](std::size_t a, std::size_t b) {
-    const auto &ra = src.regions[a], &rb = src.regions[b];
+    const auto &ra = units[a], &rb = units[b];
     return ra.var != rb.var ? ra.var < rb.var : ra.begin < rb.begin;
   });
   Tensor flat = newVariable(src.numElements);
   if (src.numElements == 0)
     return flat.reshape(src.shape.vec());
   const unsigned vid = flat.data().regions.front().var;
-  std::vector<std::size_t> newBegin(src.regions.size());
+  std::vector<std::size_t> newBegin(units.size());
   std::size_t at = 0;
   for (std::size_t i : byMemory) {
-    const core::Region &r = src.regions[i];
+    const core::Region &r = units[i];
     newBegin[i] = at;
     // Copy the source's tile for each element, in ascending order of the new variable.
-    data_->variables[r.var].mapping.forEachOverlap(r.begin, r.end, [&](const auto &e) {
+    data_->variables[r.var].mapping.forEachOverlap(r.begin, r.next(), [&](const auto &e) {
       data_->variables[vid].mapping.assign(at + (e.begin - r.begin), at + (e.end - r.begin),
                                            e.tile);
     });
     at += r.size();
   }
   core::RegionList regions;
-  for (std::size_t i = 0; i < src.regions.size(); ++i)
-    core::appendRegion(regions, {vid, newBegin[i], newBegin[i] + src.regions[i].size()});
+  for (std::size_t i = 0; i < units.size(); ++i)
+    core::appendRegion(regions,
+                       core::Region::contiguous(vid, newBegin[i], newBegin[i] + units[i].size()));
   auto d = std::make_shared<TensorData>(src);
   d->type = type;
   d->regions = std::move(regions);
@@ -336,7 +339,7 @@ Tensor Graph::getVariable(VariableRef v) const {
   d->shape = {var.numElements};
   d->numElements = var.numElements;
   if (var.numElements)
-    d->regions = core::RegionList{core::Region{v.id, 0, var.numElements}};
+    d->regions = core::RegionList{core::Region::contiguous(v.id, 0, var.numElements)};
   return Tensor(std::move(d));
 }
 
@@ -357,8 +360,9 @@ bool Graph::isConstant(VariableRef v) const {
 void Graph::setTileMapping(const Tensor &t, unsigned tile) {
   requireSameGraph(*data_, t, "setTileMapping");
   const unsigned abs = absoluteTile(tile, [&] { return "setTileMapping of " + core::describe(t); });
-  for (const auto &r : t.data().regions)
-    data_->variables[r.var].mapping.assign(r.begin, r.end, abs);
+  core::forEachUnitRun(t.data().regions, [&](unsigned var, std::size_t b, std::size_t e) {
+    data_->variables[var].mapping.assign(b, e, abs);
+  });
 }
 
 void Graph::setTileMapping(const Tensor &t, const TileToTensorMapping &mapping) {
@@ -384,8 +388,9 @@ void Graph::setTileMapping(const Tensor &t, const TileToTensorMapping &mapping) 
                           std::to_string(d.numElements) + " elements");
       core::RegionList regions;
       index.append(regions, iv.begin(), iv.end());
-      for (const auto &r : regions)
-        pieces.push_back({r.var, r.begin, r.end, tile + tileBase_});
+      core::forEachUnitRun(regions, [&](unsigned var, std::size_t b, std::size_t e) {
+        pieces.push_back({var, b, e, tile + tileBase_});
+      });
     }
   // The mapping arrives tile by tile; assigning in element order keeps each variable's interval
   // map on its O(1) append path. Overlapping intervals (later ones win) keep the given order.
@@ -412,26 +417,26 @@ TileToTensorMapping Graph::getTileMapping(const Tensor &t, bool *isComplete) con
   TileToTensorMapping out(target_.getNumTiles());
   bool complete = true;
   std::size_t at = 0;
-  for (const auto &r : t.data().regions) {
-    const auto &var = data_->variables[r.var];
+  core::forEachUnitRun(t.data().regions, [&](unsigned v, std::size_t rb, std::size_t re) {
+    const auto &var = data_->variables[v];
     std::size_t covered = 0;
-    var.mapping.forEachOverlap(r.begin, r.end, [&](const core::TileIntervalMap::Entry &e) {
+    var.mapping.forEachOverlap(rb, re, [&](const core::TileIntervalMap::Entry &e) {
       covered += e.end - e.begin;
       if (e.tile < tileBase_ || e.tile - tileBase_ >= out.size()) {
         complete = false;
         return;
       }
       auto &list = out[e.tile - tileBase_];
-      std::size_t b = at + (e.begin - r.begin), en = at + (e.end - r.begin);
+      std::size_t b = at + (e.begin - rb), en = at + (e.end - rb);
       if (!list.empty() && list.back().end() == b)
         list.back() = Interval(list.back().begin(), en);
       else
         list.emplace_back(b, en);
     });
-    if (covered != r.size())
+    if (covered != re - rb)
       complete = false;
-    at += r.size();
-  }
+    at += re - rb;
+  });
   if (isComplete)
     *isComplete = complete;
   return out;

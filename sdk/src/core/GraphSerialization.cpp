@@ -246,11 +246,11 @@ pb::TensorView encodeView(const Tensor &t, const std::function<unsigned(unsigned
   const auto &d = t.data();
   m.set_type(d.type.toString());
   setShape(m.mutable_shape(), d.shape);
-  for (const auto &r : d.regions) {
-    m.add_region_var(varIndex(r.var));
-    m.add_region_begin(r.begin);
-    m.add_region_end(r.end);
-  }
+  core::forEachUnitRun(d.regions, [&](unsigned var, std::size_t b, std::size_t e) {
+    m.add_region_var(varIndex(var));
+    m.add_region_begin(b);
+    m.add_region_end(e);
+  });
   return m;
 }
 
@@ -393,7 +393,8 @@ std::vector<Tensor> Graph::deserializeTensors(std::istream &in, SerializationFor
     d->numElements = core::product(d->shape);
     core::RegionList regions;
     for (int k = 0; k < t.region_var_size(); ++k)
-      core::appendRegion(regions, {newIds[t.region_var(k)], t.region_begin(k), t.region_end(k)});
+      core::appendRegion(regions, core::Region::contiguous(newIds[t.region_var(k)],
+                                                           t.region_begin(k), t.region_end(k)));
     d->regions = std::move(regions);
     out.emplace_back(std::move(d));
   }

@@ -121,9 +121,9 @@ void RegionIndex::append(RegionList &out, std::size_t begin, std::size_t end) co
                                      1;
   for (; begin < end; ++i) {
     const Region &r = regions_[i];
-    std::size_t from = r.begin + (begin - starts_[i]);
-    std::size_t take = std::min(end - begin, r.end - from);
-    appendRegion(out, {r.var, from, from + take});
+    const std::size_t from = begin - starts_[i];
+    const std::size_t take = std::min(end - begin, r.count - from);
+    appendRegion(out, r.sub(from, take));
     begin += take;
   }
 }
@@ -412,19 +412,39 @@ Tensor Tensor::dimShuffle(ArrayRef<unsigned> perm) const {
   std::size_t steps = 1;
   for (std::size_t k = 0; k < keep; ++k)
     steps *= out[k];
+  core::RegionList regions;
+  // One contiguous source with the innermost dimension moved (a weight transposed for a
+  // backward pass): each innermost output row is one strided run, appended whole.
+  if (r > 0 && keep == r && d.regions.size() == 1 && d.regions.front().isContiguous() &&
+      st[perm[r - 1]] <= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
+    const Region &src = d.regions.front();
+    const std::size_t inner = out[r - 1];
+    const auto stride = static_cast<std::int32_t>(st[perm[r - 1]]);
+    std::vector<std::size_t> idx(r - 1, 0);
+    std::size_t offset = 0;
+    for (std::size_t n = 0; n < steps / inner; ++n) {
+      core::appendRegion(regions, Region(src.var, stride, src.begin + offset, inner));
+      for (std::size_t k = r - 1; k-- > 0;) { // odometer over output dimensions [0, r - 1)
+        offset += st[perm[k]];
+        if (++idx[k] < out[k])
+          break;
+        offset -= st[perm[k]] * out[k];
+        idx[k] = 0;
+      }
+    }
+    return make(d, std::move(out), std::move(regions), d.type);
+  }
   core::RegionIndex index(d);
-  RegionList regions;
-  // One contiguous source (a weight transposed for a backward pass): every step is one run at a
+  // One source run (a weight transposed for a backward pass): every step is one run at a
   // known place, so no index lookups, and the list is sized once rather than regrown.
   const Region *whole = d.regions.size() == 1 ? &d.regions.front() : nullptr;
-  if (whole)
+  if (whole && whole->isContiguous() && block > 1)
     regions.reserve(steps);
   std::vector<std::size_t> idx(keep, 0);
   std::size_t offset = 0;
   for (std::size_t n = 0; n < steps; ++n) {
     if (whole)
-      core::appendRegion(regions,
-                         {whole->var, whole->begin + offset, whole->begin + offset + block});
+      core::appendRegion(regions, whole->sub(offset, block));
     else
       index.append(regions, offset, offset + block);
     for (std::size_t k = keep; k-- > 0;) { // odometer over output dimensions [0, keep)
@@ -583,36 +603,48 @@ bool Tensor::hasMetadata() const { return getMetadata().valid(); }
 
 std::vector<VariableInterval> Tensor::getVarRegions() const {
   std::vector<VariableInterval> out;
-  for (const auto &r : data().regions)
-    out.push_back({VariableRef{r.var}, Interval(r.begin, r.end)});
+  core::forEachUnitRun(data().regions, [&](unsigned var, std::size_t b, std::size_t e) {
+    out.push_back({VariableRef{var}, Interval(b, e)});
+  });
   return out;
 }
 
 std::vector<Interval> Tensor::getContiguousRegions() const {
   std::vector<Interval> out;
   std::size_t at = 0;
-  for (const auto &r : data().regions) {
-    out.emplace_back(at, at + r.size());
-    at += r.size();
-  }
+  core::forEachUnitRun(data().regions, [&](unsigned, std::size_t b, std::size_t e) {
+    out.emplace_back(at, at + (e - b));
+    at += e - b;
+  });
   return out;
 }
 
-bool Tensor::isContiguous() const { return data().regions.size() <= 1; }
+// Runs are built element by element (see appendRegion), so a contiguous view is one run.
+bool Tensor::isContiguous() const {
+  const auto &r = data().regions;
+  return r.size() == 0 || (r.size() == 1 && r.front().isContiguous());
+}
 
 namespace {
-bool anyOverlap(RegionList regions) {
+bool anyOverlap(RegionList regions) { // of contiguous runs
   std::sort(regions.begin(), regions.end(), [](const Region &a, const Region &b) {
     return a.var != b.var ? a.var < b.var : a.begin < b.begin;
   });
   for (std::size_t i = 1; i < regions.size(); ++i)
-    if (regions[i].var == regions[i - 1].var && regions[i].begin < regions[i - 1].end)
+    if (regions[i].var == regions[i - 1].var && regions[i].begin < regions[i - 1].next())
       return true;
   return false;
 }
 } // namespace
 
-bool Tensor::containsAliases() const { return anyOverlap(data().regions.list()); }
+bool Tensor::containsAliases() const {
+  const auto &rs = data().regions;
+  // A run whose stride is 0 repeats its element.
+  for (const auto &r : rs)
+    if (r.count > 1 && r.stride == 0)
+      return true;
+  return anyOverlap(core::unitRuns(rs));
+}
 
 bool Tensor::containsConstant() const {
   const auto &d = data();
@@ -632,15 +664,15 @@ bool Tensor::intersectsWith(const Tensor &other) const {
     });
     RegionList merged;
     for (const auto &x : r) {
-      if (!merged.empty() && merged.back().var == x.var && x.begin <= merged.back().end)
-        merged.back().end = std::max(merged.back().end, x.end);
+      if (!merged.empty() && merged.back().var == x.var && x.begin <= merged.back().next())
+        merged.back().count = std::max(merged.back().next(), x.next()) - merged.back().begin;
       else
         merged.push_back(x);
     }
     return merged;
   };
-  RegionList all = normalise(data().regions.list());
-  RegionList b = normalise(other.data().regions.list());
+  RegionList all = normalise(core::unitRuns(data().regions));
+  RegionList b = normalise(core::unitRuns(other.data().regions));
   all.insert(all.end(), b.begin(), b.end());
   return anyOverlap(std::move(all));
 }

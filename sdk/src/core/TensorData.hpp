@@ -144,7 +144,7 @@ struct TensorData {
   const GraphData *graph = nullptr;
   Type type;
   InternedShape shape;
-  RegionStore regions; ///< Coalesced: consecutive entries never continue each other.
+  RegionStore regions; ///< Built by appendRegion: a function of the element sequence alone.
   std::size_t numElements = 0;
 };
 

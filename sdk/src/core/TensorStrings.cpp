@@ -29,14 +29,14 @@ std::string Tensor::getDebugStr() const {
   s << d.type.toString() << shapeToString() << " =";
   if (d.regions.empty())
     s << " (no elements)";
-  for (const auto &r : d.regions) {
+  core::forEachUnitRun(d.regions, [&](unsigned var, std::size_t b, std::size_t e) {
     std::string name;
-    if (d.graph && r.var < d.graph->variables.size())
-      name = d.graph->variables[r.var].name;
+    if (d.graph && var < d.graph->variables.size())
+      name = d.graph->variables[var].name;
     if (name.empty())
-      name = "var" + std::to_string(r.var);
-    s << " '" << name << "'[" << r.begin << ", " << r.end << ')';
-  }
+      name = "var" + std::to_string(var);
+    s << " '" << name << "'[" << b << ", " << e << ')';
+  });
   return s.str();
 }
 

@@ -74,10 +74,12 @@ public:
     h_.word(1 + static_cast<std::uint64_t>(d.type.id()));
     h_.bytes(d.shape.vec().data(), d.shape.size() * sizeof(std::size_t));
     h_.word(d.regions.size());
+    // The runs as stored: a view's runs depend only on its element sequence (appendRegion).
     for (const auto &r : d.regions) {
       h_.word(r.var);
+      h_.word(static_cast<std::uint64_t>(static_cast<std::int64_t>(r.stride)));
       h_.word(r.begin);
-      h_.word(r.end);
+      h_.word(r.count);
     }
   }
 
