@@ -193,6 +193,20 @@ RegionList selectAlongDim(const TensorData &d, unsigned dim, const Positions &po
   return out;
 }
 
+/// Steps `idx`, an odometer over the first idx.size() dimensions of a dimShuffle's output
+/// `out` (source strides `st`, permutation `perm`), to the next position, keeping `offset` the
+/// source element offset of that position.
+void nextShuffledPosition(std::vector<std::size_t> &idx, std::size_t &offset, const Shape &st,
+                          ArrayRef<unsigned> perm, const Shape &out) {
+  for (std::size_t k = idx.size(); k-- > 0;) {
+    offset += st[perm[k]];
+    if (++idx[k] < out[k])
+      return;
+    offset -= st[perm[k]] * out[k];
+    idx[k] = 0;
+  }
+}
+
 void checkDim(const Tensor &t, unsigned dim, const char *op) {
   const auto &d = t.data();
   if (dim >= d.shape.size())
@@ -424,13 +438,7 @@ Tensor Tensor::dimShuffle(ArrayRef<unsigned> perm) const {
     std::size_t offset = 0;
     for (std::size_t n = 0; n < steps / inner; ++n) {
       core::appendRegion(regions, Region(src.var, stride, src.begin + offset, inner));
-      for (std::size_t k = r - 1; k-- > 0;) { // odometer over output dimensions [0, r - 1)
-        offset += st[perm[k]];
-        if (++idx[k] < out[k])
-          break;
-        offset -= st[perm[k]] * out[k];
-        idx[k] = 0;
-      }
+      nextShuffledPosition(idx, offset, st, perm, out);
     }
     return make(d, std::move(out), std::move(regions), d.type);
   }
@@ -447,13 +455,7 @@ Tensor Tensor::dimShuffle(ArrayRef<unsigned> perm) const {
       core::appendRegion(regions, whole->sub(offset, block));
     else
       index.append(regions, offset, offset + block);
-    for (std::size_t k = keep; k-- > 0;) { // odometer over output dimensions [0, keep)
-      offset += st[perm[k]];
-      if (++idx[k] < out[k])
-        break;
-      offset -= st[perm[k]] * out[k];
-      idx[k] = 0;
-    }
+    nextShuffledPosition(idx, offset, st, perm, out);
   }
   return make(d, std::move(out), std::move(regions), d.type);
 }
