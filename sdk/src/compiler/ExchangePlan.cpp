@@ -120,14 +120,18 @@ void planExchange(CompilerContext &ctx) {
               {tile, img.pieces[0].at.offset, img.pieces[0].at.offset + img.bytes});
         continue;
       }
-      // Not one local run: give the vertex a tile-local buffer filled by the exchange.
+      // Not one local run: give the vertex a tile-local buffer filled by the exchange. A whole
+      // aligned piece is as aligned as the buffer, so the vertex cannot tell the two apart and
+      // the host may let it read the piece in place.
+      const bool readableInPlace = b.direction == FieldDirection::In && img.pieces.size() == 1 &&
+                                   img.pieces[0].at.offset % kTileAlign == 0;
       std::map<std::pair<unsigned, InputKey>, TileAddress>::iterator shared;
       if (b.direction == FieldDirection::In) {
         bool inserted = false;
         std::tie(shared, inserted) = sharedInputs.try_emplace({tile, inputKey(img)});
         if (!inserted) {
           pointAt(patch, shared->second, b.hasSize, n);
-          if (img.pieces.size() == 1 && img.pieces[0].at.offset % kTileAlign == 0)
+          if (readableInPlace)
             candidates.push_back({b.objectIndex, b.patch, img.pieces[0].at});
           continue;
         }
@@ -139,9 +143,7 @@ void planExchange(CompilerContext &ctx) {
       if (b.direction == FieldDirection::In)
         shared->second = buffer;
       pointAt(patch, buffer, b.hasSize, n);
-      if (b.direction == FieldDirection::In && img.pieces.size() == 1 &&
-          img.pieces[0].at.offset % kTileAlign == 0) {
-        // As aligned as the buffer, so the vertex cannot tell the two apart.
+      if (readableInPlace) {
         candidates.push_back({b.objectIndex, b.patch, img.pieces[0].at});
         in.add(img.pieces[0].at, buffer, img.bytes, /*marked=*/true);
         continue;
