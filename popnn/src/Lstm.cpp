@@ -257,19 +257,11 @@ Tensor forward(poplar::Graph &graph, const LstmParams &params, Sequence &prog,
   Tensor h = copyToNew(graph, stateInit.output, prog, name + "/output");
   Tensor c = copyToNew(graph, stateInit.cellState, prog, name + "/cellState");
   // Training keeps every step's intermediates; inference keeps at most the outputs.
-  Tensor inter, outSeq;
-  if (intermediates)
-    inter = newMapped(graph, type, {d.steps, NUM_INTER, d.batch, d.out}, name + "/inter");
-  else if (params.outputFullSequence)
-    outSeq = newMapped(graph, type, {d.steps, d.batch, d.out}, name + "/outputs");
-  const StepLimits limits =
-      prepareStepLimits(graph, fn, params.rnn.varTimeSteps, d.batch, prog, name);
-  if (limits.valid()) { // skipped steps leave zeros
-    if (inter.valid())
-      popops::zero(graph, inter, prog, {dc, "zeroIntermediates"});
-    if (outSeq.valid())
-      popops::zero(graph, outSeq, prog, {dc, "zeroOutputs"});
-  }
+  const ForwardRecords records = newForwardRecords(
+      graph, fn, type, d.steps, NUM_INTER, d.batch, d.out, intermediates != nullptr,
+      params.outputFullSequence, params.rnn.varTimeSteps, prog, dc, name);
+  const Tensor &inter = records.intermediates, &outSeq = records.outputs;
+  const StepLimits &limits = records.limits;
   Tensor index = newStepIndex(graph, 0, prog, name + "/step");
 
   Sequence body;

@@ -3,6 +3,7 @@
 #include <popops/DynamicSlice.hpp>
 #include <popops/ElementWise.hpp>
 #include <popops/Reduce.hpp>
+#include <popops/Zero.hpp>
 #include <poputil/OptionParsing.hpp>
 #include <poputil/TileMapping.hpp>
 #include <poputil/exceptions.hpp>
@@ -203,6 +204,28 @@ StepLimits prepareStepLimits(poplar::Graph &graph, const std::string &fn,
                                    prog, name + "/shortestStepLimit")
                         .reshape({1});
   return limits;
+}
+
+ForwardRecords newForwardRecords(poplar::Graph &graph, const std::string &fn,
+                                 const poplar::Type &type, std::size_t steps,
+                                 std::size_t numIntermediates, std::size_t batch, std::size_t width,
+                                 bool keepIntermediates, bool outputFullSequence,
+                                 const Tensor &varTimeSteps, poplar::program::Sequence &prog,
+                                 const poplar::DebugContext &dc, const std::string &name) {
+  ForwardRecords r;
+  if (keepIntermediates)
+    r.intermediates =
+        newMapped(graph, type, {steps, numIntermediates, batch, width}, name + "/inter");
+  else if (outputFullSequence)
+    r.outputs = newMapped(graph, type, {steps, batch, width}, name + "/outputs");
+  r.limits = prepareStepLimits(graph, fn, varTimeSteps, batch, prog, name);
+  if (r.limits.valid()) {
+    if (r.intermediates.valid())
+      popops::zero(graph, r.intermediates, prog, {dc, "zeroIntermediates"});
+    if (r.outputs.valid())
+      popops::zero(graph, r.outputs, prog, {dc, "zeroOutputs"});
+  }
+  return r;
 }
 
 Tensor stepMask(poplar::Graph &graph, const StepLimits &limits, const Tensor &index,

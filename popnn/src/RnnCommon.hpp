@@ -112,6 +112,24 @@ StepLimits prepareStepLimits(poplar::Graph &graph, const std::string &fn,
                              const poplar::Tensor &varTimeSteps, std::size_t batch,
                              poplar::program::Sequence &prog, const std::string &name);
 
+/// What a forward pass records per step: with `keepIntermediates` (training) every step's
+/// intermediates {steps, numIntermediates, batch, width}, else with `outputFullSequence` every
+/// step's output {steps, batch, width}; at most one is valid. Then the run-time sequence
+/// lengths (prepareStepLimits of `varTimeSteps`), and when there are some the records are
+/// zeroed in `prog` (skipped steps leave zeros).
+struct ForwardRecords {
+  poplar::Tensor intermediates;
+  poplar::Tensor outputs;
+  StepLimits limits;
+};
+ForwardRecords newForwardRecords(poplar::Graph &graph, const std::string &fn,
+                                 const poplar::Type &type, std::size_t steps,
+                                 std::size_t numIntermediates, std::size_t batch, std::size_t width,
+                                 bool keepIntermediates, bool outputFullSequence,
+                                 const poplar::Tensor &varTimeSteps,
+                                 poplar::program::Sequence &prog, const poplar::DebugContext &dc,
+                                 const std::string &name);
+
 /// {batch} of `type`: 1 where step `index` is below the batch entry's length, else 0.
 poplar::Tensor stepMask(poplar::Graph &graph, const StepLimits &limits, const poplar::Tensor &index,
                         std::size_t batch, const poplar::Type &type,
