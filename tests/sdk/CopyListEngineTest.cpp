@@ -133,6 +133,24 @@ TEST(CopyLists, ACopyBeyond4GiBOfATileIsRefusedNamingTheTile) {
                                                                {"tile 0", "4 GiB", "more tiles"}));
 }
 
+TEST(CopyLists, AVertexFieldBeyond4GiBOfATileIsRefusedNamingTheTile) {
+  // Vertex objects hold 32-bit tile offsets: a field on its own tile but past the first 4 GiB
+  // (possible only on the CPU target) is refused at compile time, not truncated.
+  testvertices::registerTestVertices();
+  Device device = Device::createCPUDevice();
+  Graph graph(device.getTarget());
+  const std::size_t n = 5 * kGiB / sizeof(float);
+  Tensor big = graph.addVariable(FLOAT, {n}, "big");
+  Tensor out = graph.addVariable(FLOAT, {}, "out");
+  graph.setTileMapping(big, 0);
+  graph.setTileMapping(out, 0);
+  ComputeSet cs = graph.addComputeSet("tail");
+  VertexRef v = graph.addVertex(cs, "Sum", {{"in", big.slice(n - 4, n)}, {"out", out}});
+  graph.setTileMapping(v, 0);
+  EXPECT_TRUE(throwsWithMessage<graph_memory_allocation_error>(
+      [&] { compileGraph(graph, {Execute(cs)}); }, {"tile 0", "first 4 GiB"}));
+}
+
 TEST(CopyLists, AnExecutableKeepsStridedAndBroadcastCopies) {
   // A transposed copy is one op of many rows with strides; a broadcast one has source stride 0.
   // The executable stores only such ops' rows and strides: both must come back as they were.
